@@ -1,0 +1,67 @@
+"""A small echo agent: the user says "hi", the model calls the `echo` tool, then reports its result.
+
+The optional WORD stands in for a code change: the tool answers `echo:WORD` instead of echoing
+what it was given. So a recording made with `hi` replays cleanly with `hi`, and with `bye` the
+second call diverges exactly where the tool result differs.
+
+    python examples/echo_agent.py hi            # the scripted provider, no API key needed
+    OPENPROGRAM_EXAMPLE_MODEL=openai:gpt-4o-mini python examples/echo_agent.py hi   # a real model
+
+Record it once, then check it against the current code:
+
+    openprogram recordings record --name echo -- python examples/echo_agent.py hi
+    openprogram recordings check echo                                     # ok
+    openprogram recordings check echo -- python examples/echo_agent.py bye  # mismatch at call 1
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import sys
+
+from openprogram.agent import AgentTool, run_agent_loop
+from openprogram.providers import Context, Model, TextContent, UserMessage
+
+REAL_MODELS = {
+    "openai": ("openai-completions", "https://api.openai.com/v1"),
+    "anthropic": ("anthropic-messages", "https://api.anthropic.com"),
+}
+
+
+def pick_model() -> Model:
+    """The scripted echo model, or `provider:model-id` from OPENPROGRAM_EXAMPLE_MODEL."""
+    choice = os.environ.get("OPENPROGRAM_EXAMPLE_MODEL", "")
+    if not choice:
+        return Model(id="echo-1", name="Echo", api="scripted", provider="scripted")
+    provider, _, model_id = choice.partition(":")
+    api, base_url = REAL_MODELS[provider]
+    return Model(id=model_id, name=model_id, api=api, provider=provider, base_url=base_url)
+
+
+async def main(word: str | None) -> int:
+    def echo(text: str) -> str:
+        return f"echo:{word if word is not None else text}"
+
+    tool = AgentTool(
+        name="echo",
+        description="Echo the given text back, prefixed with 'echo:'.",
+        parameters={
+            "type": "object",
+            "properties": {"text": {"type": "string", "description": "What to echo."}},
+            "required": ["text"],
+        },
+        function=echo,
+    )
+    context = Context(
+        system_prompt="Call the echo tool with the user's words, then tell the user its result.",
+        messages=[UserMessage(content="hi")],
+    )
+    run = await run_agent_loop(pick_model(), context, [tool])
+    answer = "".join(b.text for b in run.final_message.content if isinstance(b, TextContent))
+    print(answer)
+    return 0 if run.final_message.stop_reason != "error" else 1
+
+
+if __name__ == "__main__":
+    sys.exit(asyncio.run(main(" ".join(sys.argv[1:]) or None)))

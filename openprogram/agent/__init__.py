@@ -1,0 +1,13 @@
+"""The agent loop over the shared provider boundary."""
+
+from openprogram.agent.loop import DEFAULT_MAX_TURNS, AgentRun, AgentTurnLimitError, run_agent_loop
+from openprogram.agent.tools import AgentTool, run_tool
+
+__all__ = [
+    "DEFAULT_MAX_TURNS",
+    "AgentRun",
+    "AgentTool",
+    "AgentTurnLimitError",
+    "run_agent_loop",
+    "run_tool",
+]

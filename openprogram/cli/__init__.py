@@ -1,0 +1,1 @@
+"""The `openprogram` command line."""

@@ -1,0 +1,117 @@
+"""How the CLI writes: results to stdout, `error: …` lines and prompts to stderr, colour only on a TTY.
+
+Colour is used only when stdout is a terminal and `NO_COLOR` is not set. Text is never wrapped or
+parsed as markup, so paths and recorded text print exactly as they are.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from collections.abc import Collection, Sequence
+from typing import Any, TextIO
+
+from rich.console import Console
+from rich.text import Text
+
+
+class UsageRefused(Exception):
+    """A command that needs confirmation was not confirmed (exit code 2)."""
+
+
+def colour_enabled(stream: TextIO) -> bool:
+    """True when `stream` is a terminal and `NO_COLOR` is not set."""
+    isatty = getattr(stream, "isatty", None)
+    return bool(isatty and isatty()) and "NO_COLOR" not in os.environ
+
+
+def one_line(text: object) -> str:
+    """`text` on a single line (runs of whitespace, newlines included, become one space)."""
+    return " ".join(str(text).split())
+
+
+def human_size(size: int) -> str:
+    """A byte count for people: `512 B`, `1.5 KiB`, `3.2 MiB`."""
+    value = float(size)
+    for unit in ("B", "KiB", "MiB", "GiB"):
+        if value < 1024 or unit == "GiB":
+            return f"{size} B" if unit == "B" else f"{value:.1f} {unit}"
+        value /= 1024
+    raise AssertionError("unreachable")
+
+
+class Output:
+    """The CLI's two streams, with optional colour on stdout."""
+
+    def __init__(self, stdout: TextIO | None = None, stderr: TextIO | None = None) -> None:
+        self.stdout = stdout or sys.stdout
+        self.stderr = stderr or sys.stderr
+        colour = colour_enabled(self.stdout)
+        self.console = Console(
+            file=self.stdout,
+            no_color=not colour,
+            color_system="auto" if colour else None,
+            force_terminal=colour,
+            highlight=False,
+            markup=False,
+            emoji=False,
+            soft_wrap=True,
+        )
+
+    def line(self, *parts: str | tuple[str, str]) -> None:
+        """Print one line made of plain strings and `(text, style)` pairs."""
+        text = Text()
+        for part in parts:
+            if isinstance(part, tuple):
+                text.append(part[0], style=part[1])
+            else:
+                text.append(part)
+        self.console.print(text)
+
+    def raw(self, text: str) -> None:
+        """Write `text` to stdout exactly as given (JSON, recorded content)."""
+        self.stdout.write(text)
+        self.stdout.flush()
+
+    def json(self, data: Any) -> None:
+        """Print `data` as indented JSON."""
+        self.raw(json.dumps(data, indent=2, ensure_ascii=False, default=str) + "\n")
+
+    def note(self, message: str) -> None:
+        """A remark on stderr that is not a failure."""
+        print(f"note: {message}", file=self.stderr, flush=True)
+
+    def error(self, message: object) -> None:
+        """The one-line `error: …` diagnostic on stderr."""
+        print(f"error: {one_line(message)}", file=self.stderr, flush=True)
+
+    def confirm(self, question: str, *, assume_yes: bool, what: str) -> None:
+        """Ask on a terminal; without one, `--yes` is required. Raises `UsageRefused` otherwise."""
+        if assume_yes:
+            return
+        if not sys.stdin.isatty():
+            raise UsageRefused(f"refusing to {what} without confirmation; pass --yes")
+        print(f"{question} [y/N] ", end="", file=self.stderr, flush=True)
+        try:
+            answer = sys.stdin.readline().strip().lower()
+        except KeyboardInterrupt:
+            answer = ""
+        if answer not in ("y", "yes"):
+            raise UsageRefused("not confirmed; nothing was changed")
+
+
+def aligned(
+    heading: Sequence[str], rows: Sequence[Sequence[str]], numeric: Collection[int] = ()
+) -> list[str]:
+    """The heading and rows as padded columns (numbers right-aligned), two spaces apart."""
+    widths = [max(len(row[i]) for row in [heading, *rows]) for i in range(len(heading))]
+
+    def render(row: Sequence[str]) -> str:
+        cells = (
+            cell.rjust(width) if index in numeric else cell.ljust(width)
+            for index, (cell, width) in enumerate(zip(row, widths, strict=True))
+        )
+        return "  ".join(cells)
+
+    return [render(heading), *(render(row) for row in rows)]

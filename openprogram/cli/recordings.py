@@ -1,0 +1,252 @@
+"""`openprogram recordings …`: the parsers, and the handlers of status, record, replay and off.
+
+Handlers only print: the work is done by `openprogram.recordings`, which never starts the provider
+runtime, so these commands keep working while the configured file or the configuration is broken.
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Callable
+from functools import wraps
+from typing import TYPE_CHECKING, TypeAlias
+
+from openprogram.cli.output import Output, UsageRefused
+from openprogram.config import ConfigError, config_path, read_record_replay_config
+from openprogram.providers.recording_reader import RecordingFileError
+from openprogram.recordings import (
+    RecordingRemovalError,
+    RecordingSelectorError,
+    RecordReplayStatus,
+    read_status,
+    select_replay,
+    start_recording,
+    turn_off,
+)
+
+Handler = Callable[[argparse.Namespace, Output], int]
+if TYPE_CHECKING:
+    Subcommands: TypeAlias = argparse._SubParsersAction[argparse.ArgumentParser]
+EXPECTED_ERRORS = (
+    ConfigError,
+    RecordingFileError,
+    RecordingRemovalError,
+    RecordingSelectorError,
+    OSError,
+)
+
+RECORDINGS_EPILOG = """\
+examples:
+  openprogram recordings status --json
+  openprogram recordings record --name login-flow
+  openprogram recordings replay login-flow
+  openprogram recordings replay ./fixtures/login.jsonl
+  openprogram recordings off
+  openprogram recordings list
+  openprogram recordings show login-flow --content
+  openprogram recordings delete login-flow --yes
+  openprogram recordings prune --older-than-days 30 --dry-run
+
+Modes apply on the next start of a program. Recordings live in $OPENPROGRAM_HOME/recordings
+(default ~/.openprogram/recordings); they can hold prompts, answers and personal data."""
+
+
+def handles_errors(handler: Handler) -> Handler:
+    """Turn expected failures into `error: …` (exit 1) and refused confirmations into exit 2."""
+
+    @wraps(handler)
+    def run(args: argparse.Namespace, out: Output) -> int:
+        try:
+            return handler(args, out)
+        except UsageRefused as exc:
+            out.error(exc)
+            return 2
+        except ConfigError as exc:
+            resettable = exc.path == config_path() and handler is not off
+            hint = "; `openprogram recordings off` sets it aside and resets it"
+            out.error(f"{exc}{hint}" if resettable and "recordings off" not in str(exc) else exc)
+            return 1
+        except EXPECTED_ERRORS as exc:
+            out.error(exc)
+            return 1
+
+    return run
+
+
+def add_command(
+    commands: Subcommands, name: str, handler: Handler, summary: str, epilog: str
+) -> argparse.ArgumentParser:
+    """Register one `recordings` subcommand with its one-line summary and examples."""
+    parser: argparse.ArgumentParser = commands.add_parser(
+        name,
+        help=summary,
+        description=summary,
+        epilog=f"examples:\n{epilog}",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.set_defaults(handler=handles_errors(handler))
+    return parser
+
+
+def register_recordings_command(commands: Subcommands) -> None:
+    """Add `openprogram recordings` and every one of its subcommands."""
+    from openprogram.cli import recordings_removal, recordings_views
+
+    parser = commands.add_parser(
+        "recordings",
+        help="record, replay and manage recordings",
+        description="Choose record/replay for the next start, and manage recording files.",
+        epilog=RECORDINGS_EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.set_defaults(help_parser=parser)
+    subcommands = parser.add_subparsers(title="subcommands", metavar="SUBCOMMAND")
+    register_status(subcommands)
+    register_record(subcommands)
+    register_replay(subcommands)
+    register_off(subcommands)
+    recordings_views.register(subcommands)
+    recordings_removal.register(subcommands)
+    # `check <ID-or-PATH> [-- COMMAND]` and `repair` register here, each from its own module.
+
+
+def register_status(commands: Subcommands) -> None:
+    """`status [--json]`."""
+    parser = add_command(
+        commands,
+        "status",
+        show_status,
+        "Show the configured mode and file, and whether the next start would be blocked.",
+        "  openprogram recordings status\n  openprogram recordings status --json\n\n"
+        "exit code 0 when the configuration is usable, 1 when the next start would block",
+    )
+    parser.add_argument("--json", action="store_true", help="print stable JSON")
+
+
+def register_record(commands: Subcommands) -> None:
+    """`record [--name NAME]`; the one-shot `record -- COMMAND` extends this parser."""
+    parser = add_command(
+        commands,
+        "record",
+        record,
+        "Create a new managed recording and record every provider call into it from the next start.",
+        "  openprogram recordings record\n  openprogram recordings record --name login-flow",
+    )
+    parser.add_argument(
+        "--name",
+        metavar="NAME",
+        help="the recording ID (letters, digits, '.', '_', '-'); default: UTC time plus 8 hex digits",
+    )
+
+
+def register_replay(commands: Subcommands) -> None:
+    """`replay <ID-or-PATH>`."""
+    parser = add_command(
+        commands,
+        "replay",
+        replay,
+        "Answer every provider call from a recording, offline, from the next start.",
+        "  openprogram recordings replay 20261202T101500Z-1a2b3c4d\n"
+        "  openprogram recordings replay ./fixtures/login.jsonl\n\n"
+        "The file is strictly validated first; a bad file changes nothing. A file outside the\n"
+        "managed directory must already have permissions 0600.",
+    )
+    parser.add_argument("selector", metavar="ID-or-PATH", help="a managed recording ID or a path")
+
+
+def register_off(commands: Subcommands) -> None:
+    """`off`."""
+    add_command(
+        commands,
+        "off",
+        off,
+        "Make provider calls live again from the next start (the last file is kept).",
+        "  openprogram recordings off\n\n"
+        "An unreadable configuration file is moved aside (the backup path is printed).",
+    )
+
+
+def _file_line(status: RecordReplayStatus) -> str:
+    if status.path is None:
+        return status.file or "none"
+    where = "managed" if status.managed else "outside the managed directory"
+    return f"{status.file}  ({status.path}, {where})"
+
+
+def _state_line(status: RecordReplayStatus) -> tuple[str, str]:
+    if status.file_exists is None:
+        return ("-", "")
+    if not status.file_exists:
+        return ("missing", "red" if status.mode == "replay" else "yellow")
+    if status.file_valid:
+        counts = f"{status.calls} calls, {status.events} events"
+        return (f"valid (format_version {status.format_version}, {counts})", "green")
+    return (f"not valid: {status.reason}", "red")
+
+
+def show_status(args: argparse.Namespace, out: Output) -> int:
+    """Print the status; exit 1 when the next start would block."""
+    status = read_status()
+    if args.json:
+        out.json(status.to_json())
+        return 1 if status.would_block else 0
+    if status.config_error:
+        out.line("mode:    ", ("unknown (configuration unreadable)", "red"))
+    else:
+        out.line("mode:    ", (str(status.mode), "bold"))
+        kept = "  (kept; unused while off)" if status.mode == "off" and status.file else ""
+        out.line("file:    ", _file_line(status), kept)
+        out.line("state:   ", _state_line(status))
+    out.line(
+        "config:  ", str(status.config_path), "" if status.config_exists else "  (not created)"
+    )
+    if status.note:
+        out.line("note:    ", status.note)
+    if status.would_block:
+        out.line(("blocked: ", "bold red"), str(status.reason))
+        out.line("         every provider call will fail until this is fixed; nothing goes live.")
+        if status.config_error:
+            out.line(
+                "fix:     run `openprogram recordings off` (the broken file is kept as a backup)"
+            )
+        else:
+            out.line(
+                "fix:     `openprogram recordings off`, or choose another file with "
+                "`openprogram recordings replay ID-or-PATH` / `record`"
+            )
+    else:
+        out.line("next start: ", ("ok", "green"))
+    out.line((status.applies_on_next_start, "dim"))
+    return 1 if status.would_block else 0
+
+
+def record(args: argparse.Namespace, out: Output) -> int:
+    """Create the recording and select it."""
+    path = start_recording(args.name)
+    out.line("Next start records into ", (path.stem, "bold"))
+    out.line("file:    ", str(path))
+    out.line(("Changes apply on the next start.", "dim"))
+    out.line(
+        ("Recordings can hold prompts, answers and personal data; secrets are removed.", "dim")
+    )
+    return 0
+
+
+def replay(args: argparse.Namespace, out: Output) -> int:
+    """Validate the file, then select it for replay."""
+    path = select_replay(args.selector)
+    out.line("Next start replays from ", (str(path), "bold"))
+    out.line(("Changes apply on the next start; provider calls will not go live.", "dim"))
+    return 0
+
+
+def off(args: argparse.Namespace, out: Output) -> int:
+    """Select mode off, keeping the last file."""
+    backup = turn_off()
+    last_file = read_record_replay_config().file
+    out.line("Record/replay is ", ("off", "bold"), " from the next start: provider calls go live.")
+    if last_file:
+        out.line("last file kept: ", last_file)
+    if backup is not None:
+        out.line(("The unreadable configuration was moved to ", "yellow"), str(backup))
+    return 0

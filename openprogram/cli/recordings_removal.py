@@ -1,0 +1,105 @@
+"""`openprogram recordings delete` and `prune`: removal inside the managed root, after confirmation."""
+
+from __future__ import annotations
+
+import argparse
+from typing import TYPE_CHECKING
+
+from openprogram.cli.output import Output, human_size
+from openprogram.recordings import (
+    PruneReport,
+    delete_recording,
+    plan_deletion,
+    prune_recordings,
+)
+
+if TYPE_CHECKING:
+    from openprogram.cli.recordings import Subcommands
+
+
+def _days(text: str) -> int:
+    try:
+        days = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number of days, got {text!r}") from None
+    if days < 0:
+        raise argparse.ArgumentTypeError("the number of days must not be negative")
+    return days
+
+
+def register(commands: Subcommands) -> None:
+    """Add `delete` and `prune`."""
+    from openprogram.cli.recordings import add_command
+
+    parser = add_command(
+        commands,
+        "delete",
+        delete_command,
+        "Delete one managed recording (never the configured one, a symlink or a file elsewhere).",
+        "  openprogram recordings delete 20261202T101500Z-1a2b3c4d\n"
+        "  openprogram recordings delete login-flow --yes\n\n"
+        "Asks for confirmation on a terminal; otherwise --yes is required (exit 2 without it).",
+    )
+    parser.add_argument("recording_id", metavar="ID", help="a managed recording ID")
+    parser.add_argument("--yes", "-y", action="store_true", help="do not ask for confirmation")
+    parser = add_command(
+        commands,
+        "prune",
+        prune_command,
+        "Delete managed recordings created more than N days ago.",
+        "  openprogram recordings prune --older-than-days 30 --dry-run\n"
+        "  openprogram recordings prune --older-than-days 30 --yes\n\n"
+        "Age comes from the header's created_at, else the file's modification time. The\n"
+        "configured recording, symlinks and files being written are never removed.\n"
+        "Exit code 1 when any matched recording could not be removed.",
+    )
+    parser.add_argument(
+        "--older-than-days", metavar="N", type=_days, required=True, help="minimum age in days"
+    )
+    parser.add_argument("--dry-run", action="store_true", help="only show what would be removed")
+    parser.add_argument("--yes", "-y", action="store_true", help="do not ask for confirmation")
+
+
+def delete_command(args: argparse.Namespace, out: Output) -> int:
+    """Check, confirm, delete."""
+    summary = plan_deletion(args.recording_id)
+    question = (
+        f"Delete recording {summary.recording_id} ({summary.calls} calls, "
+        f"{human_size(summary.size)}, {summary.path})?"
+    )
+    out.confirm(question, assume_yes=args.yes, what="delete")
+    deleted = delete_recording(args.recording_id)
+    out.line("Deleted ", (deleted.recording_id, "bold"), f" ({human_size(deleted.size)})")
+    return 0
+
+
+def _print_report(report: PruneReport, out: Output) -> None:
+    for skipped in report.skipped:
+        out.line("skipped ", skipped.recording_id, (f": {skipped.reason}", "dim"))
+    for failure in report.failed:
+        out.line(("failed  ", "red"), failure.recording_id, f": {failure.reason}")
+    verb = "would free" if report.dry_run else "freed"
+    out.line(
+        f"matched {len(report.matched)}, deleted {len(report.deleted)}, "
+        f"failed {len(report.failed)}, {verb} {human_size(report.bytes)} ({report.bytes} bytes)"
+    )
+
+
+def prune_command(args: argparse.Namespace, out: Output) -> int:
+    """Dry run, confirm the matched IDs, delete exactly those."""
+    plan = prune_recordings(args.older_than_days, dry_run=True)
+    for recording_id in plan.matched:
+        out.line("would delete " if args.dry_run else "matched ", recording_id)
+    if args.dry_run or not plan.matched:
+        _print_report(plan, out)
+        return 0
+    question = (
+        f"Delete {len(plan.matched)} recording(s) older than {args.older_than_days} days "
+        f"({human_size(plan.bytes)})?"
+    )
+    out.confirm(question, assume_yes=args.yes, what="prune")
+    report = prune_recordings(args.older_than_days, only=set(plan.matched))
+    for recording_id in report.deleted:
+        out.line(("deleted ", "green"), recording_id)
+    _print_report(report, out)
+    return 1 if report.failed else 0

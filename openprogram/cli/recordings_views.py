@@ -1,0 +1,196 @@
+"""`openprogram recordings list` and `show`: the managed recordings as a table, one recording in detail."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import stat
+from typing import TYPE_CHECKING
+
+from openprogram.cli.output import Output, aligned, human_size, one_line
+from openprogram.providers.recording_reader import RecordingFileError, read_recording_bytes
+from openprogram.providers.redaction import remove_secret_text
+from openprogram.recordings import (
+    RecordingDetails,
+    RecordingSelectorError,
+    RecordingSummary,
+    describe_recording,
+    list_recordings,
+    locate_recording,
+)
+
+if TYPE_CHECKING:
+    from openprogram.cli.recordings import Subcommands
+
+CONTENT_REMINDER = (
+    "recordings can hold prompts, model answers, tool results, file excerpts and personal data; "
+    "credentials were removed, but this is not anonymisation"
+)
+LIST_HEADING = ("ID", "CREATED", "CALLS", "EVENTS", "SIZE")
+CALL_HEADING = ("CALL", "API", "PROVIDER", "MODEL", "EVENTS", "OUTCOME")
+
+
+def register(commands: Subcommands) -> None:
+    """Add `list` and `show`."""
+    from openprogram.cli.recordings import add_command
+
+    parser = add_command(
+        commands,
+        "list",
+        list_command,
+        "List the managed recordings, newest first (● marks the configured one).",
+        "  openprogram recordings list\n  openprogram recordings list --json",
+    )
+    parser.add_argument("--json", action="store_true", help="print stable JSON")
+    parser = add_command(
+        commands,
+        "show",
+        show_command,
+        "Show a recording's header, totals and one line per call.",
+        "  openprogram recordings show login-flow\n"
+        "  openprogram recordings show ./fixtures/login.jsonl --json\n"
+        "  openprogram recordings show login-flow --content > login.jsonl\n\n"
+        "exit code 1 when the file is not valid (the details are still printed)",
+    )
+    parser.add_argument("selector", metavar="ID-or-PATH", help="a managed recording ID or a path")
+    output = parser.add_mutually_exclusive_group()
+    output.add_argument("--json", action="store_true", help="print stable JSON")
+    output.add_argument(
+        "--content",
+        action="store_true",
+        help="print the recording's JSONL (redacted again on the way out) instead of a summary",
+    )
+
+
+def _created(summary: RecordingSummary) -> str:
+    if summary.created_at:
+        return summary.created_at
+    return f"{summary.modified_at} (mtime)"
+
+
+def _status(summary: RecordingSummary) -> tuple[str, str]:
+    if summary.valid:
+        return ("ok", "green")
+    more = f" (+{summary.problem_count - 1} more)" if summary.problem_count > 1 else ""
+    return (f"invalid: {summary.reason}{more}", "red")
+
+
+def list_command(args: argparse.Namespace, out: Output) -> int:
+    """Print the table (or JSON); invalid files show their reason and never hide the others."""
+    listing = list_recordings()
+    if args.json:
+        out.json(listing.to_json())
+        return 0
+    if listing.config_error:
+        out.note(f"{one_line(listing.config_error)}; the active recording is unknown")
+    if not listing.recordings:
+        out.line(f"No recordings in {listing.root}.")
+        out.line("Start one with `openprogram recordings record`.")
+        return 0
+    rows = [
+        (
+            s.recording_id or s.path.name,
+            _created(s),
+            str(s.calls),
+            str(s.events),
+            human_size(s.size),
+        )
+        for s in listing.recordings
+    ]
+    heading, *lines = aligned(LIST_HEADING, rows, numeric=(2, 3, 4))
+    out.line(("  " + heading + "  STATUS", "bold"))
+    for line, summary in zip(lines, listing.recordings, strict=True):
+        marker = ("● ", "bold cyan") if summary.active else "  "
+        out.line(marker, line, "  ", _status(summary))
+    active = [s for s in listing.recordings if s.active]
+    if active:
+        out.line(("● ", "bold cyan"), f"configured for {active[0].mode} from the next start")
+    elif listing.mode in ("record", "replay") and listing.configured_file:
+        out.line(
+            f"configured for {listing.mode}: {listing.configured_file} (not in this directory)"
+        )
+    return 0
+
+
+def _print_calls(details: RecordingDetails, out: Output) -> None:
+    rows = [
+        (
+            str(call.call_index),
+            call.api or "?",
+            call.provider or "?",
+            call.model or "?",
+            str(call.events),
+            call.outcome,
+        )
+        for call in details.calls
+    ]
+    heading, *lines = aligned(CALL_HEADING, rows, numeric=(0, 4))
+    out.line((heading + "  FIRST USER TEXT", "bold"))
+    for line, call in zip(lines, details.calls, strict=True):
+        text = json.dumps(call.first_user_text, ensure_ascii=False) if call.first_user_text else ""
+        style = "" if call.outcome == "complete" else "yellow"
+        out.line((line, style), "  ", text)
+
+
+def _print_details(details: RecordingDetails, out: Output) -> None:
+    summary = details.summary
+    out.line(("Recording ", "bold"), (summary.recording_id or summary.path.name, "bold"))
+    out.line("path:      ", str(summary.path))
+    if summary.active:
+        out.line("active:    ", (f"● configured for {summary.mode} from the next start", "cyan"))
+    out.line("created:   ", _created(summary))
+    out.line("status:    ", _status(summary))
+    out.line(
+        f"totals:    {summary.calls} calls, {summary.events} events, {human_size(summary.size)}"
+    )
+    metadata = {
+        key: value
+        for key, value in sorted((details.header or {}).items())
+        if key not in ("type", "recording_id", "created_at")
+    }
+    if metadata:
+        out.line("header:")
+    for key, value in metadata.items():
+        shown = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+        out.line(f"  {key}: {shown}")
+    if details.calls:
+        out.line("")
+        _print_calls(details, out)
+    for call_index in details.unfinished_calls:
+        out.line((f"call {call_index} has no call_end (unfinished)", "yellow"))
+    if details.problems:
+        out.line("")
+        out.line((f"{len(details.problems)} problem(s):", "bold red"))
+        for problem in details.problems:
+            out.line("  ", problem)
+
+
+def _print_content(selector: str, out: Output) -> int:
+    location = locate_recording(selector)
+    try:
+        info = location.path.lstat()
+    except FileNotFoundError:
+        raise RecordingSelectorError(str(location.path), "file not found") from None
+    if stat.S_ISLNK(info.st_mode):
+        raise RecordingSelectorError(str(location.path), "is a symlink; refusing to follow it")
+    data = read_recording_bytes(location.path)
+    out.note(CONTENT_REMINDER)
+    text = data.decode("utf-8", errors="replace")
+    out.raw("".join(remove_secret_text(line) for line in text.splitlines(keepends=True)))
+    return 0
+
+
+def show_command(args: argparse.Namespace, out: Output) -> int:
+    """Print one recording: summary, calls and problems; or its JSONL with `--content`."""
+    if args.content:
+        return _print_content(args.selector, out)
+    location = locate_recording(args.selector)
+    if not os.path.lexists(location.path):
+        raise RecordingFileError(location.path, None, None, "file not found")
+    details = describe_recording(args.selector)
+    if args.json:
+        out.json(details.to_json())
+    else:
+        _print_details(details, out)
+    return 0 if details.summary.valid else 1

@@ -1,0 +1,147 @@
+"""Record/replay activation at runtime start: read the configuration once and wrap the registry.
+
+`off` installs nothing; `record` wraps every api (present and future) in a `RecordingProvider`
+sharing one sink; `replay` serves every api from one pre-validated `ReplayProvider`. Any failure
+installs a fail-closed provider for every api instead: nothing silently goes live.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+from collections.abc import AsyncIterator, Callable
+from typing import Any
+
+from openprogram.config import ConfigError, config_path, read_record_replay_config
+from openprogram.providers.api_registry import configure_provider_transform
+from openprogram.providers.recording import RecordingProvider
+from openprogram.providers.recording_reader import RecordingFileError
+from openprogram.providers.recording_sink import RecordingSink
+from openprogram.providers.redaction import remove_secret_text
+from openprogram.providers.replay import ReplayProvider
+from openprogram.providers.types import (
+    AssistantMessageEvent,
+    Context,
+    Model,
+    SimpleStreamOptions,
+    StreamOptions,
+)
+from openprogram.recordings.store import (
+    RecordingSelectorError,
+    check_recording_file,
+    ensure_recordings_dir,
+    locate_recording,
+)
+
+logger = logging.getLogger("openprogram.providers")
+
+REPLAY_REPORT_ENV = "OPENPROGRAM_REPLAY_REPORT"
+"""Set by `openprogram recordings check`: a file where replay reports progress and mismatches,
+so the parent learns what happened even when the program swallows the exception."""
+
+
+def replay_reporter(path: str) -> Callable[[dict[str, Any]], None]:
+    """Append each report row as one JSON line (0600, whole lines) to `path`."""
+    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
+
+    def report(row: dict[str, Any]) -> None:
+        os.write(fd, (json.dumps(row, ensure_ascii=False, default=repr) + "\n").encode("utf-8"))
+
+    return report
+
+
+class RecordReplayBlockedError(RuntimeError):
+    """Record/replay was configured but could not start, so every provider call is refused."""
+
+    def __init__(self, cause: str) -> None:
+        self.cause = cause
+        super().__init__(
+            f"record/replay is blocked: {cause}. No provider call will go live. "
+            "See `openprogram recordings status`, or run `openprogram recordings off`."
+        )
+
+
+class BlockedProvider:
+    """A fail-closed provider: no credentials, no network; every stream raises the diagnostic."""
+
+    requires_credentials = False
+
+    def __init__(self, cause: str) -> None:
+        self.cause = cause
+
+    async def _refuse(self) -> AsyncIterator[AssistantMessageEvent]:
+        raise RecordReplayBlockedError(self.cause)
+        yield  # pragma: no cover - makes this an async generator
+
+    def stream(
+        self, model: Model, context: Context, options: StreamOptions | None = None
+    ) -> AsyncIterator[AssistantMessageEvent]:
+        """Refuse the call."""
+        return self._refuse()
+
+    def stream_simple(
+        self, model: Model, context: Context, options: SimpleStreamOptions | None = None
+    ) -> AsyncIterator[AssistantMessageEvent]:
+        """Refuse the call."""
+        return self._refuse()
+
+
+class ActivationError(Exception):
+    """Why the configured record/replay mode cannot start (becomes the blocked diagnostic)."""
+
+
+def _start_record(selector: str | None) -> RecordingSink:
+    if not selector:
+        raise ActivationError("mode is record but no file is configured")
+    location = locate_recording(selector)
+    if not location.managed:
+        raise ActivationError(
+            f"record file {location.path} is outside the managed recordings directory"
+        )
+    ensure_recordings_dir()
+    if location.path.exists() or location.path.is_symlink():
+        check_recording_file(location, repair_managed=True)
+    sink = RecordingSink(location.path)
+    sink.ensure_header()
+    return sink
+
+
+def _start_replay(selector: str | None) -> ReplayProvider:
+    if not selector:
+        raise ActivationError("mode is replay but no file is configured")
+    location = locate_recording(selector)
+    check_recording_file(location, repair_managed=True)
+    report_path = os.environ.get(REPLAY_REPORT_ENV)
+    return ReplayProvider(
+        location.path, on_report=replay_reporter(report_path) if report_path else None
+    )
+
+
+def activate_record_replay() -> str:
+    """Apply the configured mode to the registry; returns `off`, `record`, `replay` or `blocked`."""
+    try:
+        config = read_record_replay_config()
+        if config.mode == "off":
+            return "off"
+        if config.mode == "record":
+            sink = _start_record(config.file)
+            configure_provider_transform(lambda api, provider: RecordingProvider(provider, sink))
+            return "record"
+        replay = _start_replay(config.file)
+        configure_provider_transform(lambda api, provider: replay)
+        return "replay"
+    except (
+        ActivationError,
+        ConfigError,
+        RecordingFileError,
+        RecordingSelectorError,
+        OSError,
+    ) as exc:
+        cause = remove_secret_text(str(exc))
+        if isinstance(exc, ActivationError):
+            cause = f"{cause} (configuration {config_path()})"
+        logger.error("record/replay blocked: %s", cause)
+        blocked = BlockedProvider(cause)
+        configure_provider_transform(lambda api, provider: blocked)
+        return "blocked"

@@ -1,0 +1,83 @@
+"""The recording file format, version 1: one JSON object per line, in the order things happen.
+
+Rows are compact JSON with sorted keys and UTF-8 kept as is, so `"type"` is the last key of every
+row and a viewer can classify a row from its last bytes.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
+
+from openprogram.providers.types import AssistantMessageEvent
+
+RECORDING_FORMAT_VERSION = 1
+"""Bump when required fields or the meaning of request/event/call_end rows change."""
+
+CallOutcome = Literal["complete", "error", "cancelled", "abandoned"]
+CALL_OUTCOMES: tuple[str, ...] = ("complete", "error", "cancelled", "abandoned")
+ROW_TYPES: tuple[str, ...] = ("header", "request", "event", "call_end")
+
+
+class _Row(BaseModel):
+    model_config = ConfigDict(extra="ignore", frozen=True)
+
+
+class HeaderRow(_Row):
+    """The first line. Optional metadata (`recording_id`, `created_at`, `entry`, ...) is kept."""
+
+    model_config = ConfigDict(extra="allow", frozen=True)
+    type: Literal["header"]
+    format_version: int
+
+
+class RequestRow(_Row):
+    """A provider call begins: the redacted JSON dumps of its arguments."""
+
+    type: Literal["request"]
+    call_index: int = Field(ge=0)
+    model: dict[str, Any]
+    context: dict[str, Any]
+    options: dict[str, Any] | None
+
+
+class EventRow(_Row):
+    """One streamed event of call `call_index`."""
+
+    type: Literal["event"]
+    call_index: int = Field(ge=0)
+    event_index: int = Field(ge=0)
+    event: AssistantMessageEvent
+
+
+class CallEndRow(_Row):
+    """The call's stream finished; `event_count` makes truncation visible."""
+
+    type: Literal["call_end"]
+    call_index: int = Field(ge=0)
+    event_count: int = Field(ge=0)
+    outcome: CallOutcome
+    error: str | None = None
+    """For `error` and `cancelled`: the exception, redacted and bounded (optional)."""
+
+
+Row = Annotated[HeaderRow | RequestRow | EventRow | CallEndRow, Field(discriminator="type")]
+ROW_ADAPTER: TypeAdapter[Row] = TypeAdapter(Row)
+"""Parses and validates one stored line (bytes or str) into its row class."""
+
+
+def encode_row(row: dict[str, Any]) -> bytes:
+    """One row as stored: compact JSON, sorted keys, UTF-8 as is, ending in a newline."""
+    text = json.dumps(row, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return text.encode("utf-8") + b"\n"
+
+
+def classify_row_tail(line: bytes) -> str | None:
+    """The row type read from the last bytes of a line written by us, or None (then parse it)."""
+    tail = line[-24:].rstrip(b"\r\n ")
+    for kind in ROW_TYPES:
+        if tail.endswith(b'"type":"' + kind.encode() + b'"}'):
+            return kind
+    return None

@@ -1,0 +1,302 @@
+"""The strict reader: the one parser of recording files, used by replay, the CLI, rerun and the TUI.
+
+`read_recording` refuses a file on its first problem; `scan_recording` reads on and reports every
+problem with the calls that are still whole, for tools that show or salvage damaged files.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError
+
+from openprogram.providers.recording_format import (
+    RECORDING_FORMAT_VERSION,
+    ROW_ADAPTER,
+    ROW_TYPES,
+    CallEndRow,
+    CallOutcome,
+    EventRow,
+    HeaderRow,
+    RequestRow,
+    Row,
+)
+from openprogram.providers.types import EVENT_TYPES, AssistantMessageEvent
+
+
+class RecordingFileError(ValueError):
+    """A recording file that cannot be used, with the `path`, `line_number`, `call_index`, `reason`."""
+
+    def __init__(
+        self,
+        path: str | os.PathLike[str],
+        line_number: int | None,
+        call_index: int | None,
+        reason: str,
+    ) -> None:
+        self.path = Path(path)
+        self.line_number = line_number
+        self.call_index = call_index
+        self.reason = reason
+        where = f"recording file {self.path}"
+        if line_number is not None:
+            where += f" at line {line_number}"
+        if call_index is not None:
+            where += f" for call {call_index}"
+        super().__init__(f"{where}: {reason}")
+
+
+@dataclass(frozen=True)
+class RecordedCall:
+    """One whole recorded call: its request row, its validated events and how it ended."""
+
+    call_index: int
+    request: RequestRow
+    events: tuple[AssistantMessageEvent, ...]
+    outcome: CallOutcome
+    error: str | None
+    first_line: int
+    last_line: int
+
+    def request_payload(self) -> dict[str, Any]:
+        """The request as compared by replay: `{"model": …, "context": …, "options": …}`."""
+        return {
+            "model": self.request.model,
+            "context": self.request.context,
+            "options": self.request.options,
+        }
+
+
+@dataclass(frozen=True)
+class Recording:
+    """A strictly valid recording file."""
+
+    path: Path
+    header: HeaderRow
+    calls: tuple[RecordedCall, ...]
+
+    @property
+    def event_count(self) -> int:
+        """Events over all calls."""
+        return sum(len(call.events) for call in self.calls)
+
+
+@dataclass(frozen=True)
+class RecordingScan:
+    """What a tolerant read found: the whole calls and every problem (empty when valid)."""
+
+    path: Path
+    header: HeaderRow | None
+    calls: tuple[RecordedCall, ...]
+    problems: tuple[RecordingFileError, ...]
+    unfinished_calls: tuple[int, ...]
+    line_count: int
+    size: int
+
+    @property
+    def valid(self) -> bool:
+        """True when the strict reader would accept the file."""
+        return not self.problems
+
+    @property
+    def event_count(self) -> int:
+        """Events over the whole calls."""
+        return sum(len(call.events) for call in self.calls)
+
+
+@dataclass
+class _OpenCall:
+    request: RequestRow
+    first_line: int
+    events: list[AssistantMessageEvent] = field(default_factory=list)
+    damaged: bool = False
+
+
+class _Problems:
+    def __init__(self, path: Path, strict: bool) -> None:
+        self.path, self.strict = path, strict
+        self.found: list[RecordingFileError] = []
+
+    def add(self, line_number: int | None, call_index: int | None, reason: str) -> None:
+        error = RecordingFileError(self.path, line_number, call_index, reason)
+        if self.strict:
+            raise error
+        self.found.append(error)
+
+
+def read_recording_bytes(path: str | os.PathLike[str]) -> bytes:
+    """The file's bytes; refuses directories, FIFOs and other non-regular files with a clear error."""
+    target = Path(path)
+    try:
+        fd = os.open(target, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    except FileNotFoundError:
+        raise RecordingFileError(target, None, None, "file not found") from None
+    except OSError as exc:
+        raise RecordingFileError(target, None, None, f"cannot open: {exc.strerror}") from None
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise RecordingFileError(target, None, None, "not a regular file")
+        chunks = []
+        while chunk := os.read(fd, 1 << 24):
+            chunks.append(chunk)
+        return b"".join(chunks)
+    finally:
+        os.close(fd)
+
+
+def _explain(line: bytes, exc: ValidationError) -> tuple[int | None, str]:
+    """Turn a failed row validation into (call_index, reason) a user can act on."""
+    try:
+        value = json.loads(line)
+    except UnicodeDecodeError:
+        return None, "line is not valid UTF-8"
+    except json.JSONDecodeError as decode_error:
+        return None, f"line is not valid JSON ({decode_error.msg} at column {decode_error.colno})"
+    if not isinstance(value, dict):
+        return None, f"row must be a JSON object, found {type(value).__name__}"
+    call_index = value.get("call_index") if isinstance(value.get("call_index"), int) else None
+    kind = value.get("type")
+    if kind not in ROW_TYPES:
+        return call_index, f"unknown row type {kind!r}"
+    event = value.get("event")
+    if kind == "event" and isinstance(event, dict) and event.get("type") not in EVENT_TYPES:
+        return call_index, f"unknown event type {event.get('type')!r}"
+    first = exc.errors()[0]
+    location = ".".join(str(part) for part in first["loc"][1:]) or "row"
+    return call_index, f"{kind} row field {location}: {first['msg']}"
+
+
+def _read(path: str | os.PathLike[str], strict: bool) -> RecordingScan:
+    target = Path(path)
+    data = read_recording_bytes(target)
+    problems = _Problems(target, strict)
+    lines = data.split(b"\n")
+    truncated = lines.pop() != b""  # the text after the last newline; empty when the file ends well
+    header: HeaderRow | None = None
+    calls: list[RecordedCall] = []
+    open_calls: dict[int, _OpenCall] = {}
+    next_call = 0
+    foreign = False
+    for number, line in enumerate(lines, start=1):
+        if not line.strip():
+            continue
+        try:
+            row: Row = ROW_ADAPTER.validate_json(line)
+        except ValidationError as exc:
+            call_index, reason = _explain(line, exc)
+            if call_index in open_calls:
+                open_calls[call_index].damaged = True
+            if header is None:
+                reason += " (the first row must be the header)"
+            problems.add(number, call_index, reason)
+            if header is None:
+                break
+            continue
+        if isinstance(row, HeaderRow):
+            if header is not None:
+                problems.add(number, None, "duplicate header (only the first row may be a header)")
+                continue
+            header = row
+            if row.format_version != RECORDING_FORMAT_VERSION:
+                problems.add(
+                    number,
+                    None,
+                    f"format_version {row.format_version} is not supported "
+                    f"(this openprogram reads format_version {RECORDING_FORMAT_VERSION})",
+                )
+                foreign = True
+                break
+            continue
+        if header is None:
+            problems.add(number, None, f"the first row must be the header, found a {row.type} row")
+            break
+        if isinstance(row, RequestRow):
+            if row.call_index != next_call:
+                problems.add(
+                    number,
+                    row.call_index,
+                    f"request indexes must be contiguous from 0 (expected {next_call})",
+                )
+                continue
+            open_calls[row.call_index] = _OpenCall(row, number)
+            next_call += 1
+            continue
+        current = open_calls.get(row.call_index)
+        if current is None:
+            problems.add(number, row.call_index, f"{row.type} row for a call with no open request")
+            continue
+        if isinstance(row, EventRow):
+            if row.event_index != len(current.events):
+                current.damaged = True
+                problems.add(
+                    number,
+                    row.call_index,
+                    f"event indexes must be contiguous (expected {len(current.events)}, "
+                    f"found {row.event_index})",
+                )
+                continue
+            current.events.append(row.event)
+            continue
+        assert isinstance(row, CallEndRow)
+        del open_calls[row.call_index]
+        if row.event_count != len(current.events):
+            problems.add(
+                number,
+                row.call_index,
+                f"call_end event_count {row.event_count} does not match the "
+                f"{len(current.events)} events recorded",
+            )
+        elif not current.damaged:
+            calls.append(
+                RecordedCall(
+                    row.call_index,
+                    current.request,
+                    tuple(current.events),
+                    row.outcome,
+                    row.error,
+                    current.first_line,
+                    number,
+                )
+            )
+    if truncated:
+        problems.add(len(lines) + 1, None, "last line is truncated (no newline at the end)")
+    if header is None and not problems.found:
+        problems.add(None, None, "file is empty (no header)")
+    if not foreign:
+        for call_index, unfinished in sorted(open_calls.items()):
+            problems.add(
+                unfinished.first_line,
+                call_index,
+                "call has no call_end (the recording stopped during this call)",
+            )
+    calls.sort(key=lambda call: call.call_index)
+    return RecordingScan(
+        path=target,
+        header=header,
+        calls=tuple(calls),
+        problems=tuple(problems.found),
+        unfinished_calls=tuple(sorted(open_calls)),
+        line_count=len(lines) + (1 if truncated else 0),
+        size=len(data),
+    )
+
+
+def read_recording(path: str | os.PathLike[str]) -> Recording:
+    """Read and strictly validate a whole recording; raises `RecordingFileError` on the first problem."""
+    scan = _read(path, strict=True)
+    assert scan.header is not None
+    return Recording(path=scan.path, header=scan.header, calls=scan.calls)
+
+
+def scan_recording(path: str | os.PathLike[str]) -> RecordingScan:
+    """Read a recording tolerantly: every problem, and every call that is still whole.
+
+    Raises `RecordingFileError` only when the file cannot be opened at all.
+    """
+    return _read(path, strict=False)

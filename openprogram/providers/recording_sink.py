@@ -1,0 +1,219 @@
+"""Appending rows to a recording file safely from many threads and processes.
+
+Every write holds a thread lock and an exclusive `flock`, writes whole lines, and never truncates.
+The next `call_index` is kept in memory and re-checked under the lock by file size: when another
+writer appended, only the bytes it added are read, so the cost of a call never grows with the file.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import json
+import os
+import stat
+import threading
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from openprogram.providers.recording_format import (
+    RECORDING_FORMAT_VERSION,
+    CallOutcome,
+    classify_row_tail,
+    encode_row,
+)
+from openprogram.providers.recording_reader import RecordingFileError
+
+FLUSH_BYTES = 64 * 1024
+FLUSH_SECONDS = 0.1
+"""Event rows of a call are buffered and appended together at most this long after the first."""
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        written = os.write(fd, view)
+        view = view[written:]
+
+
+def open_recording_for_append(path: Path) -> int:
+    """Open (creating 0600) a recording for appending; never follows a symlink or truncates."""
+    flags = os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NONBLOCK
+    try:
+        fd = os.open(path, flags, 0o600)
+    except OSError as exc:
+        reason = "is a symlink (refusing to follow it)" if os.path.islink(path) else exc.strerror
+        raise RecordingFileError(path, None, None, f"cannot open for recording: {reason}") from None
+    info = os.fstat(fd)
+    if not stat.S_ISREG(info.st_mode):
+        os.close(fd)
+        raise RecordingFileError(
+            path, None, None, "cannot record into something not a regular file"
+        )
+    if info.st_mode & 0o077:
+        os.close(fd)
+        raise RecordingFileError(
+            path,
+            None,
+            None,
+            f"permissions {stat.S_IMODE(info.st_mode):04o} are too wide for a recording "
+            f"(it may hold prompts and personal data); run: chmod 600 {path}",
+        )
+    return fd
+
+
+class RecordingSink:
+    """Appends header, request, event and call_end rows to one recording file.
+
+    Thread-safe and process-safe. A crash leaves at most the unfinished calls, which the strict
+    reader names; `fsync` runs after every `call_end`.
+    """
+
+    def __init__(self, path: str | os.PathLike[str], header: dict[str, Any] | None = None) -> None:
+        self.path = Path(path)
+        self._header = {**(header or {}), "format_version": RECORDING_FORMAT_VERSION}
+        self._lock = threading.Lock()
+        self._fd: int | None = None
+        self._known_size = 0
+        self._next_call = 0
+        self._torn_tail = False
+        self._pending: dict[int, list[bytes]] = {}
+        self._pending_since: dict[int, float] = {}
+        self._pending_bytes: dict[int, int] = {}
+
+    # -- file access, always under self._lock --
+
+    def _open(self) -> int:
+        if self._fd is None:
+            self._fd = open_recording_for_append(self.path)
+        return self._fd
+
+    def _catch_up(self, fd: int) -> None:
+        """Account for rows other writers appended since our last write (only those bytes)."""
+        size = os.fstat(fd).st_size
+        if size == self._known_size:
+            return
+        if size < self._known_size:  # replaced underneath us: start over
+            self._known_size = self._next_call = 0
+        added = os.pread(fd, size - self._known_size, self._known_size)
+        if self._known_size == 0:
+            self._check_header(added.split(b"\n", 1)[0])
+        # A crashed writer may have left half a line; start ours on a fresh line.
+        self._torn_tail = not added.endswith(b"\n")
+        for line in added.split(b"\n"):
+            kind = classify_row_tail(line)
+            if kind is None and b'"request"' in line:
+                try:
+                    kind = json.loads(line).get("type")
+                except (ValueError, AttributeError):
+                    kind = None
+            if kind == "request":
+                self._next_call += 1
+        self._known_size = size
+
+    def _check_header(self, line: bytes) -> None:
+        try:
+            version = json.loads(line).get("format_version")
+        except (ValueError, AttributeError):
+            version = None
+        if version != RECORDING_FORMAT_VERSION:
+            raise RecordingFileError(
+                self.path,
+                1,
+                None,
+                f"cannot append to a recording with format_version {version!r} "
+                f"(this openprogram writes {RECORDING_FORMAT_VERSION})",
+            )
+
+    def _append(self, rows: Callable[[], bytes], *, sync: bool = False) -> None:
+        """Append whole lines under both locks; `rows` is built after catching up with others."""
+        fd = self._open()
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        try:
+            self._catch_up(fd)
+            data = rows()
+            if self._known_size == 0:
+                data = encode_row({**self._header, "type": "header"}) + data
+            elif self._torn_tail:
+                data, self._torn_tail = b"\n" + data, False
+            _write_all(fd, data)
+            self._known_size += len(data)
+            if sync:
+                os.fsync(fd)
+        finally:
+            fcntl.flock(fd, fcntl.LOCK_UN)
+
+    # -- the rows --
+
+    def ensure_header(self) -> None:
+        """Create the file with its header now (it is created lazily on the first call otherwise)."""
+        with self._lock:
+            self._append(lambda: b"", sync=True)
+
+    def begin_call(self, request: dict[str, Any]) -> int:
+        """Append a request row for the next call and return its `call_index`."""
+        with self._lock:
+            call_index = -1
+
+            def request_row() -> bytes:
+                nonlocal call_index
+                call_index = self._next_call
+                self._next_call += 1
+                return encode_row({**request, "call_index": call_index, "type": "request"})
+
+            self._append(request_row)
+            self._pending[call_index] = []
+            self._pending_bytes[call_index] = 0
+            self._pending_since[call_index] = time.monotonic()
+            return call_index
+
+    def write_event(self, call_index: int, event_index: int, event: dict[str, Any]) -> None:
+        """Add one event row; rows are appended in batches (by size or age) and at `end_call`."""
+        row = encode_row(
+            {"call_index": call_index, "event": event, "event_index": event_index, "type": "event"}
+        )
+        with self._lock:
+            pending = self._pending[call_index]
+            if not pending:
+                self._pending_since[call_index] = time.monotonic()
+            pending.append(row)
+            self._pending_bytes[call_index] += len(row)
+            if (
+                self._pending_bytes[call_index] >= FLUSH_BYTES
+                or time.monotonic() - self._pending_since[call_index] >= FLUSH_SECONDS
+            ):
+                self._flush(call_index)
+
+    def _flush(self, call_index: int, tail: bytes = b"", sync: bool = False) -> None:
+        data = b"".join(self._pending[call_index]) + tail
+        self._pending[call_index] = []
+        self._pending_bytes[call_index] = 0
+        if data:
+            self._append(lambda: data, sync=sync)
+
+    def end_call(
+        self, call_index: int, event_count: int, outcome: CallOutcome, error: str | None = None
+    ) -> None:
+        """Append the call's remaining events and its `call_end` row, then `fsync`."""
+        row: dict[str, Any] = {
+            "call_index": call_index,
+            "event_count": event_count,
+            "outcome": outcome,
+            "type": "call_end",
+        }
+        if error is not None:
+            row["error"] = error
+        with self._lock:
+            self._flush(call_index, encode_row(row), sync=True)
+            del self._pending[call_index], self._pending_bytes[call_index]
+            del self._pending_since[call_index]
+
+    def close(self) -> None:
+        """Close the file descriptor (rows of calls still open are appended first)."""
+        with self._lock:
+            for call_index in list(self._pending):
+                self._flush(call_index)
+            if self._fd is not None:
+                os.close(self._fd)
+                self._fd = None

@@ -1,0 +1,292 @@
+"""Server-sent events over httpx, and the call skeleton shared by the HTTP vendor providers.
+
+`iter_sse_events` parses lines into events (`event:`/`data:`/`id:` fields, dispatched on a blank
+line, `:` comments ignored). `SseProvider` runs one call: it emits `start`, posts the request,
+feeds each SSE event to the vendor's `BlockTranslator`, folds every emitted event with the one
+`MessageAccumulator`, and ends with `done` or with an `error` event carrying a one-line message.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncGenerator, AsyncIterable, AsyncIterator
+from contextlib import aclosing
+from dataclasses import dataclass
+from typing import Any, ClassVar, Literal
+
+import httpx
+
+from openprogram.providers.accumulator import MessageAccumulator, parse_partial_json
+from openprogram.providers.http_errors import (
+    ProviderStreamError,
+    aborted_error,
+    display_url,
+    one_line,
+    post_streaming_lines,
+    scrub,
+)
+from openprogram.providers.types import (
+    AssistantMessage,
+    AssistantMessageEvent,
+    Context,
+    DoneEvent,
+    ErrorEvent,
+    Model,
+    SimpleStreamOptions,
+    StartEvent,
+    StopReason,
+    StreamOptions,
+    TextDeltaEvent,
+    TextEndEvent,
+    TextStartEvent,
+    ThinkingDeltaEvent,
+    ThinkingEndEvent,
+    ThinkingStartEvent,
+    ToolCall,
+    ToolCallDeltaEvent,
+    ToolCallEndEvent,
+    ToolCallStartEvent,
+    Usage,
+)
+
+DoneReason = Literal["stop", "length", "toolUse"]
+
+
+@dataclass(frozen=True)
+class SSEEvent:
+    """One dispatched server-sent event: its `event` name (default `message`), `data` and `id`."""
+
+    event: str = "message"
+    data: str = ""
+    id: str | None = None
+
+
+async def iter_sse_events(lines: AsyncIterable[str]) -> AsyncGenerator[SSEEvent, None]:
+    """Parse SSE `lines` (without line endings) into events, per the WHATWG rules.
+
+    An event without `data:` lines is never dispatched, and an event left unterminated when the
+    lines end is discarded, as the spec says: a cut-off stream must not look complete.
+    """
+    event_name = ""
+    data: list[str] = []
+    last_id: str | None = None
+    async for raw in lines:
+        line = raw.rstrip("\r\n")
+        if not line:
+            if data:
+                yield SSEEvent(event=event_name or "message", data="\n".join(data), id=last_id)
+            event_name, data = "", []
+            continue
+        if line.startswith(":"):
+            continue
+        field, _, value = line.partition(":")
+        value = value.removeprefix(" ")
+        if field == "event":
+            event_name = value
+        elif field == "data":
+            data.append(value)
+        elif field == "id" and "\0" not in value:
+            last_id = value
+
+
+def parse_json_data(api: str, url: str, event: SSEEvent) -> Any:
+    """The JSON value in `event.data`; malformed data becomes a `ProviderStreamError`."""
+    try:
+        return json.loads(event.data)
+    except ValueError as error:
+        raise ProviderStreamError(
+            one_line(
+                f"{api}: malformed SSE data from {display_url(url)}: invalid JSON ({error}): "
+                f"{event.data[:80]!r}"
+            )
+        ) from None
+
+
+@dataclass
+class Block:
+    """One content block being streamed: its kind, content index and the text so far."""
+
+    kind: Literal["text", "thinking", "toolCall"]
+    index: int = -1
+    text: str = ""
+    signature: str | None = None
+    id: str = ""
+    name: str = ""
+
+
+class BlockTranslator:
+    """Base of a vendor's translator from SSE events to ours (one instance per call).
+
+    Subclasses implement `feed` and `finish`; the helpers here number content blocks and build
+    their start, delta and end events, so both vendors shape blocks the same way.
+    """
+
+    def __init__(self, api: str, url: str) -> None:
+        self.api = api
+        self.url = url
+        self.usage = Usage()
+        self.complete = False
+        """Set when the vendor has said the response is over, so reading stops."""
+        self._count = 0
+
+    def feed(self, event: SSEEvent) -> list[AssistantMessageEvent]:
+        """Our events for one SSE event; raises `ProviderStreamError` for vendor errors."""
+        raise NotImplementedError
+
+    def finish(self) -> tuple[list[AssistantMessageEvent], DoneReason]:
+        """Events closing open blocks, and the done reason; raises if the stream was cut off."""
+        raise NotImplementedError
+
+    def fail(self, text: str) -> ProviderStreamError:
+        """An error naming the api, e.g. `fail(f"the stream from {where} ended early")`."""
+        return ProviderStreamError(one_line(f"{self.api}: {text}"))
+
+    @property
+    def where(self) -> str:
+        """The endpoint as shown in messages."""
+        return display_url(self.url)
+
+    def json(self, event: SSEEvent) -> dict[str, Any]:
+        """The JSON object in `event.data`; anything else is a malformed-data error."""
+        value = parse_json_data(self.api, self.url, event)
+        if not isinstance(value, dict):
+            raise self.fail(f"malformed SSE data from {self.where}: expected a JSON object")
+        return value
+
+    def open(self, block: Block) -> AssistantMessageEvent:
+        """Number `block` as the next content block and return its start event."""
+        block.index, self._count = self._count, self._count + 1
+        if block.kind == "text":
+            return TextStartEvent(content_index=block.index)
+        if block.kind == "thinking":
+            return ThinkingStartEvent(content_index=block.index)
+        return ToolCallStartEvent(content_index=block.index, id=block.id, name=block.name)
+
+    def add(self, block: Block, piece: str) -> AssistantMessageEvent:
+        """Append `piece` (text, thinking or tool-argument JSON) and return its delta event."""
+        block.text += piece
+        if block.kind == "text":
+            return TextDeltaEvent(content_index=block.index, delta=piece)
+        if block.kind == "thinking":
+            return ThinkingDeltaEvent(content_index=block.index, delta=piece)
+        return ToolCallDeltaEvent(content_index=block.index, delta=piece)
+
+    def close(self, block: Block) -> AssistantMessageEvent:
+        """The end event of `block`; tool arguments are parsed from the streamed JSON."""
+        if block.kind == "text":
+            return TextEndEvent(content_index=block.index, content=block.text)
+        if block.kind == "thinking":
+            return ThinkingEndEvent(
+                content_index=block.index, content=block.text, signature=block.signature
+            )
+        call = ToolCall(id=block.id, name=block.name, arguments=parse_partial_json(block.text))
+        return ToolCallEndEvent(content_index=block.index, tool_call=call)
+
+
+class SseProvider:
+    """Base of the HTTP vendor providers: one POST per call, its SSE stream turned into events.
+
+    Pass `client` to share one `httpx.AsyncClient`; without it each call opens and closes its own.
+    `timeout` (seconds, connect and between chunks) is the default when `options.timeout` is None.
+    """
+
+    api: ClassVar[str]
+    requires_credentials: bool = True
+
+    def __init__(self, client: httpx.AsyncClient | None = None, timeout: float = 60.0) -> None:
+        self._client = client
+        self._timeout = timeout
+
+    def endpoint(self, model: Model) -> str:
+        """The URL to post to for `model`."""
+        raise NotImplementedError
+
+    def request(
+        self, model: Model, context: Context, options: StreamOptions, reasoning: str | None
+    ) -> tuple[dict[str, str], dict[str, Any]]:
+        """The request headers and JSON body."""
+        raise NotImplementedError
+
+    def translator(self, url: str) -> BlockTranslator:
+        """A fresh translator for one call."""
+        raise NotImplementedError
+
+    async def stream(
+        self, model: Model, context: Context, options: StreamOptions | None = None
+    ) -> AsyncIterator[AssistantMessageEvent]:
+        """Stream one call as events: `start`, the blocks, then `done` or `error`."""
+        async with aclosing(self._run(model, context, options or StreamOptions(), None)) as run:
+            async for event in run:
+                yield event
+
+    async def stream_simple(
+        self, model: Model, context: Context, options: SimpleStreamOptions | None = None
+    ) -> AsyncIterator[AssistantMessageEvent]:
+        """Like `stream`; `options.reasoning` asks a reasoning model for that effort."""
+        options = options or SimpleStreamOptions()
+        async with aclosing(self._run(model, context, options, options.reasoning)) as run:
+            async for event in run:
+                yield event
+
+    async def _run(
+        self, model: Model, context: Context, options: StreamOptions, reasoning: str | None
+    ) -> AsyncGenerator[AssistantMessageEvent, None]:
+        api, url = self.api, self.endpoint(model)
+        timeout = options.timeout if options.timeout is not None else self._timeout
+        translator = self.translator(url)
+        accumulator = MessageAccumulator()
+        start = StartEvent(
+            partial=AssistantMessage(api=api, provider=model.provider, model=model.id)
+        )
+        accumulator.apply(start)
+        yield start
+        try:
+            # Built after `start`, so that a request that cannot be built still ends as an error.
+            headers, body = self.request(model, context, options, reasoning)
+            if options.on_payload is not None:
+                options.on_payload(body)
+            if options.signal is not None and options.signal.is_set():
+                raise aborted_error(api)
+            lines = post_streaming_lines(
+                api, self._client, url, headers, body, timeout, options.signal
+            )
+            events = iter_sse_events(lines)
+            async with aclosing(lines), aclosing(events):
+                async for sse in events:
+                    for event in translator.feed(sse):
+                        accumulator.apply(event)
+                        yield event
+                    if translator.complete:
+                        break
+            closing, reason = translator.finish()
+            for event in closing:
+                accumulator.apply(event)
+                yield event
+            yield DoneEvent(reason=reason, message=self._final(accumulator, translator, reason))
+            return
+        except ProviderStreamError as error:
+            failure = error
+        except Exception as error:
+            # A bug or an unexpected payload must still end the stream with an event.
+            failure = ProviderStreamError(
+                one_line(
+                    f"{api}: unexpected failure calling {display_url(url)}: "
+                    f"{type(error).__name__}: {error}"
+                )
+            )
+        text = scrub(failure.message, [options.api_key])
+        message = self._final(accumulator, translator, failure.reason, text)
+        yield ErrorEvent(reason=failure.reason, error=message)
+
+    @staticmethod
+    def _final(
+        accumulator: MessageAccumulator,
+        translator: BlockTranslator,
+        stop_reason: StopReason,
+        error_message: str | None = None,
+    ) -> AssistantMessage:
+        assert accumulator.message is not None  # `start` was applied first
+        update: dict[str, Any] = {"usage": translator.usage, "stop_reason": stop_reason}
+        if error_message is not None:
+            update["error_message"] = error_message
+        return accumulator.message.model_copy(deep=True, update=update)

@@ -1,0 +1,103 @@
+"""The shared provider boundary: every model call goes through these four functions."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import re
+from collections.abc import AsyncIterable, AsyncIterator
+from typing import TypeVar
+
+from openprogram.providers.accumulator import MessageAccumulator
+from openprogram.providers.api_registry import ApiProvider, get_api_provider
+from openprogram.providers.types import (
+    AssistantMessage,
+    AssistantMessageEvent,
+    Context,
+    Model,
+    SimpleStreamOptions,
+    StreamOptions,
+)
+
+_Options = TypeVar("_Options", bound=StreamOptions)
+
+
+class StreamEndedWithoutResultError(RuntimeError):
+    """A provider stream stopped without a `done` or `error` event."""
+
+
+def credential_env_var(provider: str) -> str:
+    """The environment variable that holds `provider`'s API key, e.g. `OPENAI_API_KEY`."""
+    return re.sub(r"[^A-Z0-9]+", "_", provider.upper()).strip("_") + "_API_KEY"
+
+
+def _with_credentials(provider: ApiProvider, model: Model, options: _Options) -> _Options:
+    # Replay and fail-closed providers never need a key, so they never trigger a lookup.
+    if not getattr(provider, "requires_credentials", True) or options.api_key is not None:
+        return options
+    key = os.environ.get(credential_env_var(model.provider))
+    return options.model_copy(update={"api_key": key}) if key else options
+
+
+@contextlib.asynccontextmanager
+async def _closing(
+    events: AsyncIterable[AssistantMessageEvent],
+) -> AsyncIterator[AsyncIterable[AssistantMessageEvent]]:
+    """Close the provider's stream when ours is closed (a stream without `aclose` is fine)."""
+    try:
+        yield events
+    finally:
+        aclose = getattr(events, "aclose", None)
+        if aclose is not None:
+            await aclose()
+
+
+async def stream(
+    model: Model, context: Context, options: StreamOptions | None = None
+) -> AsyncIterator[AssistantMessageEvent]:
+    """Stream one call's events from the provider registered for `model.api`."""
+    provider = get_api_provider(model.api)
+    resolved = _with_credentials(provider, model, options or StreamOptions())
+    async with _closing(provider.stream(model, context, resolved)) as events:
+        async for event in events:
+            yield event
+
+
+async def stream_simple(
+    model: Model, context: Context, options: SimpleStreamOptions | None = None
+) -> AsyncIterator[AssistantMessageEvent]:
+    """Like `stream`, with vendor-neutral options (`reasoning` effort)."""
+    provider = get_api_provider(model.api)
+    resolved = _with_credentials(provider, model, options or SimpleStreamOptions())
+    async with _closing(provider.stream_simple(model, context, resolved)) as events:
+        async for event in events:
+            yield event
+
+
+async def drain(events: AsyncIterator[AssistantMessageEvent]) -> AssistantMessage:
+    """Consume a stream and return its final message (the `done` message or the `error` one)."""
+    accumulator = MessageAccumulator()
+    try:
+        async for event in events:
+            accumulator.apply(event)
+            if accumulator.finished:
+                break
+    finally:
+        await events.aclose()  # type: ignore[attr-defined]
+    if not accumulator.finished or accumulator.message is None:
+        raise StreamEndedWithoutResultError("provider stream ended without a done or error event")
+    return accumulator.message
+
+
+async def complete(
+    model: Model, context: Context, options: StreamOptions | None = None
+) -> AssistantMessage:
+    """Make one call and return the final `AssistantMessage`."""
+    return await drain(stream(model, context, options))
+
+
+async def complete_simple(
+    model: Model, context: Context, options: SimpleStreamOptions | None = None
+) -> AssistantMessage:
+    """Like `complete`, through `stream_simple`."""
+    return await drain(stream_simple(model, context, options))

@@ -1,0 +1,302 @@
+"""The data that crosses the provider boundary: models, contexts, messages, options and streamed events.
+
+Everything is a pydantic v2 model with snake_case fields, so a request or an event dumps to JSON and
+validates back without loss. Delta events carry no cumulative snapshot of the message; use
+`openprogram.providers.accumulator.MessageAccumulator` to fold events into the message so far.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
+
+
+def now_ms() -> int:
+    """The current wall-clock time in Unix milliseconds (the unit of every `timestamp`)."""
+    return int(time.time() * 1000)
+
+
+class _Record(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+# ---- content blocks -------------------------------------------------------------------------
+
+
+class TextContent(_Record):
+    """A block of plain text."""
+
+    type: Literal["text"] = "text"
+    text: str
+
+
+class ThinkingContent(_Record):
+    """A block of model reasoning; `signature` is the vendor's opaque proof, when it sends one."""
+
+    type: Literal["thinking"] = "thinking"
+    thinking: str
+    signature: str | None = None
+
+
+class ImageContent(_Record):
+    """An image given to the model, base64 `data` with its `mime_type`."""
+
+    type: Literal["image"] = "image"
+    data: str
+    mime_type: str
+
+
+class ToolCall(_Record):
+    """A request from the model to run tool `name` with JSON `arguments`."""
+
+    type: Literal["toolCall"] = "toolCall"
+    id: str
+    name: str
+    arguments: dict[str, Any] = Field(default_factory=dict)
+
+
+UserBlock = Annotated[TextContent | ImageContent, Field(discriminator="type")]
+AssistantBlock = Annotated[TextContent | ThinkingContent | ToolCall, Field(discriminator="type")]
+
+StopReason = Literal["stop", "length", "toolUse", "error", "aborted"]
+
+
+class Usage(_Record):
+    """Token counts reported by the vendor for one call."""
+
+    input: int = 0
+    output: int = 0
+    cache_read: int = 0
+    cache_write: int = 0
+    total_tokens: int = 0
+
+
+# ---- messages -------------------------------------------------------------------------------
+
+
+class UserMessage(_Record):
+    """What the user said: a string or a list of text and image blocks."""
+
+    role: Literal["user"] = "user"
+    content: str | list[UserBlock]
+    timestamp: int = Field(default_factory=now_ms)
+
+
+class AssistantMessage(_Record):
+    """What the model answered, and which api/provider/model answered it."""
+
+    role: Literal["assistant"] = "assistant"
+    content: list[AssistantBlock] = Field(default_factory=list)
+    api: str
+    provider: str
+    model: str
+    usage: Usage = Field(default_factory=Usage)
+    stop_reason: StopReason = "stop"
+    error_message: str | None = None
+    timestamp: int = Field(default_factory=now_ms)
+
+
+class ToolResultMessage(_Record):
+    """The result of running one tool call, sent back to the model."""
+
+    role: Literal["toolResult"] = "toolResult"
+    tool_call_id: str
+    tool_name: str
+    content: list[UserBlock] = Field(default_factory=list)
+    is_error: bool = False
+    timestamp: int = Field(default_factory=now_ms)
+
+
+Message = Annotated[UserMessage | AssistantMessage | ToolResultMessage, Field(discriminator="role")]
+
+
+# ---- request --------------------------------------------------------------------------------
+
+
+class Tool(_Record):
+    """A tool the model may call: its name, description and JSON-schema `parameters`."""
+
+    name: str
+    description: str = ""
+    parameters: dict[str, Any] = Field(default_factory=lambda: {"type": "object", "properties": {}})
+
+
+class Context(_Record):
+    """The conversation sent to the model: system prompt, messages and tools."""
+
+    system_prompt: str | None = None
+    messages: list[Message] = Field(default_factory=list)
+    tools: list[Tool] | None = None
+
+
+InputKind = Literal["text", "image"]
+
+
+class Model(_Record):
+    """Which model to call and through which `api` (the registry key) and `provider` (the vendor)."""
+
+    id: str
+    name: str = ""
+    api: str
+    provider: str
+    base_url: str = ""
+    reasoning: bool = False
+    input: list[InputKind] = Field(default_factory=lambda: list[InputKind](["text"]))
+    context_window: int = 128_000
+    max_tokens: int = 4_096
+    headers: dict[str, str] | None = None
+
+
+class StreamOptions(BaseModel):
+    """Per-call options. `signal` and `on_payload` are runtime-only: never dumped, never recorded."""
+
+    model_config = ConfigDict(extra="forbid", arbitrary_types_allowed=True)
+
+    temperature: float | None = None
+    max_tokens: int | None = None
+    api_key: str | None = None
+    headers: dict[str, str] | None = None
+    session_id: str | None = None
+    metadata: dict[str, Any] | None = None
+    timeout: float | None = None
+    """Seconds to wait for the vendor (connect and between chunks); None uses the provider default."""
+    signal: Any = Field(default=None, exclude=True)
+    """An `asyncio.Event`-like object; when set, the provider stops and ends with an `aborted` error."""
+    on_payload: Callable[[dict[str, Any]], None] | None = Field(default=None, exclude=True)
+    """Called with the vendor request body just before it is sent (for debugging)."""
+
+
+class SimpleStreamOptions(StreamOptions):
+    """`StreamOptions` plus a vendor-neutral reasoning effort."""
+
+    reasoning: Literal["minimal", "low", "medium", "high"] | None = None
+
+
+# ---- events ---------------------------------------------------------------------------------
+
+
+class _Event(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class StartEvent(_Event):
+    """The stream began; `partial` is the empty assistant message."""
+
+    type: Literal["start"] = "start"
+    partial: AssistantMessage
+
+
+class TextStartEvent(_Event):
+    type: Literal["text_start"] = "text_start"
+    content_index: int
+
+
+class TextDeltaEvent(_Event):
+    type: Literal["text_delta"] = "text_delta"
+    content_index: int
+    delta: str
+
+
+class TextEndEvent(_Event):
+    type: Literal["text_end"] = "text_end"
+    content_index: int
+    content: str
+
+
+class ThinkingStartEvent(_Event):
+    type: Literal["thinking_start"] = "thinking_start"
+    content_index: int
+
+
+class ThinkingDeltaEvent(_Event):
+    type: Literal["thinking_delta"] = "thinking_delta"
+    content_index: int
+    delta: str
+
+
+class ThinkingEndEvent(_Event):
+    type: Literal["thinking_end"] = "thinking_end"
+    content_index: int
+    content: str
+    signature: str | None = None
+
+
+class ToolCallStartEvent(_Event):
+    type: Literal["toolcall_start"] = "toolcall_start"
+    content_index: int
+    id: str
+    name: str
+
+
+class ToolCallDeltaEvent(_Event):
+    """A piece of the tool call's JSON arguments, as streamed."""
+
+    type: Literal["toolcall_delta"] = "toolcall_delta"
+    content_index: int
+    delta: str
+
+
+class ToolCallEndEvent(_Event):
+    type: Literal["toolcall_end"] = "toolcall_end"
+    content_index: int
+    tool_call: ToolCall
+
+
+class DoneEvent(_Event):
+    """The stream finished normally with the complete `message`."""
+
+    type: Literal["done"] = "done"
+    reason: Literal["stop", "length", "toolUse"]
+    message: AssistantMessage
+
+
+class ErrorEvent(_Event):
+    """The stream failed or was aborted; `error` is the message so far with `error_message` set."""
+
+    type: Literal["error"] = "error"
+    reason: Literal["aborted", "error"]
+    error: AssistantMessage
+
+
+AssistantMessageEvent = Annotated[
+    StartEvent
+    | TextStartEvent
+    | TextDeltaEvent
+    | TextEndEvent
+    | ThinkingStartEvent
+    | ThinkingDeltaEvent
+    | ThinkingEndEvent
+    | ToolCallStartEvent
+    | ToolCallDeltaEvent
+    | ToolCallEndEvent
+    | DoneEvent
+    | ErrorEvent,
+    Field(discriminator="type"),
+]
+
+EVENT_ADAPTER: TypeAdapter[AssistantMessageEvent] = TypeAdapter(AssistantMessageEvent)
+"""Validates one event from a dict or JSON; `event.type` picks the class."""
+
+EVENT_TYPES: frozenset[str] = frozenset(
+    cls.model_fields["type"].default
+    for cls in (
+        StartEvent,
+        TextStartEvent,
+        TextDeltaEvent,
+        TextEndEvent,
+        ThinkingStartEvent,
+        ThinkingDeltaEvent,
+        ThinkingEndEvent,
+        ToolCallStartEvent,
+        ToolCallDeltaEvent,
+        ToolCallEndEvent,
+        DoneEvent,
+        ErrorEvent,
+    )
+)
+"""Every known `event.type`."""
+
+TERMINAL_EVENT_TYPES: frozenset[str] = frozenset({"done", "error"})

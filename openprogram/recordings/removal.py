@@ -1,0 +1,245 @@
+"""Deleting managed recordings: one by ID, or every one older than N days.
+
+Only regular files directly inside the managed root are removed. The active recording, symlinks,
+anything outside the root and files another process holds a lock on are refused. Nothing follows a
+symlink: entries are checked with `lstat` and the open file is compared with the path it came from.
+"""
+
+from __future__ import annotations
+
+import errno
+import fcntl
+import os
+import stat
+from collections.abc import Collection
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+from openprogram.config import ConfigError, RecordReplayConfig, read_record_replay_config
+from openprogram.recordings.store import (
+    RECORDING_SUFFIX,
+    RecordingLocation,
+    RecordingSelectorError,
+    locate_recording,
+    recordings_dir,
+)
+from openprogram.recordings.summary import RecordingSummary, active_mode, summarize_recording
+
+
+class RecordingRemovalError(RuntimeError):
+    """A recording that will not be removed; `path` and `reason` say why."""
+
+    def __init__(self, path: Path, reason: str) -> None:
+        self.path = path
+        self.reason = reason
+        super().__init__(f"cannot delete {path}: {reason}")
+
+
+@dataclass(frozen=True)
+class DeletedRecording:
+    """A recording that was removed."""
+
+    recording_id: str
+    path: Path
+    size: int
+
+
+@dataclass(frozen=True)
+class PruneFailure:
+    """A matched recording that could not be removed, and why."""
+
+    recording_id: str
+    reason: str
+
+
+@dataclass(frozen=True)
+class PruneReport:
+    """What `prune` matched, removed, skipped and failed on; `bytes` freed (or that would be)."""
+
+    older_than_days: float
+    cutoff: str
+    dry_run: bool
+    matched: tuple[str, ...]
+    """IDs older than the cutoff that prune may remove."""
+    deleted: tuple[str, ...]
+    failed: tuple[PruneFailure, ...]
+    skipped: tuple[PruneFailure, ...] = field(default=())
+    """Old entries prune never removes: the active recording, symlinks, non-regular files."""
+    bytes: int = 0
+
+    def to_json(self) -> dict[str, Any]:
+        """Stable JSON fields."""
+        return {
+            "older_than_days": self.older_than_days,
+            "cutoff": self.cutoff,
+            "dry_run": self.dry_run,
+            "matched": list(self.matched),
+            "deleted": list(self.deleted),
+            "failed": [{"id": f.recording_id, "reason": f.reason} for f in self.failed],
+            "skipped": [{"id": s.recording_id, "reason": s.reason} for s in self.skipped],
+            "bytes": self.bytes,
+        }
+
+
+def _managed_root() -> Path | None:
+    """The managed root, None when it does not exist yet; refuses a symlinked root."""
+    root = recordings_dir()
+    try:
+        info = root.lstat()
+    except FileNotFoundError:
+        return None
+    if stat.S_ISLNK(info.st_mode) or not stat.S_ISDIR(info.st_mode):
+        raise RecordingSelectorError(str(root), "the managed recordings root is not a directory")
+    return root
+
+
+def _active_config() -> RecordReplayConfig:
+    # Without a readable configuration the active recording is unknown, so nothing is safe to remove.
+    try:
+        return read_record_replay_config()
+    except ConfigError as exc:
+        raise ConfigError(
+            exc.path,
+            f"{exc.reason}; cannot tell which recording is active, so nothing is deleted "
+            "(run `openprogram recordings off` to reset it)",
+        ) from None
+
+
+def _refusal(location: RecordingLocation, config: RecordReplayConfig) -> str | None:
+    """Why this entry is never removed, or None when it is a removable regular file."""
+    try:
+        info = location.path.lstat()
+    except FileNotFoundError:
+        return "file not found"
+    if stat.S_ISLNK(info.st_mode):
+        return "is a symlink; delete removes only regular files"
+    if not stat.S_ISREG(info.st_mode):
+        return "is not a regular file"
+    mode = active_mode(location, config)
+    if mode is not None:
+        return (
+            f"is the active {mode} recording; run `openprogram recordings off` "
+            "(or select another) first"
+        )
+    return None
+
+
+def _unlink_unlocked(path: Path) -> int:
+    """Remove `path` while holding its lock, unless another process holds it; returns the size."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            raise RecordingRemovalError(path, "is a symlink") from None
+        raise RecordingRemovalError(path, exc.strerror or str(exc)) from None
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raise RecordingRemovalError(
+                path, "another process holds a lock on it (it is being written); try again later"
+            ) from None
+        opened, current = os.fstat(fd), path.lstat()
+        if (opened.st_dev, opened.st_ino) != (current.st_dev, current.st_ino):
+            raise RecordingRemovalError(path, "was replaced while being deleted")
+        try:
+            path.unlink()
+        except OSError as exc:
+            raise RecordingRemovalError(path, exc.strerror or str(exc)) from None
+        return opened.st_size
+    finally:
+        os.close(fd)
+
+
+def _locate_managed(recording_id: str) -> RecordingLocation:
+    location = locate_recording(recording_id)
+    if not location.managed:
+        raise RecordingRemovalError(
+            location.path,
+            "is outside the managed recordings directory; only managed recordings are deleted",
+        )
+    return location
+
+
+def plan_deletion(recording_id: str) -> RecordingSummary:
+    """Check that `delete_recording` may remove this recording; its summary, for a confirmation."""
+    location = _locate_managed(recording_id)
+    _managed_root()
+    config = _active_config()
+    reason = _refusal(location, config)
+    if reason is not None:
+        raise RecordingRemovalError(location.path, reason)
+    return summarize_recording(location.path, config)
+
+
+def delete_recording(recording_id: str) -> DeletedRecording:
+    """Delete one managed recording by ID (never the active one, a symlink or an external file)."""
+    location = _locate_managed(recording_id)
+    _managed_root()
+    reason = _refusal(location, _active_config())
+    if reason is not None:
+        raise RecordingRemovalError(location.path, reason)
+    assert location.recording_id is not None
+    size = _unlink_unlocked(location.path)
+    return DeletedRecording(location.recording_id, location.path, size)
+
+
+def _candidates(root: Path) -> list[RecordingLocation]:
+    names = sorted(e.name for e in os.scandir(root) if e.name.endswith(RECORDING_SUFFIX))
+    located = (locate_recording(str(root / name)) for name in names)
+    return [location for location in located if location.managed]
+
+
+def prune_recordings(
+    older_than_days: float, dry_run: bool = False, only: Collection[str] | None = None
+) -> PruneReport:
+    """Delete every managed recording created more than `older_than_days` days ago.
+
+    Age comes from the header's `created_at` when it holds a timestamp, else the file's mtime.
+    With `dry_run` nothing is removed and `bytes` is what would be freed; `only` limits removal to
+    those IDs (the ones a user confirmed after a dry run).
+    """
+    if older_than_days < 0:
+        raise ValueError("older_than_days must not be negative")
+    root = _managed_root()
+    config = _active_config()
+    cutoff = datetime.now(UTC) - timedelta(days=older_than_days)
+    locations = _candidates(root) if root is not None else []
+    matched: list[str] = []
+    deleted: list[str] = []
+    failed: list[PruneFailure] = []
+    skipped: list[PruneFailure] = []
+    freed = 0
+    for location in locations:
+        assert location.recording_id is not None
+        if only is not None and location.recording_id not in only:
+            continue
+        summary = summarize_recording(location.path, config)
+        if summary.age_reference >= cutoff:
+            continue
+        reason = _refusal(location, config)
+        if reason is not None:
+            skipped.append(PruneFailure(location.recording_id, reason))
+            continue
+        matched.append(location.recording_id)
+        if dry_run:
+            freed += summary.size
+            continue
+        try:
+            freed += _unlink_unlocked(location.path)
+        except RecordingRemovalError as exc:
+            failed.append(PruneFailure(location.recording_id, exc.reason))
+        else:
+            deleted.append(location.recording_id)
+    return PruneReport(
+        older_than_days=older_than_days,
+        cutoff=cutoff.strftime("%Y-%m-%dT%H:%M:%SZ"),
+        dry_run=dry_run,
+        matched=tuple(matched),
+        deleted=tuple(deleted),
+        failed=tuple(failed),
+        skipped=tuple(skipped),
+        bytes=freed,
+    )

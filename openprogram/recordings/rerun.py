@@ -1,0 +1,233 @@
+"""Rerun a recording against the current code: `openprogram recordings check` and the TUI's rerun.
+
+The program runs in a fresh child process whose state directory is a private temporary one, so it
+never sees the user's next-start configuration; replay is forced on the recording there. Replay in
+the child reports each consumed call and any mismatch to a file the parent owns, so a mismatch is
+reported even when the program catches the exception and exits 0.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import shutil
+import signal
+import subprocess
+import tempfile
+import threading
+import time
+from collections import deque
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel
+
+from openprogram.config import RecordReplayConfig
+from openprogram.providers.activation import REPLAY_REPORT_ENV
+from openprogram.providers.recording_reader import read_recording
+from openprogram.providers.redaction import remove_secret_values
+from openprogram.recordings.store import check_recording_file, locate_recording
+
+CheckStatus = Literal["ok", "mismatch", "incomplete", "error"]
+STDERR_TAIL_LINES = 20
+POLL_SECONDS = 0.05
+
+
+class RecordingEntry(BaseModel):
+    """How to rerun a recording: the command line (redacted) and its working directory."""
+
+    argv: list[str]
+    cwd: str
+
+
+class CheckProgress(BaseModel):
+    """Calls consumed so far out of those recorded."""
+
+    calls_consumed: int
+    calls_recorded: int
+
+
+class CheckResult(BaseModel):
+    """What a rerun found; `status` is `ok`, `mismatch`, `incomplete` or `error`."""
+
+    status: CheckStatus
+    recording: str
+    argv: list[str]
+    cwd: str
+    calls_recorded: int
+    calls_consumed: int
+    never_requested: list[int]
+    duration_seconds: float
+    exit_code: int | None
+    mismatch: dict[str, Any] | None
+    """`ReplayMismatch.to_dict()`: call, event, field path and tokens, both values and requests."""
+    error: str | None
+    stderr_tail: list[str]
+
+    def summary(self) -> str:
+        """One line a person reads first."""
+        if self.status == "ok":
+            return f"ok: {self.calls_consumed}/{self.calls_recorded} calls replayed and consumed"
+        if self.status == "mismatch" and self.mismatch:
+            return self.mismatch["message"].replace("\n", " ")
+        if self.status == "incomplete":
+            return (
+                f"incomplete: the program made {self.calls_consumed} of "
+                f"{self.calls_recorded} recorded calls"
+            )
+        return f"error: {self.error}"
+
+
+class CheckUsageError(ValueError):
+    """The check cannot start: no command to run, or an unusable recording."""
+
+
+def entry_of(path: Path) -> RecordingEntry | None:
+    """The `entry` header metadata of a recording, when it has a usable one."""
+    entry = read_recording(path).header.model_extra or {}
+    raw = entry.get("entry")
+    try:
+        return RecordingEntry.model_validate(raw) if raw else None
+    except ValueError:
+        return None
+
+
+def _read_report(path: Path) -> list[dict[str, Any]]:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return []
+    rows = []
+    for line in text.splitlines():
+        with contextlib.suppress(json.JSONDecodeError):
+            rows.append(json.loads(line))
+    return rows
+
+
+def _child_home(recording: Path) -> Path:
+    home = Path(tempfile.mkdtemp(prefix="openprogram-check-"))
+    config = RecordReplayConfig(mode="replay", file=str(recording))
+    (home / "config.json").write_text(json.dumps({"record_replay": config.model_dump()}) + "\n")
+    (home / "config.json").chmod(0o600)
+    return home
+
+
+def run_check(
+    selector: str,
+    argv: Sequence[str] | None = None,
+    *,
+    cwd: str | None = None,
+    timeout: float | None = None,
+    on_progress: Callable[[CheckProgress], None] | None = None,
+    cancel: threading.Event | None = None,
+) -> CheckResult:
+    """Rerun the program that made a recording (or `argv`) with replay forced on it; report how it went.
+
+    `on_progress` is called from this thread as calls are consumed; setting `cancel` stops the child.
+    """
+    location = locate_recording(selector)
+    check_recording_file(location, repair_managed=True)
+    recording = read_recording(location.path)
+    total = len(recording.calls)
+    entry = entry_of(location.path)
+    if not argv:
+        if entry is None:
+            raise CheckUsageError(
+                f"{location.path} has no recorded command to rerun; give one after `--`, "
+                "e.g. openprogram recordings check ID -- python my_agent.py"
+            )
+        argv, cwd = entry.argv, cwd or entry.cwd
+    run_cwd = cwd or os.getcwd()
+    home = _child_home(location.path.resolve())
+    report = home / "replay-report.jsonl"
+    env = {**os.environ, "OPENPROGRAM_HOME": str(home), REPLAY_REPORT_ENV: str(report)}
+    started = time.monotonic()
+    stderr_tail: deque[str] = deque(maxlen=STDERR_TAIL_LINES)
+    error: str | None = None
+    exit_code: int | None = None
+    consumed = 0
+    try:
+        child = subprocess.Popen(
+            list(argv),
+            cwd=run_cwd,
+            env=env,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            text=True,
+            errors="replace",
+            start_new_session=True,
+        )
+    except OSError as exc:
+        shutil.rmtree(home, ignore_errors=True)
+        return CheckResult(
+            status="error",
+            recording=str(location.path),
+            argv=list(argv),
+            cwd=run_cwd,
+            calls_recorded=total,
+            calls_consumed=0,
+            never_requested=list(range(total)),
+            duration_seconds=0.0,
+            exit_code=None,
+            mismatch=None,
+            error=f"cannot start {argv[0]!r}: {exc.strerror}",
+            stderr_tail=[],
+        )
+    assert child.stderr is not None
+    reader = threading.Thread(target=lambda: stderr_tail.extend(child.stderr or ()), daemon=True)
+    reader.start()
+    try:
+        while True:
+            try:
+                exit_code = child.wait(timeout=POLL_SECONDS)
+                break
+            except subprocess.TimeoutExpired:
+                pass
+            if timeout is not None and time.monotonic() - started > timeout:
+                error = f"timed out after {timeout:g} s"
+            elif cancel is not None and cancel.is_set():
+                error = "cancelled"
+            if error:
+                with contextlib.suppress(ProcessLookupError):
+                    os.killpg(child.pid, signal.SIGKILL)
+                exit_code = child.wait()
+                break
+            now = sum(row.get("type") == "consumed" for row in _read_report(report))
+            if now != consumed and on_progress is not None:
+                on_progress(CheckProgress(calls_consumed=now, calls_recorded=total))
+            consumed = now
+        reader.join(timeout=2)
+        rows = _read_report(report)
+    finally:
+        shutil.rmtree(home, ignore_errors=True)
+    consumed = sum(row.get("type") == "consumed" for row in rows)
+    mismatch = next((row for row in rows if row.get("type") == "mismatch"), None)
+    if mismatch is not None:
+        mismatch = {k: v for k, v in mismatch.items() if k != "type"}
+    status: CheckStatus
+    if mismatch is not None:
+        status = "mismatch"
+    elif error is None and exit_code == 0:
+        status = "ok" if consumed == total else "incomplete"
+    else:
+        status = "error"
+        error = error or f"the program exited with code {exit_code}"
+    if on_progress is not None:
+        on_progress(CheckProgress(calls_consumed=consumed, calls_recorded=total))
+    return CheckResult(
+        status=status,
+        recording=str(location.path),
+        argv=list(argv),
+        cwd=run_cwd,
+        calls_recorded=total,
+        calls_consumed=consumed,
+        never_requested=list(range(consumed, total)) if status != "ok" else [],
+        duration_seconds=round(time.monotonic() - started, 3),
+        exit_code=exit_code,
+        mismatch=remove_secret_values(mismatch) if mismatch else None,
+        error=error,
+        stderr_tail=[line.rstrip("\n") for line in stderr_tail],
+    )

@@ -1,0 +1,121 @@
+"""Choosing what the next start does: record into a new managed file, replay a file, or turn off.
+
+Each function validates first and writes the configuration last, in one atomic write, so a failed
+command changes nothing: `start_recording` removes the file it created when the write fails, and
+`select_replay` strictly reads the whole file before touching the configuration.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import time
+from pathlib import Path
+from typing import Any
+
+from openprogram.config import (
+    ConfigError,
+    RecordReplayConfig,
+    read_record_replay_config,
+    write_record_replay_config,
+)
+from openprogram.providers.recording_reader import read_recording
+from openprogram.providers.recording_sink import RecordingSink
+from openprogram.providers.redaction import REDACTION_VERSION
+from openprogram.recordings.store import (
+    RecordingSelectorError,
+    check_recording_file,
+    ensure_recordings_dir,
+    locate_recording,
+    managed_path,
+    new_recording_id,
+    validate_recording_id,
+)
+from openprogram.recordings.summary import utc_timestamp
+
+
+def _configured_path(config: RecordReplayConfig) -> Path | None:
+    if not config.file:
+        return None
+    try:
+        return locate_recording(config.file).path
+    except RecordingSelectorError:
+        return None
+
+
+def _create_exclusively(path: Path, recording_id: str) -> None:
+    """Create the 0600 file, refusing anything already there (a file, a symlink, a directory)."""
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
+    try:
+        os.close(os.open(path, flags, 0o600))
+    except FileExistsError:
+        raise RecordingSelectorError(
+            recording_id,
+            f"already exists ({path}); choose another --name, or remove it first with "
+            f"`openprogram recordings delete {recording_id}`",
+        ) from None
+
+
+def start_recording(name: str | None = None, entry: dict[str, Any] | None = None) -> Path:
+    """Create a new managed recording and make the next start record into it; returns its path.
+
+    The ID is `name` (validated) or a fresh `YYYYMMDDTHHMMSSZ-xxxxxxxx`. The 0600 file starts with
+    a header holding `recording_id`, `created_at`, `redaction_version` (and `entry` when given).
+    An existing name is refused unless it is already the configured record file.
+    """
+    now = time.time()
+    recording_id = new_recording_id(now) if name is None else validate_recording_id(name)
+    config = read_record_replay_config()  # a broken configuration fails before any file exists
+    path = managed_path(recording_id)
+    if config.mode == "record" and _configured_path(config) == path and path.exists():
+        check_recording_file(locate_recording(recording_id), repair_managed=True)
+        return path
+    ensure_recordings_dir()
+    _create_exclusively(path, recording_id)
+    try:
+        header: dict[str, Any] = {
+            "recording_id": recording_id,
+            "created_at": utc_timestamp(now),
+            "redaction_version": REDACTION_VERSION,
+        }
+        if entry is not None:
+            header["entry"] = entry
+        sink = RecordingSink(path, header)
+        try:
+            sink.ensure_header()
+        finally:
+            sink.close()
+        write_record_replay_config(RecordReplayConfig(mode="record", file=recording_id))
+    except BaseException:
+        with contextlib.suppress(FileNotFoundError):
+            path.unlink()
+        raise
+    return path
+
+
+def select_replay(selector: str) -> Path:
+    """Make the next start replay from a managed ID or a path; returns the file's path.
+
+    The file must be a regular 0600 file (a managed one of ours is tightened; an external one is
+    never chmod-ed) and strictly valid; only then is the configuration written.
+    """
+    location = locate_recording(selector)
+    check_recording_file(location, repair_managed=True)
+    read_recording(location.path)
+    stored = location.recording_id if location.managed else str(location.path)
+    write_record_replay_config(RecordReplayConfig(mode="replay", file=stored))
+    return location.path
+
+
+def turn_off() -> Path | None:
+    """Make the next start live (mode `off`), keeping the last file in the configuration.
+
+    An unreadable configuration is moved aside first; the backup's path is returned (else None).
+    """
+    try:
+        last_file = read_record_replay_config().file
+    except ConfigError:
+        last_file = None
+    return write_record_replay_config(
+        RecordReplayConfig(mode="off", file=last_file), backup_corrupt=True
+    )

@@ -1,0 +1,201 @@
+"""What the next start will do with the record/replay configuration, without starting anything.
+
+`read_status()` reads the configuration and the configured file once and predicts, by the same
+rules as `openprogram.providers.activation`, whether the provider runtime would come up blocked.
+It never repairs, creates or initializes anything, so it works while the configuration is broken.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+from openprogram.config import ConfigError, config_path, read_record_replay_config, state_dir
+from openprogram.providers.recording_format import RECORDING_FORMAT_VERSION
+from openprogram.providers.recording_reader import RecordingFileError, scan_recording
+from openprogram.recordings.store import (
+    RecordingLocation,
+    RecordingSelectorError,
+    check_recording_file,
+    locate_recording,
+    recordings_dir,
+)
+from openprogram.recordings.summary import describe_problem
+
+APPLIES_ON_NEXT_START = "Changes apply on the next start of a program; running programs keep the mode they started with."
+
+
+@dataclass(frozen=True)
+class RecordReplayStatus:
+    """The configured mode and file, whether the file is usable, and whether the next start blocks."""
+
+    mode: str | None
+    """`off`, `record` or `replay`; None when the configuration cannot be read."""
+    file: str | None
+    """The configured selector (managed ID or path) as written in the configuration."""
+    path: Path | None
+    """Where that selector points."""
+    managed: bool
+    config_path: Path
+    config_exists: bool
+    config_error: str | None
+    file_exists: bool | None
+    """None when no file is configured."""
+    file_valid: bool | None
+    """Whether the strict reader accepts the file; None when it was not read."""
+    format_version: int | None
+    calls: int | None
+    events: int | None
+    reason: str | None
+    """Why the next start blocks, or (when it does not) why the file is not valid."""
+    note: str | None
+    """Something the next start will fix by itself, e.g. tightening permissions to 0600."""
+    would_block: bool
+    """True when the next start would install the fail-closed provider for every api."""
+    applies_on_next_start: str = APPLIES_ON_NEXT_START
+
+    def to_json(self) -> dict[str, Any]:
+        """Stable JSON fields for `status --json`."""
+        data = asdict(self)
+        data["path"] = str(self.path) if self.path else None
+        data["config_path"] = str(self.config_path)
+        return data
+
+
+@dataclass(frozen=True)
+class _FileFacts:
+    exists: bool
+    valid: bool | None = None
+    format_version: int | None = None
+    calls: int | None = None
+    events: int | None = None
+    size: int = 0
+    problem: str | None = None
+    refused: str | None = None
+    """A reason the runtime refuses the file whatever the mode (symlink, not regular, perms)."""
+    note: str | None = None
+
+
+def _permission_repair(location: RecordingLocation) -> str | None:
+    """The note for a managed file of ours that activation would tighten to 0600, else None."""
+    info = location.path.lstat()
+    mode = stat.S_IMODE(info.st_mode)
+    if not (location.managed and stat.S_ISREG(info.st_mode) and mode & 0o077):
+        return None
+    if info.st_uid != os.getuid():
+        return None
+    return f"permissions {mode:04o} will be tightened to 0600 on the next start"
+
+
+def _inspect(location: RecordingLocation) -> _FileFacts:
+    if not os.path.lexists(location.path):
+        return _FileFacts(exists=False, refused="file not found")
+    note = None
+    try:
+        check_recording_file(location)
+    except RecordingSelectorError as exc:
+        note = _permission_repair(location)
+        if note is None:
+            return _FileFacts(exists=True, refused=exc.reason)
+    try:
+        scan = scan_recording(location.path)
+    except RecordingFileError as exc:
+        return _FileFacts(exists=True, valid=False, refused=exc.reason, note=note)
+    header = scan.header
+    return _FileFacts(
+        exists=True,
+        valid=scan.valid,
+        format_version=header.format_version if header else None,
+        calls=len(scan.calls),
+        events=scan.event_count,
+        size=scan.size,
+        problem=describe_problem(scan.problems[0]) if scan.problems else None,
+        note=note,
+    )
+
+
+def _blocking_reason(mode: str, location: RecordingLocation, facts: _FileFacts) -> str | None:
+    """Mirror activation: replay needs a strictly valid file; record a managed, appendable one."""
+    if mode == "replay":
+        return facts.refused or facts.problem
+    if not location.managed:
+        return f"record file {location.path} is outside the managed recordings directory"
+    for directory in (state_dir(), recordings_dir()):
+        if directory.is_symlink():
+            return f"{directory} is a symlink; refusing to use it as a private directory"
+    if not facts.exists:
+        return None  # record creates the file
+    if facts.refused:
+        return facts.refused
+    if facts.size and facts.format_version != RECORDING_FORMAT_VERSION:
+        found = (
+            "no header"
+            if facts.format_version is None
+            else f"format_version {facts.format_version}"
+        )
+        detail = f" ({facts.problem})" if facts.problem else ""
+        return f"cannot append to a recording with {found}{detail}"
+    return None
+
+
+def read_status() -> RecordReplayStatus:
+    """The configuration as the next start will apply it, and whether that start would block."""
+    path = config_path()
+    base: dict[str, Any] = {"config_path": path, "config_exists": os.path.lexists(path)}
+    empty: dict[str, Any] = {
+        "path": None,
+        "managed": False,
+        "file_exists": None,
+        "file_valid": None,
+        "format_version": None,
+        "calls": None,
+        "events": None,
+        "note": None,
+    }
+    try:
+        config = read_record_replay_config(path)
+    except ConfigError as exc:
+        return RecordReplayStatus(
+            **base,
+            **empty,
+            mode=None,
+            file=None,
+            config_error=str(exc),
+            reason=str(exc),
+            would_block=True,
+        )
+    base.update(mode=config.mode, file=config.file, config_error=None)
+    if not config.file:
+        blocked = config.mode != "off"
+        reason = f"mode is {config.mode} but no file is configured" if blocked else None
+        return RecordReplayStatus(**base, **empty, reason=reason, would_block=blocked)
+    try:
+        location = locate_recording(config.file)
+    except RecordingSelectorError as exc:
+        blocked = config.mode != "off"
+        return RecordReplayStatus(**base, **empty, reason=str(exc), would_block=blocked)
+    facts = _inspect(location)
+    blocking = None if config.mode == "off" else _blocking_reason(config.mode, location, facts)
+    note = facts.note
+    if facts.exists:
+        reason = blocking or facts.refused or facts.problem
+    elif config.mode == "record" and blocking is None:
+        reason, note = None, "the file will be created on the next start"
+    else:
+        reason = blocking or facts.refused
+    return RecordReplayStatus(
+        **base,
+        path=location.path,
+        managed=location.managed,
+        file_exists=facts.exists,
+        file_valid=facts.valid,
+        format_version=facts.format_version,
+        calls=facts.calls,
+        events=facts.events,
+        reason=reason,
+        note=note,
+        would_block=blocking is not None,
+    )

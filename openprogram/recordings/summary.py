@@ -1,0 +1,239 @@
+"""One-glance facts about recording files, from one strict-reader scan per file.
+
+`summarize_recording` describes one file and `list_recordings` every `*.jsonl` in the managed root,
+newest first. Nothing here follows a symlink or prints.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from dataclasses import asdict, dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from openprogram.config import (
+    ConfigError,
+    RecordReplayConfig,
+    read_record_replay_config,
+)
+from openprogram.providers.recording_reader import (
+    RecordingFileError,
+    RecordingScan,
+    scan_recording,
+)
+from openprogram.recordings.store import (
+    RECORDING_SUFFIX,
+    RecordingLocation,
+    RecordingSelectorError,
+    locate_recording,
+    recordings_dir,
+)
+
+
+@dataclass(frozen=True)
+class RecordingSummary:
+    """A recording file at a glance: ID, creation time, totals, validity and whether it is active."""
+
+    recording_id: str | None
+    """The managed ID, or None for a file outside the managed root."""
+    path: Path
+    created_at: str | None
+    """The header's `created_at` (ISO-8601 UTC), when it has one."""
+    modified_at: str
+    """The file's modification time (ISO-8601 UTC)."""
+    size: int
+    format_version: int | None
+    calls: int
+    """Whole calls (a damaged call is not counted)."""
+    events: int
+    valid: bool
+    reason: str | None
+    """The first problem, on one line, when the file is not valid."""
+    problem_count: int
+    active: bool
+    """True when the configuration selects this file for record or replay."""
+    mode: str | None
+    """`record` or `replay` when active, else None."""
+
+    @property
+    def age_reference(self) -> datetime:
+        """When the recording was made: the header's `created_at`, else the file's mtime."""
+        return parse_timestamp(self.created_at) or parse_timestamp(self.modified_at) or _EPOCH
+
+    def to_json(self) -> dict[str, Any]:
+        """Stable JSON fields (`id`, `path`, `created_at`, ...) for `--json` output."""
+        data = asdict(self)
+        data.pop("recording_id")
+        return {"id": self.recording_id, **data, "path": str(self.path)}
+
+
+@dataclass(frozen=True)
+class RecordingListing:
+    """Every recording in the managed root, newest first, and the configuration that marks one active."""
+
+    root: Path
+    recordings: tuple[RecordingSummary, ...]
+    mode: str | None
+    """The configured mode, or None when the configuration cannot be read."""
+    configured_file: str | None
+    config_error: str | None
+
+    def to_json(self) -> dict[str, Any]:
+        """Stable JSON fields for `list --json`."""
+        return {
+            "root": str(self.root),
+            "mode": self.mode,
+            "configured_file": self.configured_file,
+            "config_error": self.config_error,
+            "recordings": [summary.to_json() for summary in self.recordings],
+        }
+
+
+_EPOCH = datetime.fromtimestamp(0, UTC)
+
+
+def parse_timestamp(text: str | None) -> datetime | None:
+    """An ISO-8601 timestamp as an aware UTC datetime, or None when absent or not a timestamp."""
+    if not isinstance(text, str):
+        return None
+    try:
+        moment = datetime.fromisoformat(text)
+    except ValueError:
+        return None
+    return moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment.astimezone(UTC)
+
+
+def utc_timestamp(seconds: float) -> str:
+    """Unix seconds as ISO-8601 UTC, e.g. `2026-12-02T10:15:00Z`."""
+    return datetime.fromtimestamp(seconds, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def describe_problem(error: RecordingFileError) -> str:
+    """A reader error without the path: `line 7, call 1: event indexes must be contiguous`."""
+    where = []
+    if error.line_number is not None:
+        where.append(f"line {error.line_number}")
+    if error.call_index is not None:
+        where.append(f"call {error.call_index}")
+    return f"{', '.join(where)}: {error.reason}" if where else error.reason
+
+
+def active_mode(location: RecordingLocation, config: RecordReplayConfig | None) -> str | None:
+    """`record` or `replay` when `config` selects the file at `location`, else None."""
+    if config is None or config.mode == "off" or not config.file:
+        return None
+    try:
+        configured = locate_recording(config.file)
+    except RecordingSelectorError:
+        return None
+    return config.mode if configured.path == location.path else None
+
+
+def scan_location(location: RecordingLocation) -> tuple[os.stat_result | None, RecordingScan | str]:
+    """The entry's lstat and one scan of it, or why it was not read (missing, symlink, not regular)."""
+    try:
+        info = location.path.lstat()
+    except FileNotFoundError:
+        return None, "file not found"
+    except OSError as exc:
+        return None, f"cannot be inspected: {exc.strerror}"
+    if stat.S_ISLNK(info.st_mode):
+        return info, "is a symlink; refusing to follow it"
+    if not stat.S_ISREG(info.st_mode):
+        return info, "is not a regular file"
+    try:
+        return info, scan_recording(location.path)
+    except RecordingFileError as exc:
+        return info, exc.reason
+
+
+def summary_from_scan(
+    location: RecordingLocation,
+    info: os.stat_result | None,
+    scan: RecordingScan | str,
+    config: RecordReplayConfig | None,
+) -> RecordingSummary:
+    """The summary of what `scan_location` found; `config` decides whether it is active."""
+    mode = active_mode(location, config)
+    common: dict[str, Any] = {
+        "recording_id": location.recording_id,
+        "path": location.path,
+        "modified_at": utc_timestamp(info.st_mtime if info else 0),
+        "active": mode is not None,
+        "mode": mode,
+    }
+    if isinstance(scan, str):
+        return RecordingSummary(
+            **common,
+            created_at=None,
+            size=info.st_size if info else 0,
+            format_version=None,
+            calls=0,
+            events=0,
+            valid=False,
+            reason=scan,
+            problem_count=1,
+        )
+    header = scan.header
+    created = (header.model_extra or {}).get("created_at") if header else None
+    return RecordingSummary(
+        **common,
+        created_at=created if parse_timestamp(created) else None,
+        size=scan.size,
+        format_version=header.format_version if header else None,
+        calls=len(scan.calls),
+        events=scan.event_count,
+        valid=scan.valid,
+        reason=describe_problem(scan.problems[0]) if scan.problems else None,
+        problem_count=len(scan.problems),
+    )
+
+
+def configured_mode_and_file() -> tuple[RecordReplayConfig | None, str | None]:
+    """The record/replay configuration, or None and the reason it cannot be read."""
+    try:
+        return read_record_replay_config(), None
+    except ConfigError as exc:
+        return None, str(exc)
+
+
+def summarize_recording(
+    path: str | os.PathLike[str], config: RecordReplayConfig | None = None
+) -> RecordingSummary:
+    """Summarize one file (read once); `config` marks it active, read from disk when omitted."""
+    location = locate_recording(os.fspath(path))
+    if config is None:
+        config, _ = configured_mode_and_file()
+    info, scan = scan_location(location)
+    return summary_from_scan(location, info, scan, config)
+
+
+def list_recordings() -> RecordingListing:
+    """Every `*.jsonl` in the managed root, newest first; invalid files carry their reason."""
+    root = recordings_dir()
+    config, config_error = configured_mode_and_file()
+    if root.is_symlink():
+        raise RecordingSelectorError(str(root), "the managed recordings root is a symlink")
+    try:
+        names = sorted(e.name for e in os.scandir(root) if e.name.endswith(RECORDING_SUFFIX))
+    except FileNotFoundError:
+        names = []
+    except NotADirectoryError:
+        raise RecordingSelectorError(
+            str(root), "the managed recordings root is not a directory"
+        ) from None
+    summaries = []
+    for name in names:
+        location = locate_recording(str(root / name))
+        info, scan = scan_location(location)
+        summaries.append(summary_from_scan(location, info, scan, config))
+    summaries.sort(key=lambda s: (s.age_reference, s.path.name), reverse=True)
+    return RecordingListing(
+        root=root,
+        recordings=tuple(summaries),
+        mode=config.mode if config else None,
+        configured_file=config.file if config else None,
+        config_error=config_error,
+    )

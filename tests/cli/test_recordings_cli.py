@@ -1,0 +1,311 @@
+"""`openprogram recordings …` in real subprocesses: exit codes, messages, and recovery."""
+
+from __future__ import annotations
+
+import json
+import os
+import pty
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from openprogram.providers.redaction import SECRET_PLACEHOLDER
+from tests.helpers import write_lines
+from tests.recording_files import (
+    REPO_ROOT,
+    days_ago,
+    locked_by_another_process,
+    run_cli,
+    run_echo_program,
+    subprocess_env,
+    write_recording,
+)
+
+SUBCOMMANDS = ["status", "record", "replay", "off", "list", "show", "delete", "prune"]
+
+
+def one_error_line(stderr: str) -> str:
+    lines = [line for line in stderr.splitlines() if line.startswith("error: ")]
+    assert len(lines) == 1, stderr
+    return lines[0]
+
+
+def managed_dir(home: Path) -> Path:
+    root = home / "recordings"
+    root.mkdir(parents=True, exist_ok=True, mode=0o700)
+    home.chmod(0o700)
+    return root
+
+
+def config(home: Path) -> dict[str, object]:
+    data: dict[str, object] = json.loads((home / "config.json").read_text())
+    return data
+
+
+@pytest.mark.parametrize("subcommand", SUBCOMMANDS)
+def test_every_subcommand_has_help_with_examples(subcommand: str, openprogram_home: Path) -> None:
+    done = run_cli(openprogram_home, subcommand, "--help")
+    assert done.returncode == 0 and "examples:" in done.stdout
+    assert f"openprogram recordings {subcommand}" in done.stdout
+
+
+def test_version_and_usage_errors(openprogram_home: Path) -> None:
+    version = subprocess.run(
+        [sys.executable, "-m", "openprogram", "--version"],
+        env=subprocess_env(openprogram_home),
+        capture_output=True,
+        text=True,
+        cwd=REPO_ROOT,
+    )
+    assert version.returncode == 0 and version.stdout.startswith("openprogram ")
+    assert run_cli(openprogram_home, "frobnicate").returncode == 2
+    assert run_cli(openprogram_home, "replay").returncode == 2
+    assert run_cli(openprogram_home, "prune", "--older-than-days", "-1").returncode == 2
+    assert run_cli(openprogram_home).returncode == 2
+    assert not openprogram_home.exists()  # nothing was created by any of that
+
+
+def test_record_then_status_list_and_show(openprogram_home: Path) -> None:
+    done = run_cli(openprogram_home, "record", "--name", "demo")
+    assert done.returncode == 0, done.stderr
+    assert config(openprogram_home)["record_replay"] == {"mode": "record", "file": "demo"}
+    status = run_cli(openprogram_home, "status", "--json")
+    assert status.returncode == 0
+    facts = json.loads(status.stdout)
+    assert (facts["mode"], facts["file"], facts["would_block"]) == ("record", "demo", False)
+    listing = run_cli(openprogram_home, "list")
+    assert listing.returncode == 0 and "● demo" in listing.stdout and "\x1b[" not in listing.stdout
+    shown = run_cli(openprogram_home, "show", "demo")
+    assert shown.returncode == 0 and "redaction_version" in shown.stdout
+
+
+def test_a_program_records_then_replays_offline_through_the_cli(openprogram_home: Path) -> None:
+    assert run_cli(openprogram_home, "record", "--name", "session").returncode == 0
+    recorded = run_echo_program(openprogram_home, "hi")
+    assert (recorded["mode"], recorded["answer"], recorded["calls"]) == ("record", "echo:hi", 2)
+    listing = json.loads(run_cli(openprogram_home, "list", "--json").stdout)
+    (entry,) = listing["recordings"]
+    assert (entry["id"], entry["calls"], entry["valid"], entry["active"]) == (
+        "session",
+        2,
+        True,
+        True,
+    )
+    assert run_cli(openprogram_home, "replay", "session").returncode == 0
+    replayed = run_echo_program(openprogram_home, "hi", "--no-scripted")
+    assert (replayed["mode"], replayed["answer"]) == ("replay", "echo:hi")
+    assert replayed["socket_attempts"] == [] and replayed["requires_credentials"] is False
+    shown = run_cli(openprogram_home, "show", "session")
+    assert shown.returncode == 0
+    assert "scripted" in shown.stdout and '"hi"' in shown.stdout and "complete" in shown.stdout
+
+
+@pytest.mark.parametrize("damage", ["deleted", "corrupted"])
+def test_status_and_off_recover_from_a_replay_file_damaged_after_it_was_selected(
+    damage: str, openprogram_home: Path
+) -> None:
+    path = write_recording(managed_dir(openprogram_home) / "chosen.jsonl")
+    assert run_cli(openprogram_home, "replay", "chosen").returncode == 0
+    if damage == "deleted":
+        path.unlink()
+    else:
+        path.write_text('{"type":"header","format_version":1}\n{"type":"event"}\n')
+    status = run_cli(openprogram_home, "status")
+    assert status.returncode == 1 and "blocked" in status.stdout
+    assert ("file not found" if damage == "deleted" else "line 2") in status.stdout
+    blocked = run_echo_program(openprogram_home, "hi")
+    assert (blocked["state"], blocked["mode"]) == ("ready", "blocked")
+    assert blocked["error_type"] == "RecordReplayBlockedError"
+    assert "openprogram recordings status" in blocked["error"] and blocked["socket_attempts"] == []
+    off = run_cli(openprogram_home, "off")
+    assert off.returncode == 0 and "chosen" in off.stdout  # the last file is kept
+    assert run_cli(openprogram_home, "status").returncode == 0
+    live = run_echo_program(openprogram_home, "hi")
+    assert (live["mode"], live["answer"]) == ("off", "echo:hi")
+
+
+def test_off_backs_up_a_corrupt_config_and_says_where(openprogram_home: Path) -> None:
+    openprogram_home.mkdir(mode=0o700)
+    (openprogram_home / "config.json").write_text("{definitely not json")
+    status = run_cli(openprogram_home, "status")
+    assert status.returncode == 1 and "not valid JSON" in status.stdout
+    off = run_cli(openprogram_home, "off")
+    assert off.returncode == 0
+    (backup,) = openprogram_home.glob("config.json.corrupt-*")
+    assert str(backup) in off.stdout and backup.read_text() == "{definitely not json"
+    assert run_cli(openprogram_home, "status").returncode == 0
+
+
+def test_a_bad_replay_file_exits_1_with_one_error_line_and_changes_nothing(
+    openprogram_home: Path, tmp_path: Path
+) -> None:
+    assert run_cli(openprogram_home, "off").returncode == 0
+    before = (openprogram_home / "config.json").read_bytes()
+    bad = write_lines(tmp_path / "bad.jsonl", ['{"type":"header","format_version":1}', "[1]"])
+    done = run_cli(openprogram_home, "replay", str(bad))
+    assert done.returncode == 1 and "line 2" in one_error_line(done.stderr)
+    wide = write_recording(tmp_path / "wide.jsonl")
+    wide.chmod(0o644)
+    done = run_cli(openprogram_home, "replay", str(wide))
+    assert done.returncode == 1 and "chmod 600" in one_error_line(done.stderr)
+    assert wide.stat().st_mode & 0o777 == 0o644
+    link = tmp_path / "link.jsonl"
+    link.symlink_to(write_recording(tmp_path / "good.jsonl"))
+    done = run_cli(openprogram_home, "replay", str(link))
+    assert done.returncode == 1 and "symlink" in one_error_line(done.stderr)
+    assert (openprogram_home / "config.json").read_bytes() == before
+
+
+@pytest.mark.parametrize("name", ["../escape", "a/b", ".."])
+def test_record_refuses_an_unsafe_name(name: str, openprogram_home: Path) -> None:
+    done = run_cli(openprogram_home, "record", "--name", name)
+    assert done.returncode == 1 and one_error_line(done.stderr)
+    assert not (openprogram_home.parent / "escape.jsonl").exists()
+    assert not (openprogram_home / "config.json").exists()
+
+
+def test_list_shows_invalid_files_with_their_reason_and_never_hides_the_others(
+    openprogram_home: Path,
+) -> None:
+    root = managed_dir(openprogram_home)
+    write_recording(root / "good.jsonl", header={"created_at": days_ago(1)})
+    write_lines(root / "bad.jsonl", ['{"type":"header","format_version":1}', "{oops"])
+    done = run_cli(openprogram_home, "list")
+    assert done.returncode == 0
+    good_line = next(line for line in done.stdout.splitlines() if "good" in line)
+    bad_line = next(line for line in done.stdout.splitlines() if "bad" in line)
+    assert good_line.rstrip().endswith("ok") and "invalid: line 2" in bad_line
+    records = json.loads(run_cli(openprogram_home, "list", "--json").stdout)["recordings"]
+    assert [r["id"] for r in records] == ["bad", "good"]  # bad has no created_at: its mtime is now
+    assert set(records[0]) >= {"id", "created_at", "calls", "events", "size", "valid", "reason"}
+
+
+def test_show_content_prints_redacted_jsonl_after_a_reminder(
+    openprogram_home: Path, tmp_path: Path
+) -> None:
+    secret = "sk-" + "a1B2c3D4e5F6g7H8i9J0k1L2m3N4"
+    path = write_recording(tmp_path / "r.jsonl")
+    lines = path.read_text().splitlines()
+    lines[1] = lines[1].replace('"content":"hi"', f'"content":"use {secret}"')
+    path.write_text("\n".join(lines) + "\n")
+    done = run_cli(openprogram_home, "show", str(path), "--content")
+    assert done.returncode == 0 and "personal data" in done.stderr
+    assert secret not in done.stdout and SECRET_PLACEHOLDER in done.stdout
+    assert all(json.loads(line) for line in done.stdout.splitlines())
+    shown = run_cli(openprogram_home, "show", str(path), "--json")
+    assert json.loads(shown.stdout)["calls"][0]["call_index"] == 0
+    missing = run_cli(openprogram_home, "show", "nothing")
+    assert missing.returncode == 1 and "file not found" in one_error_line(missing.stderr)
+
+
+def test_show_of_an_invalid_file_prints_its_problems_and_exits_1(
+    openprogram_home: Path, tmp_path: Path
+) -> None:
+    path = write_lines(tmp_path / "bad.jsonl", ['{"type":"header","format_version":1}', "{"])
+    done = run_cli(openprogram_home, "show", str(path))
+    assert done.returncode == 1 and "problem" in done.stdout and "line 2" in done.stdout
+
+
+def test_delete_needs_yes_without_a_terminal_and_refuses_what_it_must(
+    openprogram_home: Path, tmp_path: Path
+) -> None:
+    root = managed_dir(openprogram_home)
+    path = write_recording(root / "old.jsonl")
+    refused = run_cli(openprogram_home, "delete", "old")
+    assert refused.returncode == 2 and "--yes" in one_error_line(refused.stderr) and path.exists()
+    assert run_cli(openprogram_home, "delete", "old", "--yes").returncode == 0
+    assert not path.exists()
+    write_recording(root / "active.jsonl")
+    assert run_cli(openprogram_home, "replay", "active").returncode == 0
+    done = run_cli(openprogram_home, "delete", "active", "--yes")
+    assert done.returncode == 1 and "active replay recording" in one_error_line(done.stderr)
+    (root / "link.jsonl").symlink_to(write_recording(tmp_path / "target.jsonl"))
+    done = run_cli(openprogram_home, "delete", "link", "--yes")
+    assert done.returncode == 1 and "symlink" in one_error_line(done.stderr)
+    outside = write_recording(openprogram_home / "outside.jsonl")
+    for selector in (str(outside), f"{root}/../outside.jsonl", "../outside"):
+        done = run_cli(openprogram_home, "delete", selector, "--yes")
+        assert done.returncode == 1 and one_error_line(done.stderr)
+    assert outside.exists() and (root / "link.jsonl").is_symlink()
+
+
+def test_prune_dry_run_confirmation_and_failure_report(openprogram_home: Path) -> None:
+    root = managed_dir(openprogram_home)
+    for name in ("a", "b", "busy"):
+        write_recording(root / f"{name}.jsonl", header={"created_at": days_ago(40)})
+    write_recording(root / "new.jsonl", header={"created_at": days_ago(1)})
+    dry = run_cli(openprogram_home, "prune", "--older-than-days", "30", "--dry-run")
+    assert dry.returncode == 0 and "matched 3, deleted 0" in dry.stdout
+    assert len(list(root.iterdir())) == 4
+    refused = run_cli(openprogram_home, "prune", "--older-than-days", "30")
+    assert refused.returncode == 2 and "--yes" in one_error_line(refused.stderr)
+    with locked_by_another_process(root / "busy.jsonl"):
+        done = run_cli(openprogram_home, "prune", "--older-than-days", "30", "--yes")
+    assert done.returncode == 1 and "matched 3, deleted 2, failed 1" in done.stdout
+    assert sorted(p.name for p in root.iterdir()) == ["busy.jsonl", "new.jsonl"]
+    again = run_cli(openprogram_home, "prune", "--older-than-days", "30", "--yes")
+    assert again.returncode == 0 and "deleted 1" in again.stdout
+
+
+def run_on_terminal(
+    home: Path, *args: str, answer: str | None = None, **extra: str
+) -> tuple[int, str]:
+    """Run with stdin and stdout on a pseudo-terminal, typing `answer`: exit code and output."""
+    leader, follower = pty.openpty()
+    try:
+        child = subprocess.Popen(
+            [sys.executable, "-m", "openprogram", "recordings", *args],
+            env=subprocess_env(home, TERM="xterm-256color", **extra),
+            stdin=follower,
+            stdout=follower,
+            stderr=subprocess.DEVNULL,
+            cwd=REPO_ROOT,
+        )
+        os.close(follower)
+        if answer is not None:
+            os.write(leader, answer.encode() + b"\n")
+        chunks = []
+        while True:
+            try:
+                chunk = os.read(leader, 4096)
+            except OSError:  # the child closed the terminal
+                break
+            if not chunk:
+                break
+            chunks.append(chunk)
+        returncode = child.wait(timeout=30)
+    finally:
+        os.close(leader)
+    return returncode, b"".join(chunks).decode()
+
+
+def test_colour_only_on_a_terminal_and_never_with_no_color(openprogram_home: Path) -> None:
+    assert "\x1b[" in run_on_terminal(openprogram_home, "status")[1]
+    assert "\x1b[" not in run_on_terminal(openprogram_home, "status", NO_COLOR="1")[1]
+    assert "\x1b[" not in run_cli(openprogram_home, "status").stdout
+
+
+def test_delete_on_a_terminal_asks_first(openprogram_home: Path) -> None:
+    path = write_recording(managed_dir(openprogram_home) / "old.jsonl")
+    assert run_on_terminal(openprogram_home, "delete", "old", answer="n")[0] == 2
+    assert path.exists()
+    assert run_on_terminal(openprogram_home, "delete", "old", answer="y")[0] == 0
+    assert not path.exists()
+
+
+def test_management_commands_never_start_the_provider_runtime(
+    openprogram_home: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from openprogram.cli.main import main
+    from openprogram.providers.api_registry import registered_apis
+    from openprogram.providers.initialization import RuntimeState, provider_runtime_state
+
+    write_recording(managed_dir(openprogram_home) / "r.jsonl")
+    for argv in (["record", "--name", "new"], ["replay", "r"], ["status"], ["list"], ["show", "r"]):
+        assert main(["recordings", *argv]) == 0, capsys.readouterr().err
+    assert main(["recordings", "off"]) == 0
+    assert main(["recordings", "delete", "new", "--yes"]) == 0
+    assert main(["recordings", "prune", "--older-than-days", "0", "--yes"]) == 0
+    assert provider_runtime_state() is RuntimeState.NEW and registered_apis() == []

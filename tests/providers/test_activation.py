@@ -1,0 +1,197 @@
+"""Runtime lifecycle with record/replay configured: fresh interpreters, blocked starts, one init."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from openprogram.config import RecordReplayConfig, write_record_replay_config
+from openprogram.providers import get_api_provider, provider_runtime_mode
+from openprogram.providers import initialization as initialization_module
+from openprogram.providers.activation import BlockedProvider
+from openprogram.providers.initialization import RuntimeState, provider_runtime_state
+from openprogram.providers.scripted import ScriptedProvider, echo_responder
+from openprogram.recordings import ensure_recordings_dir
+from tests.recording_files import REPO_ROOT, run_echo_program, subprocess_env, write_recording
+
+BLOCKED_PROGRAM = """
+import asyncio, json, socket, sys
+
+attempts = []
+
+def refuse(*args, **kwargs):
+    attempts.append(repr(args[1:] or args))
+    raise OSError("network is blocked in this test")
+
+socket.socket.connect = refuse
+socket.socket.connect_ex = refuse
+socket.create_connection = refuse
+
+import openprogram.providers.stream
+
+stream_module = sys.modules["openprogram.providers.stream"]  # the package re-exports `stream()`
+
+lookups = []
+real_lookup = stream_module.credential_env_var
+
+def spy(provider):
+    lookups.append(provider)
+    return real_lookup(provider)
+
+stream_module.credential_env_var = spy
+
+from openprogram.providers import (
+    Context, Model, UserMessage, complete, get_api_provider, provider_runtime_mode,
+)
+from openprogram.providers.initialization import provider_runtime_state
+
+model = Model(
+    id="gpt-x", name="GPT", api="openai-completions", provider="openai",
+    base_url="http://127.0.0.1:9/v1",
+)
+result = {"state_before": provider_runtime_state().value}
+try:
+    asyncio.run(complete(model, Context(messages=[UserMessage(content="hi")])))
+    result["error_type"] = None
+except Exception as exc:
+    result["error_type"] = type(exc).__name__
+    result["error"] = str(exc)
+    result["cause"] = getattr(exc, "cause", None)
+provider = get_api_provider("openai-completions")
+result.update(
+    state=provider_runtime_state().value,
+    mode=provider_runtime_mode(),
+    provider=type(provider).__name__,
+    same_for_every_api=provider is get_api_provider("scripted"),
+    requires_credentials=provider.requires_credentials,
+    credential_lookups=lookups,
+    socket_attempts=attempts,
+)
+print(json.dumps(result))
+"""
+
+
+def run_blocked_program(home: Path) -> dict[str, Any]:
+    """Call an api that needs a key, in a fresh interpreter with a key set and sockets failing."""
+    done = subprocess.run(
+        [sys.executable, "-c", BLOCKED_PROGRAM],
+        env=subprocess_env(home, OPENAI_API_KEY="sk-test-not-a-real-key-0123456789"),
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=REPO_ROOT,
+    )
+    assert done.returncode == 0, done.stderr
+    report: dict[str, Any] = json.loads(done.stdout.strip().splitlines()[-1])
+    report["stderr"] = done.stderr
+    return report
+
+
+def replay_missing_file(home: Path) -> str:
+    write_record_replay_config(RecordReplayConfig(mode="replay", file="vanished"))
+    return "file not found"
+
+
+def replay_corrupt_file(home: Path) -> str:
+    path = write_recording(ensure_recordings_dir() / "damaged.jsonl", ["hi"])
+    data = path.read_bytes()
+    path.write_bytes(data[: len(data) // 2])
+    write_record_replay_config(RecordReplayConfig(mode="replay", file="damaged"))
+    return "line"
+
+
+def corrupt_config(home: Path) -> str:
+    home.mkdir(parents=True, exist_ok=True)
+    (home / "config.json").write_text('{"record_replay": {"mode": "replay",')
+    return "not valid JSON"
+
+
+@pytest.mark.parametrize("arrange", [replay_missing_file, replay_corrupt_file, corrupt_config])
+def test_a_broken_configuration_starts_the_runtime_blocked_and_nothing_goes_live(
+    arrange: Any, openprogram_home: Path
+) -> None:
+    expected_cause = arrange(openprogram_home)
+    report = run_blocked_program(openprogram_home)
+    assert report["state_before"] == "new"  # importing started nothing
+    assert (report["state"], report["mode"]) == ("ready", "blocked")
+    assert report["error_type"] == "RecordReplayBlockedError"
+    assert expected_cause in report["cause"]
+    assert "openprogram recordings status" in report["error"]
+    assert "openprogram recordings off" in report["error"]
+    assert (report["provider"], report["same_for_every_api"]) == ("BlockedProvider", True)
+    assert report["requires_credentials"] is False
+    assert report["credential_lookups"] == [] and report["socket_attempts"] == []
+    assert "sk-test-not-a-real-key" not in report["stderr"] + report["error"]
+
+
+def test_control_with_record_replay_off_the_same_program_looks_up_the_key_and_dials(
+    openprogram_home: Path,
+) -> None:
+    # Proves the spies above are live: a blocked start is what keeps them empty.
+    write_record_replay_config(RecordReplayConfig(mode="off"))
+    report = run_blocked_program(openprogram_home)
+    assert (report["mode"], report["provider"]) == ("off", "OpenAICompletionsProvider")
+    assert report["credential_lookups"] == ["openai"] and report["socket_attempts"]
+
+
+def test_the_fail_closed_provider_never_needs_credentials() -> None:
+    assert BlockedProvider.requires_credentials is False
+    assert BlockedProvider("cause").requires_credentials is False
+
+
+def test_concurrent_first_lookups_share_one_initialization(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    calls: list[int] = []
+
+    def slow_builtins() -> dict[str, Any]:
+        calls.append(1)
+        time.sleep(0.2)  # keep the first initializer busy while the others arrive
+        return {"scripted": ScriptedProvider(responder=echo_responder)}
+
+    monkeypatch.setattr(initialization_module, "builtin_providers", slow_builtins)
+    barrier = threading.Barrier(8)
+    found: list[object] = []
+    lock = threading.Lock()
+
+    def look_up() -> None:
+        barrier.wait()
+        provider = get_api_provider("scripted")
+        with lock:
+            found.append(provider)
+
+    threads = [threading.Thread(target=look_up) for _ in range(8)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=30)
+    assert len(calls) == 1 and len(found) == 8
+    assert all(provider is found[0] for provider in found)
+    assert provider_runtime_state() is RuntimeState.READY and provider_runtime_mode() == "off"
+
+
+def test_a_program_run_under_record_then_replay_gets_the_recorded_answers_offline(
+    openprogram_home: Path,
+) -> None:
+    ensure_recordings_dir()
+    write_record_replay_config(RecordReplayConfig(mode="record", file="session"))
+    recorded = run_echo_program(openprogram_home, "hello")
+    assert (recorded["mode"], recorded["answer"], recorded["calls"]) == ("record", "echo:hello", 2)
+    assert recorded["socket_attempts"] == []
+
+    write_record_replay_config(RecordReplayConfig(mode="replay", file="session"))
+    replayed = run_echo_program(openprogram_home, "hello", "--no-scripted")
+    assert (replayed["mode"], replayed["provider"]) == ("replay", "ReplayProvider")
+    assert (replayed["answer"], replayed["calls"]) == ("echo:hello", 2)
+    assert replayed["socket_attempts"] == [] and replayed["requires_credentials"] is False
+
+    diverged = run_echo_program(openprogram_home, "goodbye", "--no-scripted")
+    assert diverged["error_type"] == "ReplayMismatch" and "call 0" in diverged["error"]

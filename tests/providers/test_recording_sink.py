@@ -1,0 +1,117 @@
+"""Appends from many threads and processes stay strictly valid; files are private and linear."""
+
+from __future__ import annotations
+
+import os
+import stat
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from openprogram.providers import Context, Model, UserMessage
+from openprogram.providers.recording import RecordingProvider
+from openprogram.providers.recording_reader import RecordingFileError, read_recording
+from openprogram.providers.recording_sink import RecordingSink
+from openprogram.providers.scripted import ScriptedProvider, TextStep
+
+REPO = Path(__file__).resolve().parents[2]
+
+WRITER = textwrap.dedent(
+    """
+    import asyncio, os, sys, threading
+    from openprogram.providers import Context, Model, UserMessage
+    from openprogram.providers.recording import RecordingProvider
+    from openprogram.providers.scripted import ScriptedProvider, TextStep
+
+    path, threads, calls = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+    model = Model(id="m", api="scripted", provider="scripted")
+    script = ScriptedProvider(responder=lambda c, n: [TextStep(text=f"answer {n} " * 5)])
+    recorder = RecordingProvider(script, path)
+
+    async def run(worker):
+        for n in range(calls):
+            context = Context(messages=[UserMessage(content=f"pid {os.getpid()} worker {worker} call {n}")])
+            async for _ in recorder.stream(model, context):
+                pass
+
+    workers = [threading.Thread(target=lambda w=w: asyncio.run(run(w))) for w in range(threads)]
+    for w in workers: w.start()
+    for w in workers: w.join()
+    """
+)
+
+
+def test_three_processes_two_threads_twenty_calls_each_stay_strictly_valid(tmp_path: Path) -> None:
+    path = tmp_path / "shared.jsonl"
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    children = [
+        subprocess.Popen([sys.executable, "-c", WRITER, str(path), "2", "20"], env=env)
+        for _ in range(3)
+    ]
+    assert [child.wait(timeout=60) for child in children] == [0, 0, 0]
+    recording = read_recording(path)
+    assert [call.call_index for call in recording.calls] == list(range(120))
+    prompts = {call.request.context["messages"][0]["content"] for call in recording.calls}
+    assert len(prompts) == 120, "every call of every worker is in the file exactly once"
+    assert all(call.outcome == "complete" for call in recording.calls)
+
+
+async def test_a_two_thousand_delta_stream_records_linearly_under_one_megabyte(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "long.jsonl"
+    text = "word " * 2000
+    model = Model(id="m", api="scripted", provider="scripted")
+    recorder = RecordingProvider(ScriptedProvider([[TextStep(text=text)]]), path)
+    events = [
+        e async for e in recorder.stream(model, Context(messages=[UserMessage(content="go")]))
+    ]
+    assert sum(e.type == "text_delta" for e in events) == 2000
+    size = path.stat().st_size
+    assert size < 1_000_000
+    # no cumulative snapshot: per delta row, a fixed envelope plus the delta itself
+    assert size / 2000 < 250, f"{size / 2000:.0f} bytes per delta"
+
+
+def test_new_files_are_private_and_existing_ones_are_appended_never_truncated(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "r.jsonl"
+    sink = RecordingSink(path)
+    sink.ensure_header()
+    assert stat.S_IMODE(path.stat().st_mode) == 0o600
+    call = sink.begin_call({"model": {}, "context": {}, "options": None})
+    sink.end_call(call, 0, "complete")
+    sink.close()
+    before = path.read_bytes()
+    second = RecordingSink(path)
+    assert second.begin_call({"model": {}, "context": {}, "options": None}) == 1
+    second.end_call(1, 0, "complete")
+    assert path.read_bytes().startswith(before)
+    assert [c.call_index for c in read_recording(path).calls] == [0, 1]
+
+
+def test_symlinks_wide_permissions_and_foreign_files_are_refused(tmp_path: Path) -> None:
+    target = tmp_path / "target.jsonl"
+    target.write_text("precious\n")
+    link = tmp_path / "link.jsonl"
+    link.symlink_to(target)
+    with pytest.raises(RecordingFileError, match="symlink"):
+        RecordingSink(link).ensure_header()
+    assert target.read_text() == "precious\n"
+
+    wide = tmp_path / "wide.jsonl"
+    wide.write_text('{"format_version":1,"type":"header"}\n')
+    wide.chmod(0o644)
+    with pytest.raises(RecordingFileError, match="too wide"):
+        RecordingSink(wide).ensure_header()
+
+    foreign = tmp_path / "foreign.jsonl"
+    foreign.write_text('{"format_version":9,"type":"header"}\n')
+    foreign.chmod(0o600)
+    with pytest.raises(RecordingFileError, match="format_version 9"):
+        RecordingSink(foreign).begin_call({"model": {}, "context": {}, "options": None})
+    assert foreign.read_text() == '{"format_version":9,"type":"header"}\n'
