@@ -50,7 +50,8 @@ def subprocess_env(home: Path, **extra: str) -> dict[str, str]:
     """The environment for a child process using `home` as its state directory."""
     env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}
     env.pop("NO_COLOR", None)
-    env.update(OPENPROGRAM_HOME=str(home), PYTHONPATH=str(REPO_ROOT), **extra)
+    env.update(OPENPROGRAM_HOME=str(home), PYTHONPATH=str(REPO_ROOT))
+    env.update(extra)
     return env
 
 

@@ -44,7 +44,20 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit code (0 ok, 1 failed, 2 usage)."""
     parser = build_parser()
-    args = parser.parse_args(argv)
+    words = list(sys.argv[1:] if argv is None else argv)
+    # Everything after the first `--` is the program to run, untouched by our own option parsing
+    # (argparse would otherwise refuse `check ID --json -- python -c ...`).
+    command: list[str] = []
+    if "--" in words:
+        split = words.index("--")
+        words, command = words[:split], words[split + 1 :]
+    args = parser.parse_args(words)
+    if command:
+        if not hasattr(args, "command"):
+            parser.error(
+                "`-- COMMAND` is only accepted by `recordings record` and `recordings check`"
+            )
+        args.command = command
     handler = getattr(args, "handler", None)
     if handler is None:
         (getattr(args, "help_parser", None) or parser).print_help(sys.stderr)

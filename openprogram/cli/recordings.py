@@ -11,6 +11,7 @@ from collections.abc import Callable
 from functools import wraps
 from typing import TYPE_CHECKING, TypeAlias
 
+from openprogram.cli import recordings_rerun
 from openprogram.cli.output import Output, UsageRefused
 from openprogram.config import ConfigError, config_path, read_record_replay_config
 from openprogram.providers.recording_reader import RecordingFileError
@@ -107,7 +108,8 @@ def register_recordings_command(commands: Subcommands) -> None:
     register_off(subcommands)
     recordings_views.register(subcommands)
     recordings_removal.register(subcommands)
-    # `check <ID-or-PATH> [-- COMMAND]` and `repair` register here, each from its own module.
+    recordings_rerun.register_check(subcommands)
+    # `repair` registers here, from its own module.
 
 
 def register_status(commands: Subcommands) -> None:
@@ -130,13 +132,17 @@ def register_record(commands: Subcommands) -> None:
         "record",
         record,
         "Create a new managed recording and record every provider call into it from the next start.",
-        "  openprogram recordings record\n  openprogram recordings record --name login-flow",
+        "  openprogram recordings record\n  openprogram recordings record --name login-flow\n"
+        "  openprogram recordings record --name echo -- python examples/echo_agent.py hi\n\n"
+        "With `-- COMMAND`: record one run of COMMAND only, leaving the next-start configuration\n"
+        "alone; the recording is kept if COMMAND succeeds and its exit code is passed through.",
     )
     parser.add_argument(
         "--name",
         metavar="NAME",
         help="the recording ID (letters, digits, '.', '_', '-'); default: UTC time plus 8 hex digits",
     )
+    recordings_rerun.extend_record(parser)
 
 
 def register_replay(commands: Subcommands) -> None:
@@ -221,7 +227,11 @@ def show_status(args: argparse.Namespace, out: Output) -> int:
 
 
 def record(args: argparse.Namespace, out: Output) -> int:
-    """Create the recording and select it."""
+    """Create the recording and select it; with `-- COMMAND`, record one run of it instead."""
+    if args.command:
+        return recordings_rerun.record_once(args, out)
+    if args.keep_failed:
+        raise UsageRefused("--keep-failed needs a COMMAND after `--`")
     path = start_recording(args.name)
     out.line("Next start records into ", (path.stem, "bold"))
     out.line("file:    ", str(path))

@@ -6,6 +6,7 @@ Requests go to `{model.base_url or https://api.anthropic.com}/v1/messages` with 
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from typing import Any
 
@@ -203,7 +204,9 @@ class _Translator(BlockTranslator):
             block.signature = content.get("signature") or None
         elif kind == "tool_use":
             block = Block(kind="toolCall", id=str(content.get("id")), name=str(content.get("name")))
-            initial = ""  # the input arrives as input_json_delta pieces
+            # The input normally arrives as input_json_delta pieces after an empty `{}`.
+            given = content.get("input")
+            initial = json.dumps(given) if isinstance(given, dict) and given else ""
         else:
             return []
         self._blocks[index] = block

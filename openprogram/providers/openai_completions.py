@@ -220,7 +220,12 @@ class _Translator(BlockTranslator):
     def _tool_call(self, call: dict[str, Any]) -> list[AssistantMessageEvent]:
         events: list[AssistantMessageEvent] = []
         function = call.get("function") or {}
-        key = int(call.get("index", len(self._tools)))
+        key = call.get("index")
+        if not isinstance(key, int):
+            # Servers that omit the index: a new id starts a call, anything else continues one.
+            ids = {block.id: k for k, block in self._tools.items()}
+            call_id = call.get("id")
+            key = ids.get(call_id, len(self._tools)) if call_id else max(self._tools, default=0)
         block = self._tools.get(key)
         if block is None:
             events += self._end_current()

@@ -205,10 +205,10 @@ def remove_secret_text(text: str) -> str:
     Used for every string of a recorded value and for command lines and error messages. Ordinary
     prose ("the key point", "Bearer of bad news", "Basic idea") comes back unchanged.
     """
-    lowered = text.lower()
-    quoted_field = ":" in text and ('"' in text or "'" in text)
-    if not quoted_field and not any(trigger in lowered for trigger in _TRIGGERS):
-        return text
+    if not (":" in text and ('"' in text or "'" in text)):  # no "name": "value" pair possible
+        lowered = text.lower()
+        if not any(trigger in lowered for trigger in _TRIGGERS):
+            return text
     text = _PEM_BLOCK.sub(SECRET_PLACEHOLDER, text)
     text = _QUOTED_FIELD.sub(_quoted_field, text)
     text = _URL_USERINFO.sub(rf"\g<scheme>{SECRET_PLACEHOLDER}@", text)
@@ -238,7 +238,7 @@ def remove_secret_values(value: object) -> object:
         return remove_secret_text(value)
     if isinstance(value, dict):
         return {
-            key: _redact_field(item)
+            key: (None if item is None else SECRET_PLACEHOLDER)
             if isinstance(key, str) and is_secret_field_name(key)
             else remove_secret_values(item)
             for key, item in value.items()
@@ -248,7 +248,3 @@ def remove_secret_values(value: object) -> object:
     if isinstance(value, tuple):
         return tuple(remove_secret_values(item) for item in value)
     return value
-
-
-def _redact_field(value: object) -> object:
-    return None if value is None else SECRET_PLACEHOLDER

@@ -43,8 +43,13 @@ def _configured_path(config: RecordReplayConfig) -> Path | None:
         return None
 
 
-def _create_exclusively(path: Path, recording_id: str) -> None:
-    """Create the 0600 file, refusing anything already there (a file, a symlink, a directory)."""
+def create_recording_file(
+    path: Path, recording_id: str, entry: dict[str, Any] | None = None, now: float | None = None
+) -> Path:
+    """Create a new 0600 recording at `path` holding only its header; refuses anything already there.
+
+    The header carries `recording_id`, `created_at`, `redaction_version` (and `entry` when given).
+    """
     flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
     try:
         os.close(os.open(path, flags, 0o600))
@@ -54,6 +59,22 @@ def _create_exclusively(path: Path, recording_id: str) -> None:
             f"already exists ({path}); choose another --name, or remove it first with "
             f"`openprogram recordings delete {recording_id}`",
         ) from None
+    header: dict[str, Any] = {
+        "recording_id": recording_id,
+        "created_at": utc_timestamp(time.time() if now is None else now),
+        "redaction_version": REDACTION_VERSION,
+    }
+    if entry is not None:
+        header["entry"] = entry
+    sink = RecordingSink(path, header)
+    try:
+        sink.ensure_header()
+    except BaseException:
+        path.unlink(missing_ok=True)
+        raise
+    finally:
+        sink.close()
+    return path
 
 
 def start_recording(name: str | None = None, entry: dict[str, Any] | None = None) -> Path:
@@ -64,27 +85,15 @@ def start_recording(name: str | None = None, entry: dict[str, Any] | None = None
     An existing name is refused unless it is already the configured record file.
     """
     now = time.time()
-    recording_id = new_recording_id(now) if name is None else validate_recording_id(name)
+    recording_id = validate_recording_id(name) if name is not None else new_recording_id(now)
     config = read_record_replay_config()  # a broken configuration fails before any file exists
     path = managed_path(recording_id)
     if config.mode == "record" and _configured_path(config) == path and path.exists():
         check_recording_file(locate_recording(recording_id), repair_managed=True)
         return path
     ensure_recordings_dir()
-    _create_exclusively(path, recording_id)
+    create_recording_file(path, recording_id, entry, now)
     try:
-        header: dict[str, Any] = {
-            "recording_id": recording_id,
-            "created_at": utc_timestamp(now),
-            "redaction_version": REDACTION_VERSION,
-        }
-        if entry is not None:
-            header["entry"] = entry
-        sink = RecordingSink(path, header)
-        try:
-            sink.ensure_header()
-        finally:
-            sink.close()
         write_record_replay_config(RecordReplayConfig(mode="record", file=recording_id))
     except BaseException:
         with contextlib.suppress(FileNotFoundError):

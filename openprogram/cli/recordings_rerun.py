@@ -1,0 +1,136 @@
+"""`recordings record -- COMMAND` (one-shot recording) and `recordings check` (rerun and compare)."""
+
+from __future__ import annotations
+
+import argparse
+import shlex
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+from openprogram.cli.output import Output, UsageRefused
+from openprogram.recordings.oneshot import record_command
+from openprogram.recordings.rerun import CheckProgress, CheckResult, CheckUsageError, run_check
+
+if TYPE_CHECKING:
+    from openprogram.cli.recordings import Subcommands
+
+CHECK_EPILOG = """\
+  openprogram recordings check echo
+  openprogram recordings check echo --json
+  openprogram recordings check ./session.jsonl -- python my_agent.py --flag
+  openprogram recordings check echo --timeout 60
+
+The program runs in a fresh process against the code on disk, with replay forced on the
+recording and no access to your own configuration. It reports:
+  ok          every recorded call was made, in order, with the same requests
+  mismatch    the first call and field that differ, both values and both whole requests
+  incomplete  the program finished having made fewer calls than were recorded
+  error       the program failed another way (exit code, last lines of stderr) or timed out
+exit code 0 only for ok; 1 otherwise; 2 when there is no command to run"""
+
+
+def extend_record(parser: argparse.ArgumentParser) -> None:
+    """Give `record` its one-shot form: `record [--name NAME] [--keep-failed] -- COMMAND...`."""
+    parser.add_argument(
+        "--keep-failed",
+        action="store_true",
+        help="with a COMMAND: keep the recording even when the command fails",
+    )
+    parser.add_argument(
+        "command",
+        nargs="*",
+        metavar="-- COMMAND",
+        help="record one run of COMMAND only (the next-start configuration is left alone)",
+    )
+
+
+def record_once(args: argparse.Namespace, out: Output) -> int:
+    """Run COMMAND with recording on; pass its exit code through."""
+    result = record_command(args.command, name=args.name, keep_failed=args.keep_failed)
+    where = result.path if result.kept else "dropped (the command failed; --keep-failed keeps it)"
+    print(
+        f"openprogram: recorded {result.calls} calls, {result.events} events as "
+        f"{result.recording_id}: {where}",
+        file=out.stderr,
+        flush=True,
+    )
+    return result.exit_code
+
+
+def register_check(commands: Subcommands) -> None:
+    """`check <ID-or-PATH> [--json] [--timeout S] [-- COMMAND...]`."""
+    from openprogram.cli.recordings import add_command
+
+    parser = add_command(
+        commands,
+        "check",
+        check,
+        "Rerun the program that made a recording against the current code and compare.",
+        CHECK_EPILOG,
+    )
+    parser.add_argument("selector", metavar="ID-or-PATH", help="a managed recording ID or a path")
+    parser.add_argument("--json", action="store_true", help="print the result as stable JSON")
+    parser.add_argument(
+        "--timeout", type=float, metavar="S", help="stop the program after S seconds (an error)"
+    )
+    parser.add_argument(
+        "command",
+        nargs="*",
+        metavar="-- COMMAND",
+        help="the program to run (default: the command stored in the recording)",
+    )
+
+
+def _progress_printer(out: Output) -> Callable[[CheckProgress], None] | None:
+    if not out.stderr.isatty():
+        return None
+
+    def show(progress: CheckProgress) -> None:
+        out.stderr.write(
+            f"\rreplaying: {progress.calls_consumed}/{progress.calls_recorded} calls consumed "
+        )
+        out.stderr.flush()
+
+    return show
+
+
+def print_check(result: CheckResult, out: Output) -> None:
+    """The result for people: the verdict first, then what it takes to act on it."""
+    colour = {"ok": "green", "mismatch": "red", "incomplete": "yellow", "error": "red"}
+    out.line((result.status, f"bold {colour[result.status]}"), f"  {result.recording}")
+    out.line("command: ", shlex.join(result.argv), f"  (in {result.cwd})")
+    out.line(
+        f"calls:   {result.calls_consumed}/{result.calls_recorded} consumed in "
+        f"{result.duration_seconds:.2f} s"
+    )
+    if result.mismatch is not None:
+        out.raw(result.mismatch["message"] + "\n")
+    elif result.status == "incomplete":
+        never = ", ".join(str(index) for index in result.never_requested)
+        out.line(f"never requested: call {never}")
+    elif result.status == "error":
+        out.line(f"error:   {result.error}")
+        for line in result.stderr_tail:
+            out.line(("  | ", "dim"), line)
+
+
+def check(args: argparse.Namespace, out: Output) -> int:
+    """Rerun and report; exit 0 only for ok."""
+    progress = _progress_printer(out)
+    try:
+        result = run_check(
+            args.selector,
+            args.command or None,
+            timeout=args.timeout,
+            on_progress=progress,
+        )
+    except CheckUsageError as exc:
+        raise UsageRefused(str(exc)) from None
+    finally:
+        if progress is not None:
+            out.stderr.write("\r\033[K")
+    if args.json:
+        out.json(result.model_dump(mode="json"))
+    else:
+        print_check(result, out)
+    return 0 if result.status == "ok" else 1
