@@ -20,6 +20,7 @@ import sys
 import threading
 import time
 from collections import deque
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Literal
@@ -71,9 +72,9 @@ def split_pieces(text: str, size: int) -> list[str]:
     return [text[i : i + size] for i in range(0, len(text), size)]
 
 
-def sse_response(chunks: list[bytes | str], **options: Any) -> ScriptedResponse:
+def sse_response(chunks: Sequence[bytes | str], **options: Any) -> ScriptedResponse:
     """A 200 `text/event-stream` response writing `chunks` one by one."""
-    return ScriptedResponse(chunks=chunks, **options)
+    return ScriptedResponse(chunks=list(chunks), **options)
 
 
 def json_response(
