@@ -18,6 +18,10 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
+REPLAY_REPORT_ENV = "OPENPROGRAM_REPLAY_REPORT"
+"""Set by `openprogram recordings check`: a file where replay reports progress and mismatches,
+so the parent learns what happened even when the program swallows the exception."""
+
 RecordReplayMode = Literal["off", "record", "replay"]
 RECORD_REPLAY_MODES: tuple[str, ...] = ("off", "record", "replay")
 
@@ -29,6 +33,15 @@ class ConfigError(ValueError):
         self.path = path
         self.reason = reason
         super().__init__(f"configuration {path}: {reason}")
+
+
+class UnsafeDirectoryError(ConfigError):
+    """A private state directory that is a symlink or not a directory; `path` and `reason` say why."""
+
+    def __init__(self, path: Path, reason: str) -> None:
+        ValueError.__init__(self, f"private directory {path}: {reason}")
+        self.path = path
+        self.reason = reason
 
 
 class RecordReplayConfig(BaseModel):
@@ -94,10 +107,10 @@ def read_record_replay_config(path: Path | None = None) -> RecordReplayConfig:
 def ensure_private_dir(path: Path) -> Path:
     """Create `path` (0700) if missing; refuse a symlink; tighten our own directory to 0700."""
     if path.is_symlink():
-        raise ConfigError(path, "is a symlink; refusing to use it as a private directory")
+        raise UnsafeDirectoryError(path, "is a symlink; refusing to keep recordings or state there")
     path.mkdir(mode=0o700, parents=True, exist_ok=True)
     if not path.is_dir():
-        raise ConfigError(path, "is not a directory")
+        raise UnsafeDirectoryError(path, "is not a directory")
     if path.stat().st_mode & 0o077 and path.stat().st_uid == os.getuid():
         path.chmod(0o700)
     return path

@@ -7,6 +7,7 @@ import json
 import os
 import subprocess
 import sys
+import textwrap
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from datetime import UTC, datetime, timedelta
@@ -160,3 +161,37 @@ def locked_by_another_process(path: Path) -> Iterator[None]:
 def json_lines(text: str) -> list[dict[str, Any]]:
     """Every line of `text` parsed as JSON (for checking `--content` output in tests)."""
     return [json.loads(line) for line in text.splitlines() if line.strip()]
+
+
+CONCURRENT_WRITER = textwrap.dedent(
+    """
+    import asyncio, os, sys, threading
+    from openprogram.providers import Context, Model, UserMessage
+    from openprogram.providers.recording import RecordingProvider
+    from openprogram.providers.scripted import ScriptedProvider, TextStep
+
+    path, threads, calls = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+    model = Model(id="m", api="scripted", provider="scripted")
+    script = ScriptedProvider(responder=lambda c, n: [TextStep(text=f"answer {n} " * 5)])
+    recorder = RecordingProvider(script, path)
+
+    async def run(worker):
+        for n in range(calls):
+            context = Context(messages=[UserMessage(content=f"pid {os.getpid()} worker {worker} call {n}")])
+            async for _ in recorder.stream(model, context):
+                pass
+
+    workers = [threading.Thread(target=lambda w=w: asyncio.run(run(w))) for w in range(threads)]
+    for w in workers: w.start()
+    for w in workers: w.join()
+    """
+)
+"""A child that records `calls` calls from each of `threads` threads into one file."""
+
+
+def append_concurrently(path: Path, processes: int, threads: int, calls: int) -> None:
+    """Run `processes` writer children at once, each with `threads` threads making `calls` calls."""
+    env = {**os.environ, "PYTHONPATH": str(REPO_ROOT)}
+    command = [sys.executable, "-c", CONCURRENT_WRITER, str(path), str(threads), str(calls)]
+    children = [subprocess.Popen(command, env=env) for _ in range(processes)]
+    assert [child.wait(timeout=120) for child in children] == [0] * processes

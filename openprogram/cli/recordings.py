@@ -47,6 +47,9 @@ examples:
   openprogram recordings show login-flow --content
   openprogram recordings delete login-flow --yes
   openprogram recordings prune --older-than-days 30 --dry-run
+  openprogram recordings record --name echo -- python examples/echo_agent.py hi
+  openprogram recordings check echo
+  openprogram recordings repair echo
 
 Modes apply on the next start of a program. Recordings live in $OPENPROGRAM_HOME/recordings
 (default ~/.openprogram/recordings); they can hold prompts, answers and personal data."""
@@ -109,7 +112,7 @@ def register_recordings_command(commands: Subcommands) -> None:
     recordings_views.register(subcommands)
     recordings_removal.register(subcommands)
     recordings_rerun.register_check(subcommands)
-    # `repair` registers here, from its own module.
+    recordings_rerun.register_repair(subcommands)
 
 
 def register_status(commands: Subcommands) -> None:

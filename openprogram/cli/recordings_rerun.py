@@ -1,4 +1,4 @@
-"""`recordings record -- COMMAND` (one-shot recording) and `recordings check` (rerun and compare)."""
+"""`recordings record -- COMMAND` (one-shot), `recordings check` (rerun and compare), `repair`."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 
 from openprogram.cli.output import Output, UsageRefused
 from openprogram.recordings.oneshot import record_command
+from openprogram.recordings.repair import repair_recording
 from openprogram.recordings.rerun import CheckProgress, CheckResult, CheckUsageError, run_check
 
 if TYPE_CHECKING:
@@ -134,3 +135,42 @@ def check(args: argparse.Namespace, out: Output) -> int:
     else:
         print_check(result, out)
     return 0 if result.status == "ok" else 1
+
+
+def register_repair(commands: Subcommands) -> None:
+    """`repair <ID> [--json]`."""
+    from openprogram.cli.recordings import add_command
+
+    parser = add_command(
+        commands,
+        "repair",
+        repair,
+        "Salvage a damaged managed recording: keep every whole call, set the original aside.",
+        "  openprogram recordings repair 20261202T101500Z-1a2b3c4d\n\n"
+        "The original is kept as <ID>.damaged.jsonl; calls after a dropped one are renumbered.",
+    )
+    parser.add_argument("recording_id", metavar="ID", help="a managed recording ID")
+    parser.add_argument("--json", action="store_true", help="print the report as stable JSON")
+
+
+def repair(args: argparse.Namespace, out: Output) -> int:
+    """Repair and report what was kept and dropped."""
+    report = repair_recording(args.recording_id)
+    if args.json:
+        out.json(report.model_dump(mode="json"))
+        return 0
+    if report.already_valid:
+        out.line(f"{report.recording_id} is already valid ({report.kept_calls} calls); unchanged")
+        return 0
+    out.line(
+        ("repaired ", "bold green"),
+        f"{report.recording_id}: kept {report.kept_calls} calls, {report.kept_events} events",
+    )
+    out.line(f"original kept as {report.damaged_copy}")
+    for part in report.dropped:
+        where = f"line {part.line_number}" if part.line_number is not None else "file"
+        call = f", call {part.call_index}" if part.call_index is not None else ""
+        out.line(("dropped: ", "yellow"), f"{where}{call}: {part.reason}")
+    for old, new in report.renumbered.items():
+        out.line(f"renumbered: call {old} is now call {new}")
+    return 0

@@ -13,7 +13,12 @@ import os
 from collections.abc import AsyncIterator, Callable
 from typing import Any
 
-from openprogram.config import ConfigError, config_path, read_record_replay_config
+from openprogram.config import (
+    REPLAY_REPORT_ENV,
+    ConfigError,
+    config_path,
+    read_record_replay_config,
+)
 from openprogram.providers.api_registry import configure_provider_transform
 from openprogram.providers.recording import RecordingProvider
 from openprogram.providers.recording_reader import RecordingFileError
@@ -35,10 +40,6 @@ from openprogram.recordings.store import (
 )
 
 logger = logging.getLogger("openprogram.providers")
-
-REPLAY_REPORT_ENV = "OPENPROGRAM_REPLAY_REPORT"
-"""Set by `openprogram recordings check`: a file where replay reports progress and mismatches,
-so the parent learns what happened even when the program swallows the exception."""
 
 
 def replay_reporter(path: str) -> Callable[[dict[str, Any]], None]:

@@ -158,6 +158,8 @@ def _explain(line: bytes, exc: ValidationError) -> tuple[int | None, str]:
         return None, "line is not valid UTF-8"
     except json.JSONDecodeError as decode_error:
         return None, f"line is not valid JSON ({decode_error.msg} at column {decode_error.colno})"
+    except RecursionError:
+        return None, "line nests JSON too deeply to be a recording row"
     if not isinstance(value, dict):
         return None, f"row must be a JSON object, found {type(value).__name__}"
     call_index = value.get("call_index") if isinstance(value.get("call_index"), int) else None

@@ -1,4 +1,4 @@
-"""Managing recordings: list, inspect, select for record or replay, turn off, delete and prune.
+"""Managing recordings: list, inspect, select, turn off, delete, prune, repair, record once, check.
 
 These functions work on files and the next-start configuration only; none of them initializes the
 provider runtime, so they keep working while the configured file or the configuration is broken.
@@ -12,6 +12,7 @@ from openprogram.recordings.details import (
     describe_calls,
     describe_recording,
 )
+from openprogram.recordings.oneshot import OneShotRecording, record_command
 from openprogram.recordings.removal import (
     DeletedRecording,
     PruneFailure,
@@ -20,6 +21,16 @@ from openprogram.recordings.removal import (
     delete_recording,
     plan_deletion,
     prune_recordings,
+)
+from openprogram.recordings.repair import DroppedPart, RepairReport, repair_recording
+from openprogram.recordings.rerun import (
+    CheckProgress,
+    CheckResult,
+    CheckStatus,
+    CheckUsageError,
+    RecordingEntry,
+    entry_of,
+    run_check,
 )
 from openprogram.recordings.selection import select_replay, start_recording, turn_off
 from openprogram.recordings.status import (
@@ -54,22 +65,31 @@ __all__ = [
     "RECORDING_ID_PATTERN",
     "RECORDING_SUFFIX",
     "CallRow",
+    "CheckProgress",
+    "CheckResult",
+    "CheckStatus",
+    "CheckUsageError",
     "DeletedRecording",
+    "DroppedPart",
+    "OneShotRecording",
     "PruneFailure",
     "PruneReport",
     "RecordReplayStatus",
     "RecordingDetails",
+    "RecordingEntry",
     "RecordingListing",
     "RecordingLocation",
     "RecordingRemovalError",
     "RecordingSelectorError",
     "RecordingSummary",
+    "RepairReport",
     "check_recording_file",
     "delete_recording",
     "describe_calls",
     "describe_problem",
     "describe_recording",
     "ensure_recordings_dir",
+    "entry_of",
     "list_recordings",
     "locate_recording",
     "managed_path",
@@ -77,7 +97,10 @@ __all__ = [
     "plan_deletion",
     "prune_recordings",
     "read_status",
+    "record_command",
     "recordings_dir",
+    "repair_recording",
+    "run_check",
     "select_replay",
     "start_recording",
     "summarize_recording",

@@ -31,10 +31,10 @@ from openprogram.recordings.summary import RecordingSummary, active_mode, summar
 class RecordingRemovalError(RuntimeError):
     """A recording that will not be removed; `path` and `reason` say why."""
 
-    def __init__(self, path: Path, reason: str) -> None:
+    def __init__(self, path: Path, reason: str, action: str = "delete") -> None:
         self.path = path
         self.reason = reason
-        super().__init__(f"cannot delete {path}: {reason}")
+        super().__init__(f"cannot {action} {path}: {reason}")
 
 
 @dataclass(frozen=True)
@@ -90,7 +90,9 @@ def _managed_root() -> Path | None:
         info = root.lstat()
     except FileNotFoundError:
         return None
-    if stat.S_ISLNK(info.st_mode) or not stat.S_ISDIR(info.st_mode):
+    if stat.S_ISLNK(info.st_mode):
+        raise RecordingSelectorError(str(root), "the managed recordings root is a symlink")
+    if not stat.S_ISDIR(info.st_mode):
         raise RecordingSelectorError(str(root), "the managed recordings root is not a directory")
     return root
 
@@ -153,7 +155,8 @@ def _unlink_unlocked(path: Path) -> int:
         os.close(fd)
 
 
-def _locate_managed(recording_id: str) -> RecordingLocation:
+def locate_managed(recording_id: str) -> RecordingLocation:
+    """The location of a managed recording ID; refuses paths outside the managed root."""
     location = locate_recording(recording_id)
     if not location.managed:
         raise RecordingRemovalError(
@@ -163,9 +166,15 @@ def _locate_managed(recording_id: str) -> RecordingLocation:
     return location
 
 
+def refusal_reason(location: RecordingLocation) -> str | None:
+    """Why a managed recording must not be rewritten or removed now (active, symlink, ...)."""
+    _managed_root()
+    return _refusal(location, _active_config())
+
+
 def plan_deletion(recording_id: str) -> RecordingSummary:
     """Check that `delete_recording` may remove this recording; its summary, for a confirmation."""
-    location = _locate_managed(recording_id)
+    location = locate_managed(recording_id)
     _managed_root()
     config = _active_config()
     reason = _refusal(location, config)
@@ -176,7 +185,7 @@ def plan_deletion(recording_id: str) -> RecordingSummary:
 
 def delete_recording(recording_id: str) -> DeletedRecording:
     """Delete one managed recording by ID (never the active one, a symlink or an external file)."""
-    location = _locate_managed(recording_id)
+    location = locate_managed(recording_id)
     _managed_root()
     reason = _refusal(location, _active_config())
     if reason is not None:

@@ -24,8 +24,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel
 
-from openprogram.config import RecordReplayConfig
-from openprogram.providers.activation import REPLAY_REPORT_ENV
+from openprogram.config import REPLAY_REPORT_ENV, RecordReplayConfig
 from openprogram.providers.recording_reader import read_recording
 from openprogram.providers.redaction import remove_secret_values
 from openprogram.recordings.store import check_recording_file, locate_recording

@@ -109,6 +109,10 @@ def check_recording_file(location: RecordingLocation, *, repair_managed: bool = 
     external file is never chmod-ed (the message says how to fix it).
     """
     path = location.path
+    if location.managed and recordings_dir().is_symlink():
+        raise RecordingSelectorError(
+            str(path), f"the managed recordings root {recordings_dir()} is a symlink; refusing it"
+        )
     try:
         info = path.lstat()
     except FileNotFoundError:

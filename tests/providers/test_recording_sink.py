@@ -2,11 +2,7 @@
 
 from __future__ import annotations
 
-import os
 import stat
-import subprocess
-import sys
-import textwrap
 from pathlib import Path
 
 import pytest
@@ -16,42 +12,14 @@ from openprogram.providers.recording import RecordingProvider
 from openprogram.providers.recording_reader import RecordingFileError, read_recording
 from openprogram.providers.recording_sink import RecordingSink
 from openprogram.providers.scripted import ScriptedProvider, TextStep
+from tests.recording_files import append_concurrently
 
 REPO = Path(__file__).resolve().parents[2]
-
-WRITER = textwrap.dedent(
-    """
-    import asyncio, os, sys, threading
-    from openprogram.providers import Context, Model, UserMessage
-    from openprogram.providers.recording import RecordingProvider
-    from openprogram.providers.scripted import ScriptedProvider, TextStep
-
-    path, threads, calls = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
-    model = Model(id="m", api="scripted", provider="scripted")
-    script = ScriptedProvider(responder=lambda c, n: [TextStep(text=f"answer {n} " * 5)])
-    recorder = RecordingProvider(script, path)
-
-    async def run(worker):
-        for n in range(calls):
-            context = Context(messages=[UserMessage(content=f"pid {os.getpid()} worker {worker} call {n}")])
-            async for _ in recorder.stream(model, context):
-                pass
-
-    workers = [threading.Thread(target=lambda w=w: asyncio.run(run(w))) for w in range(threads)]
-    for w in workers: w.start()
-    for w in workers: w.join()
-    """
-)
 
 
 def test_three_processes_two_threads_twenty_calls_each_stay_strictly_valid(tmp_path: Path) -> None:
     path = tmp_path / "shared.jsonl"
-    env = {**os.environ, "PYTHONPATH": str(REPO)}
-    children = [
-        subprocess.Popen([sys.executable, "-c", WRITER, str(path), "2", "20"], env=env)
-        for _ in range(3)
-    ]
-    assert [child.wait(timeout=60) for child in children] == [0, 0, 0]
+    append_concurrently(path, processes=3, threads=2, calls=20)
     recording = read_recording(path)
     assert [call.call_index for call in recording.calls] == list(range(120))
     prompts = {call.request.context["messages"][0]["content"] for call in recording.calls}

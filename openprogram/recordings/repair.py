@@ -1,0 +1,110 @@
+"""Salvaging a damaged managed recording into a valid one holding every whole call.
+
+The original is kept as `<ID>.damaged.jsonl` (hard-linked before anything changes), and the
+salvaged file replaces it atomically, so nothing is ever lost. Calls after a dropped one are
+renumbered to stay contiguous; the report says which.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel
+
+from openprogram.providers.recording_format import encode_row
+from openprogram.providers.recording_reader import scan_recording
+from openprogram.recordings.removal import RecordingRemovalError, locate_managed, refusal_reason
+from openprogram.recordings.store import RECORDING_SUFFIX, check_recording_file
+
+
+class DroppedPart(BaseModel):
+    """One problem the salvage left behind: where, which call, and why."""
+
+    line_number: int | None
+    call_index: int | None
+    reason: str
+
+
+class RepairReport(BaseModel):
+    """What `repair` kept, dropped and renumbered, and where the original went."""
+
+    recording_id: str
+    path: str
+    already_valid: bool
+    damaged_copy: str | None
+    kept_calls: int
+    kept_events: int
+    dropped: list[DroppedPart]
+    renumbered: dict[int, int]
+    """Old call index → new one, for calls that moved up past a dropped call."""
+
+
+def _free_damaged_name(path: Path, recording_id: str) -> Path:
+    for number in range(1, 1000):
+        suffix = ".damaged" if number == 1 else f".damaged-{number}"
+        candidate = path.with_name(f"{recording_id}{suffix}{RECORDING_SUFFIX}")
+        if not candidate.exists() and not candidate.is_symlink():
+            return candidate
+    raise RecordingRemovalError(path, "too many damaged copies already exist", action="repair")
+
+
+def repair_recording(recording_id: str) -> RepairReport:
+    """Rewrite a damaged managed recording with every whole call; keep the original beside it."""
+    location = locate_managed(recording_id)
+    reason = refusal_reason(location)
+    if reason is not None:
+        raise RecordingRemovalError(location.path, reason, action="repair")
+    check_recording_file(location, repair_managed=True)
+    scan = scan_recording(location.path)
+    dropped = [
+        DroppedPart(line_number=p.line_number, call_index=p.call_index, reason=p.reason)
+        for p in scan.problems
+    ]
+    report: dict[str, Any] = {
+        "recording_id": recording_id,
+        "path": str(location.path),
+        "kept_calls": len(scan.calls),
+        "kept_events": scan.event_count,
+        "dropped": dropped,
+    }
+    if scan.valid:
+        return RepairReport(**report, already_valid=True, damaged_copy=None, renumbered={})
+    if scan.header is None:
+        raise RecordingRemovalError(
+            location.path, f"nothing can be salvaged: {scan.problems[0].reason}", action="repair"
+        )
+    header = scan.header.model_dump(mode="json")
+    rows = [encode_row(header)]
+    renumbered: dict[int, int] = {}
+    for new_index, call in enumerate(scan.calls):
+        if call.call_index != new_index:
+            renumbered[call.call_index] = new_index
+        request = call.request.model_dump(mode="json")
+        rows.append(encode_row({**request, "call_index": new_index}))
+        for event_index, event in enumerate(call.events):
+            event_row = {"call_index": new_index, "event": event.model_dump(mode="json")}
+            rows.append(encode_row({**event_row, "event_index": event_index, "type": "event"}))
+        end: dict[str, Any] = {"call_index": new_index, "event_count": len(call.events)}
+        end.update(outcome=call.outcome, type="call_end")
+        if call.error is not None:
+            end["error"] = call.error
+        rows.append(encode_row(end))
+    damaged = _free_damaged_name(location.path, recording_id)
+    temporary = location.path.with_name(f".{recording_id}.repair-{os.getpid()}.tmp")
+    fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(b"".join(rows))
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.link(location.path, damaged)  # the original stays reachable before anything changes
+        os.replace(temporary, location.path)
+    finally:
+        with contextlib.suppress(FileNotFoundError):
+            temporary.unlink()
+    return RepairReport(
+        **report, already_valid=False, damaged_copy=str(damaged), renumbered=renumbered
+    )
