@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import socket
 from collections.abc import Iterator
 from pathlib import Path
@@ -44,3 +45,41 @@ def sockets_blocked(monkeypatch: pytest.MonkeyPatch) -> list[object]:
     monkeypatch.setattr(socket.socket, "connect_ex", refuse_connect)
     monkeypatch.setattr(socket, "create_connection", refuse_create_connection)
     return attempts
+
+
+# Loaded by every child Python through PYTHONPATH: connections and httpx clients are logged, refused.
+OFFLINE_SITECUSTOMIZE = """
+import os, socket
+def _log(what):
+    with open(os.environ["OFFLINE_LOG"], "a") as log:
+        log.write(what + "\\n")
+def _refuse(self, address, *args):
+    _log(f"socket {address!r}")
+    raise OSError("network refused by the test")
+socket.socket.connect = _refuse
+socket.socket.connect_ex = _refuse
+try:
+    import httpx
+    def _no_client(self, *args, **kwargs):
+        _log("httpx client")
+        raise RuntimeError("HTTP client construction refused by the test")
+    httpx.Client.__init__ = _no_client
+    httpx.AsyncClient.__init__ = _no_client
+except ImportError:
+    pass
+"""
+
+
+@pytest.fixture
+def offline_children(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Every child Python started by this test refuses sockets and HTTP clients; returns the log
+    of attempts, which must stay empty."""
+    site = tmp_path / "offline-site"
+    site.mkdir()
+    (site / "sitecustomize.py").write_text(OFFLINE_SITECUSTOMIZE)
+    log = tmp_path / "offline.log"
+    log.touch()
+    repo = Path(__file__).resolve().parent.parent
+    monkeypatch.setenv("OFFLINE_LOG", str(log))
+    monkeypatch.setenv("PYTHONPATH", f"{site}{os.pathsep}{repo}")
+    return log

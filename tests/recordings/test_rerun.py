@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import sys
 import textwrap
 from pathlib import Path
@@ -15,34 +16,14 @@ from tests.recording_files import REPO_ROOT, run_cli
 
 ECHO = ["examples/echo_agent.py"]
 
-# Loaded by every child Python through PYTHONPATH: any connection attempt is logged and refused.
-SITECUSTOMIZE = """
-import os, socket
-def _refuse(self, address, *args):
-    with open(os.environ["SOCKET_LOG"], "a") as log:
-        log.write(repr(address) + "\\n")
-    raise OSError("network refused by the test")
-socket.socket.connect = _refuse
-socket.socket.connect_ex = _refuse
-"""
-
 
 @pytest.fixture
-def guarded(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """Every child process refuses sockets; returns the log of attempts (must stay empty)."""
-    site = tmp_path / "site"
-    site.mkdir()
-    (site / "sitecustomize.py").write_text(SITECUSTOMIZE)
-    log = tmp_path / "sockets.log"
-    log.touch()
-    monkeypatch.setenv("SOCKET_LOG", str(log))
-    monkeypatch.setenv("PYTHONPATH", f"{site}:{REPO_ROOT}")
-    return log
+def guarded(offline_children: Path) -> Path:
+    """Children refuse the network; the log of attempts must stay empty."""
+    return offline_children
 
 
 def cli(home: Path, *args: str) -> tuple[int, str, str]:
-    import os
-
     result = run_cli(home, *args, PYTHONPATH=os.environ["PYTHONPATH"])
     return result.returncode, result.stdout, result.stderr
 

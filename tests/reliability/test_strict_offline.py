@@ -21,28 +21,6 @@ from openprogram.recordings import record_command, run_check
 from tests.helpers import run_echo_agent
 from tests.recording_files import REPO_ROOT
 
-# Child processes load this through PYTHONPATH: sockets and httpx clients fail and are logged.
-SITECUSTOMIZE = """
-import os, socket
-def _log(what):
-    with open(os.environ["OFFLINE_LOG"], "a") as log:
-        log.write(what + "\\n")
-def _refuse(self, address, *args):
-    _log(f"socket {address!r}")
-    raise OSError("network refused by the test")
-socket.socket.connect = _refuse
-socket.socket.connect_ex = _refuse
-try:
-    import httpx
-    def _no_client(self, *args, **kwargs):
-        _log("httpx client")
-        raise RuntimeError("HTTP client construction refused by the test")
-    httpx.Client.__init__ = _no_client
-    httpx.AsyncClient.__init__ = _no_client
-except ImportError:
-    pass
-"""
-
 
 @pytest.fixture
 def recording(tmp_path: Path) -> Path:
@@ -108,15 +86,9 @@ async def test_a_blocked_configuration_refuses_every_api_offline(
 
 
 def test_the_check_child_never_opens_a_socket_or_builds_a_client(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    offline_children: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    site = tmp_path / "site"
-    site.mkdir()
-    (site / "sitecustomize.py").write_text(SITECUSTOMIZE)
-    log = tmp_path / "offline.log"
-    log.touch()
-    monkeypatch.setenv("OFFLINE_LOG", str(log))
-    monkeypatch.setenv("PYTHONPATH", f"{site}:{REPO_ROOT}")
+    log = offline_children
     program = [sys.executable, "examples/echo_agent.py"]
     made = record_command([*program, "hi"], name="echo", cwd=str(REPO_ROOT))
     assert made.exit_code == 0 and made.path is not None
