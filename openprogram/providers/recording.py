@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import sys
 from collections.abc import AsyncIterable, AsyncIterator
 from typing import Any
 
@@ -17,7 +18,7 @@ from openprogram.providers.recording_format import (
     RECORDING_FORMAT_VERSION,
     CallOutcome,
 )
-from openprogram.providers.recording_sink import RecordingSink
+from openprogram.providers.recording_sink import RecordingSink, RecordingWriteError
 from openprogram.providers.redaction import (
     REDACTION_VERSION,
     SECRET_FIELD_NAMES,
@@ -40,6 +41,7 @@ __all__ = [
     "SECRET_PLACEHOLDER",
     "RecordingProvider",
     "RecordingSink",
+    "RecordingWriteError",
     "remove_secret_values",
     "request_payload",
 ]
@@ -134,7 +136,12 @@ class RecordingProvider:
             raise
         finally:
             if outcome is not None:
-                self.sink.end_call(call_index, count, outcome, error)
+                try:
+                    self.sink.end_call(call_index, count, outcome, error)
+                except RecordingWriteError:
+                    if sys.exc_info()[1] is None:
+                        raise  # otherwise the error already on its way out says more
+
             aclose = getattr(iterator, "aclose", None)
             if aclose is not None:
                 await aclose()

@@ -30,6 +30,19 @@ FLUSH_SECONDS = 0.1
 """Event rows of a call are buffered and appended together at most this long after the first."""
 
 
+class RecordingWriteError(OSError):
+    """Rows could not be appended (disk full, I/O error); the provider call is stopped."""
+
+    def __init__(self, path: Path, cause: OSError) -> None:
+        super().__init__(
+            cause.errno,
+            f"cannot write to recording {path}: {cause.strerror or cause}; "
+            "the provider call was stopped so that nothing runs unrecorded",
+        )
+        self.path = path
+        self.cause = cause
+
+
 def _write_all(fd: int, data: bytes) -> None:
     view = memoryview(data)
     while view:
@@ -137,10 +150,15 @@ class RecordingSink:
                 data = encode_row({**self._header, "type": "header"}) + data
             elif self._torn_tail:
                 data, self._torn_tail = b"\n" + data, False
-            _write_all(fd, data)
+            try:
+                _write_all(fd, data)
+                if sync:
+                    os.fsync(fd)
+            except OSError as exc:
+                # Part of `data` may be on disk: forget what we knew and rescan on the next append.
+                self._known_size = self._next_call = 0
+                raise RecordingWriteError(self.path, exc) from exc
             self._known_size += len(data)
-            if sync:
-                os.fsync(fd)
         finally:
             fcntl.flock(fd, fcntl.LOCK_UN)
 
