@@ -6,8 +6,9 @@ vendor module knows about them.
 
 from __future__ import annotations
 
+import contextlib
 import threading
-from collections.abc import AsyncIterable, Callable
+from collections.abc import AsyncIterable, Callable, Iterator
 from typing import Protocol, runtime_checkable
 
 from openprogram.providers.types import (
@@ -52,6 +53,8 @@ _lock = threading.RLock()
 _originals: dict[str, ApiProvider] = {}
 _effective: dict[str, ApiProvider] = {}
 _transform: ProviderTransform | None = None
+_override: ProviderTransform | None = None
+_override_cache: dict[str, tuple[ApiProvider, ApiProvider]] = {}
 
 
 def register_api_provider(api: str, provider: ApiProvider) -> None:
@@ -76,7 +79,12 @@ def lookup_registered_provider(api: str) -> ApiProvider:
         provider = _effective.get(api)
         if provider is None:
             raise UnknownApiError(api, sorted(_effective))
-        return provider
+        if _override is None:
+            return provider
+        hit = _override_cache.get(api)
+        if hit is None or hit[0] is not provider:
+            hit = _override_cache[api] = (provider, _override(api, provider))
+        return hit[1]
 
 
 def registered_apis() -> list[str]:
@@ -109,6 +117,30 @@ def configure_provider_transform(transform: ProviderTransform) -> None:
         _effective.clear()
         _effective.update(wrapped)
         _transform = transform
+
+
+@contextlib.contextmanager
+def override_api_providers(transform: ProviderTransform) -> Iterator[None]:
+    """Within the block, every lookup of every api returns `transform(api, provider)`.
+
+    `provider` is what the registry resolves at that moment (after the process transform, and
+    including providers registered during the block); the transform runs lazily, once per api and
+    underlying provider. Scoped and removable, unlike `configure_provider_transform`: meant for
+    test harnesses such as the pytest plugin. One override at a time (a nested one raises
+    `RuntimeError`); on exit, however it is left, lookups are the registry's own again.
+    """
+    global _override
+    with _lock:
+        if _override is not None:
+            raise RuntimeError("an api provider override is already active in this process")
+        _override = transform
+        _override_cache.clear()
+    try:
+        yield
+    finally:
+        with _lock:
+            _override = None
+            _override_cache.clear()
 
 
 def provider_transform_installed() -> bool:

@@ -1,0 +1,252 @@
+"""pytest plugin: deterministic agent-loop tests with one fixture or one marker.
+
+Loaded automatically when openprogram is installed (the `pytest11` entry point `openprogram`).
+A test that requests the `openprogram_recording` fixture, or carries
+`@pytest.mark.openprogram_recording(...)`, has every provider api answered from its own recording,
+`<test dir>/recordings/<module>/<test>.jsonl`, and fails at teardown when recorded calls were never
+made. `--openprogram-record=none|once|rewrite` chooses whether missing (or all) recordings are made
+from the real providers; a recording is saved only when its test passes.
+
+This module imports only pytest at start-up; openprogram's providers are imported when a test first
+uses the fixture (so coverage tools and unrelated test suites are unaffected).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+import shlex
+from collections.abc import Generator, Iterator, Mapping
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import pytest
+
+if TYPE_CHECKING:
+    from openprogram.testing.session import OpenProgramRecording, RecordMode
+
+MARKER = "openprogram_recording"
+FIXTURE = "openprogram_recording"
+OPTION = "--openprogram-record"
+INI_MODE = "openprogram_record_mode"
+RECORDINGS_DIR = "recordings"
+"""The directory, next to each test module, that holds `<module>/<test>.jsonl`."""
+
+CHOICES: tuple[RecordMode, ...] = ("none", "once", "rewrite")  # = testing.session.RECORD_MODES
+CI_FALSE_VALUES = ("", "0", "false", "no", "off")
+
+_MODE_KEY = pytest.StashKey[tuple["RecordMode", "str | None"]]()
+_ACTIVE_KEY = pytest.StashKey[set["OpenProgramRecording"]]()
+_REPORTS_KEY = pytest.StashKey[dict[str, pytest.TestReport]]()
+_RECORDING_KEY = pytest.StashKey["OpenProgramRecording"]()
+
+_UNSAFE_FILE_CHARACTERS = re.compile(r"[^\w.,=+\-\[\]]")
+MAX_STEM = 120
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    """`--openprogram-record` and the `openprogram_record_mode` ini default."""
+    group = parser.getgroup("openprogram", "openprogram recordings")
+    group.addoption(
+        OPTION,
+        dest="openprogram_record",
+        choices=CHOICES,
+        default=None,
+        help="none: replay recordings only (default; a missing one fails); once: record the "
+        "missing ones from the real providers; rewrite: record every used one again. A recording "
+        "is saved only when its test passes. With CI set, only this option enables recording.",
+    )
+    parser.addini(
+        INI_MODE,
+        type="string",
+        default="none",
+        help="default for --openprogram-record outside CI (none, once or rewrite)",
+    )
+
+
+def resolve_record_mode(
+    option: str | None, ini: str, environ: Mapping[str, str]
+) -> tuple[RecordMode, str | None]:
+    """The session's record mode and, when not simply as configured, why.
+
+    The command line wins; otherwise, with `CI` set, recording is off whatever the ini file says.
+    """
+    if option is not None:
+        return _checked(option, OPTION), None
+    configured = _checked(ini.strip() or "none", INI_MODE)
+    if environ.get("CI", "").strip().lower() not in CI_FALSE_VALUES:
+        reason = f"CI is set, so only {OPTION}=once|rewrite records"
+        if configured != "none":
+            reason += f" (the ini setting {INI_MODE} = {configured} is ignored)"
+        return "none", reason
+    return configured, None
+
+
+def _checked(mode: str, source: str) -> RecordMode:
+    for choice in CHOICES:
+        if mode == choice:
+            return choice
+    raise pytest.UsageError(f"{source}: unknown record mode {mode!r} (use none, once or rewrite)")
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Register the marker and settle the record mode for the whole session."""
+    config.addinivalue_line(
+        "markers",
+        f"{MARKER}(name_or_path=None): replay this test's recording for every provider api "
+        f"(default {RECORDINGS_DIR}/<module>/<test>.jsonl next to the test module; a name picks "
+        f"{RECORDINGS_DIR}/<module>/<name>.jsonl, a path ending .jsonl or holding / is relative "
+        "to the test module); fails at teardown when recorded calls remain",
+    )
+    config.stash[_MODE_KEY] = resolve_record_mode(
+        config.getoption("openprogram_record"), str(config.getini(INI_MODE)), os.environ
+    )
+    config.stash[_ACTIVE_KEY] = set()
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    """An interrupted run leaves no partial recording and no override behind."""
+    active: set[OpenProgramRecording] = config.stash.get(_ACTIVE_KEY, set())
+    for recording in list(active):
+        recording.abort()
+
+
+def pytest_report_header(config: pytest.Config) -> str | None:
+    """Name the record mode when it was configured, so a run says whether it may go live."""
+    configured = config.getoption("openprogram_record") is not None or str(
+        config.getini(INI_MODE)
+    ).strip() not in ("", "none")
+    mode, reason = config.stash[_MODE_KEY]
+    if not configured and mode == "none":
+        return None
+    return f"openprogram: record mode {mode}" + (f" ({reason})" if reason else "")
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """A marked test uses the fixture, set up before its other function fixtures."""
+    for item in items:
+        if (
+            isinstance(item, pytest.Function)
+            and item.get_closest_marker(MARKER) is not None
+            and FIXTURE not in item.fixturenames
+        ):
+            item.fixturenames.insert(0, FIXTURE)
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(
+    item: pytest.Item, call: pytest.CallInfo[None]
+) -> Generator[None, pytest.TestReport, pytest.TestReport]:
+    """Keep each phase's report (the fixture saves a recording only after a passing call) and add
+    the mismatch, the recording path and the TUI command to a failure caused by replay."""
+    report = yield
+    item.stash.setdefault(_REPORTS_KEY, {})[report.when] = report
+    recording = item.stash.get(_RECORDING_KEY, None)
+    if recording is not None and report.when == "call" and report.failed and recording.mismatches:
+        text = recording.mismatch_report(recording.mismatches[0])
+        addsection = getattr(report.longrepr, "addsection", None)
+        if callable(addsection):
+            addsection("openprogram replay mismatch", text)
+        else:
+            report.sections.append(("openprogram replay mismatch", text))
+    return report
+
+
+@pytest.fixture
+def openprogram_recording(request: pytest.FixtureRequest) -> Iterator[OpenProgramRecording]:
+    """Answer every provider api from this test's recording, or record it (`--openprogram-record`).
+
+    Replay: the file must exist (else the test errors with the command that records it); every
+    call is matched against it and a divergence raises `ReplayMismatch`; after a passing test,
+    calls left unconsumed (or a mismatch the code swallowed) fail its teardown. Record: the real
+    providers (what the registry resolves) are wrapped; the file is written 0600 next to its target
+    and renamed into place only when the test passed, so a failure keeps the old file untouched.
+    """
+    from openprogram.testing.session import OpenProgramRecording, RecordingUnavailable
+
+    item = request.node
+    config = request.config
+    mode, reason = config.stash[_MODE_KEY]
+    path = recording_path(item)
+    recording = OpenProgramRecording(
+        path,
+        mode,
+        node_id=item.nodeid,
+        display_path=_display_path(path, config),
+        rerun_command=_pytest_command(item, config, "rewrite"),
+        record_command=_pytest_command(item, config, "once"),
+        mode_reason=reason,
+    )
+    unavailable: str | None = None
+    try:
+        recording.start()
+    except RecordingUnavailable as exc:
+        unavailable = str(exc)
+    if unavailable is not None:
+        pytest.fail(unavailable, pytrace=False)  # outside `except`: no chained traceback
+    active = config.stash[_ACTIVE_KEY]
+    active.add(recording)
+    item.stash[_RECORDING_KEY] = recording
+    item.stash[_REPORTS_KEY] = {}  # nothing from an earlier attempt (e.g. a rerun plugin) counts
+    try:
+        yield recording
+    finally:
+        active.discard(recording)
+        reports = item.stash.get(_REPORTS_KEY, {})
+        call = reports.get("call")
+        problem = recording.finish(passed=call is not None and call.passed)
+    if problem:
+        pytest.fail(problem, pytrace=False)
+
+
+def recording_path(item: pytest.Item) -> Path:
+    """Where `item`'s recording lives, from its marker or the default layout."""
+    directory, module = item.path.parent, item.path.stem
+    marker = item.get_closest_marker(MARKER)
+    argument: object = None
+    if marker is not None:
+        unknown = set(marker.kwargs) - {"path"}
+        if len(marker.args) > 1 or unknown or (marker.args and "path" in marker.kwargs):
+            pytest.fail(
+                f"@pytest.mark.{MARKER} takes one name or path, e.g. "
+                f'@pytest.mark.{MARKER}("echo_hi")',
+                pytrace=False,
+            )
+        argument = marker.args[0] if marker.args else marker.kwargs.get("path")
+    if argument is None:
+        test = "::".join(item.nodeid.split("::")[1:]) or item.name
+        return directory / RECORDINGS_DIR / module / f"{_file_stem(test)}.jsonl"
+    if not isinstance(argument, str | os.PathLike):
+        pytest.fail(f"@pytest.mark.{MARKER} expects a str or path, got {argument!r}", pytrace=False)
+    text = os.fspath(argument)
+    if not text or text in (".", ".."):
+        pytest.fail(f"@pytest.mark.{MARKER}: {text!r} is not a recording name", pytrace=False)
+    if "/" in text or os.sep in text or text.endswith(".jsonl"):
+        path = Path(text).expanduser()
+        return path if path.is_absolute() else directory / path
+    return directory / RECORDINGS_DIR / module / f"{_file_stem(text)}.jsonl"
+
+
+def _file_stem(name: str) -> str:
+    """`name` as a file name; a short hash keeps it unique when characters had to be replaced."""
+    stem = _UNSAFE_FILE_CHARACTERS.sub("_", name.replace("::", "."))
+    if stem != name.replace("::", ".") or len(stem) > MAX_STEM:
+        digest = hashlib.sha256(name.encode("utf-8")).hexdigest()[:8]
+        stem = f"{stem[:MAX_STEM]}-{digest}"
+    return stem
+
+
+def _display_path(path: Path, config: pytest.Config) -> str:
+    try:
+        return str(path.relative_to(config.invocation_params.dir))
+    except ValueError:
+        return str(path)
+
+
+def _pytest_command(item: pytest.Item, config: pytest.Config, mode: RecordMode) -> str:
+    """`pytest --openprogram-record=MODE '<this test>'`, runnable from where pytest was started."""
+    selector = os.path.relpath(item.path, config.invocation_params.dir)
+    if "::" in item.nodeid:
+        selector += "::" + item.nodeid.split("::", 1)[1]
+    return f"pytest {OPTION}={mode} {shlex.quote(selector)}"

@@ -1,0 +1,290 @@
+"""One test's recording: replay it, or record it into a partial file committed only on success.
+
+The pytest plugin (`openprogram.pytest_plugin`) builds one `OpenProgramRecording` per test
+and drives `start()` and `finish()`; everything here is plain Python so it can be tested and reused
+without pytest.
+"""
+
+from __future__ import annotations
+
+import os
+import shlex
+import tempfile
+import time
+from contextlib import ExitStack, suppress
+from pathlib import Path
+from typing import Any, Literal
+
+from openprogram.providers.api_registry import ApiProvider, override_api_providers
+from openprogram.providers.recording import REDACTION_VERSION, RecordingProvider
+from openprogram.providers.recording_reader import RecordingFileError, read_recording
+from openprogram.providers.recording_sink import RecordingSink
+from openprogram.providers.replay import ReplayMismatch, ReplayProvider
+
+RecordMode = Literal["none", "once", "rewrite"]
+"""`none`: replay only; `once`: record when the file is missing; `rewrite`: always record again."""
+
+RECORD_MODES: tuple[RecordMode, ...] = ("none", "once", "rewrite")
+
+REQUEST_ROOTS = ("model", "context", "options")
+"""First tokens of a field path that the TUI can show inside a recorded request."""
+
+
+class RecordingUnavailable(Exception):
+    """The test cannot start: its recording is missing or unreadable (the message says what to do)."""
+
+
+def shell_quote(text: str) -> str:
+    """`text` in single quotes for a POSIX shell, whatever it holds."""
+    return "'" + text.replace("'", "'\"'\"'") + "'"
+
+
+def tui_command(display_path: str, mismatch: ReplayMismatch | None = None) -> str:
+    """`openprogram-tui <path> --call N --field '<path>'`: the command that opens the divergence.
+
+    `--field` is given only when the mismatch is inside a request (model, context or options);
+    `--call` only when the call exists in the recording.
+    """
+    parts = ["openprogram-tui", shlex.quote(display_path)]
+    if mismatch is None:
+        return " ".join(parts)
+    if mismatch.field_path != "call_index":  # past the last recorded call: nothing to point at
+        parts += ["--call", str(mismatch.call_index)]
+        tokens = mismatch.path_tokens
+        if tokens and tokens[0] in REQUEST_ROOTS:
+            parts += ["--field", shell_quote(mismatch.field_path)]
+    return " ".join(parts)
+
+
+class _CountingSink(RecordingSink):
+    """A sink that counts the calls it begins."""
+
+    calls = 0
+
+    def begin_call(self, request: dict[str, Any]) -> int:
+        index = super().begin_call(request)
+        self.calls = max(self.calls, index + 1)  # indexes are contiguous in a file we own
+        return index
+
+
+class OpenProgramRecording:
+    """What the `openprogram_recording` fixture gives a test: its recording and how it is used.
+
+    `path` is the recording file; `record_mode` the session's mode; `recording` is True when this
+    test calls the real providers and records them (`mode == "record"`), False when it replays
+    (`mode == "replay"`). `mismatches` collects every `ReplayMismatch` replay raised, even ones the
+    code under test caught.
+    """
+
+    def __init__(
+        self,
+        path: Path,
+        record_mode: RecordMode,
+        *,
+        node_id: str,
+        display_path: str | None = None,
+        rerun_command: str | None = None,
+        record_command: str | None = None,
+        mode_reason: str | None = None,
+    ) -> None:
+        self.path = path
+        self.record_mode: RecordMode = record_mode
+        self.node_id = node_id
+        self.display_path = display_path or str(path)
+        self.rerun_command = rerun_command
+        """How to record this test again (`pytest --openprogram-record=rewrite '<test>'`)."""
+        self.record_command = record_command
+        """How to record this test when its file is missing (`... --openprogram-record=once`)."""
+        self.mode_reason = mode_reason
+        self.recording = record_mode == "rewrite" or (record_mode == "once" and not _exists(path))
+        self.replay: ReplayProvider | None = None
+        self.mismatches: list[ReplayMismatch] = []
+        self.committed = False
+        self._sink: _CountingSink | None = None
+        self._partial: Path | None = None
+        self._stack = ExitStack()
+
+    @property
+    def mode(self) -> Literal["replay", "record"]:
+        """`record` when this test records live calls, `replay` when it answers from the file."""
+        return "record" if self.recording else "replay"
+
+    @property
+    def call_count(self) -> int:
+        """Provider calls made so far: replayed (matched) or recorded."""
+        if self.replay is not None:
+            return self.replay.call_count
+        return self._sink.calls if self._sink is not None else 0
+
+    def assert_consumed(self) -> None:
+        """Raise `ReplayMismatch` while recorded calls remain (a no-op when recording)."""
+        if self.replay is not None:
+            self.replay.assert_consumed()
+
+    # -- lifecycle --
+
+    def start(self) -> None:
+        """Install replay (or recording) for every provider api; raises `RecordingUnavailable`."""
+        if self.recording:
+            self._start_recording()
+        else:
+            self._start_replay()
+
+    def _start_replay(self) -> None:
+        if not _exists(self.path):
+            raise RecordingUnavailable(self._missing_message())
+
+        def on_report(row: dict[str, Any]) -> None:
+            if row.get("type") == "mismatch":
+                fields = {key: value for key, value in row.items() if key != "type"}
+                self.mismatches.append(ReplayMismatch.from_dict(fields))
+
+        try:
+            replay = ReplayProvider(self.path, on_report=on_report)
+        except (RecordingFileError, OSError) as exc:
+            lines = [f"cannot replay {self.display_path}: {exc}"]
+            if self.rerun_command:
+                lines += [
+                    "record it again (makes real provider calls):",
+                    f"    {self.rerun_command}",
+                ]
+            raise RecordingUnavailable("\n".join(lines)) from None
+        self.replay = replay
+
+        def serve(api: str, provider: ApiProvider) -> ApiProvider:
+            return replay
+
+        self._stack.enter_context(override_api_providers(serve))
+
+    def _start_recording(self) -> None:
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        # mkstemp creates the file 0600 with O_EXCL, next to the target so the rename is atomic.
+        fd, name = tempfile.mkstemp(
+            prefix=f".{self.path.name}.", suffix=".partial", dir=self.path.parent
+        )
+        os.close(fd)
+        self._partial = Path(name)
+        header = {
+            "created_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+            "recorded_by": "openprogram pytest plugin",
+            "redaction_version": REDACTION_VERSION,
+            "test": self.node_id,
+        }
+        try:
+            sink = _CountingSink(self._partial, header)
+            self._sink = sink
+            sink.ensure_header()
+
+            def record(api: str, provider: ApiProvider) -> ApiProvider:
+                return RecordingProvider(provider, sink)
+
+            self._stack.enter_context(override_api_providers(record))
+        except BaseException:
+            self.abort()
+            raise
+
+    def finish(self, passed: bool) -> str | None:
+        """Remove the override, then settle the file; returns why the test must fail, if it must.
+
+        Recording: on success the partial file is validated and renamed over `path` atomically;
+        otherwise it is deleted and any earlier recording stays as it was. Replay, after a passing
+        test: a mismatch the code under test swallowed, or recorded calls never made, fail it.
+        """
+        self._stack.close()
+        if self.recording:
+            return self._finish_recording(passed)
+        if not passed:
+            return None  # the test already failed, and its report names any mismatch
+        if self.mismatches:
+            return (
+                "openprogram: replay reported a mismatch that the test caught and ignored\n"
+                + self.mismatch_report(self.mismatches[0])
+            )
+        try:
+            self.assert_consumed()
+        except ReplayMismatch as mismatch:
+            remaining = mismatch.recorded
+            calls = "call" if remaining == 1 else "calls"
+            return f"openprogram: {remaining} recorded {calls} unconsumed\n" + self.mismatch_report(
+                mismatch
+            )
+        return None
+
+    def _finish_recording(self, passed: bool) -> str | None:
+        assert self._sink is not None and self._partial is not None
+        partial, self._partial = self._partial, None
+        try:
+            self._sink.close()
+            if not passed:
+                return None
+            read_recording(partial)  # never commit what replay would refuse
+            os.replace(partial, self.path)
+            _fsync_directory(self.path.parent)
+            self.committed = True
+            return None
+        except (RecordingFileError, OSError) as exc:
+            return f"openprogram: the recording was not saved to {self.display_path}: {exc}"
+        finally:
+            if not self.committed:
+                partial.unlink(missing_ok=True)
+
+    def abort(self) -> None:
+        """Remove the override and any partial file without saving (interrupted runs)."""
+        self._stack.close()
+        if self._sink is not None:
+            with suppress(OSError):
+                self._sink.close()
+        if self._partial is not None:
+            self._partial.unlink(missing_ok=True)
+            self._partial = None
+
+    # -- messages --
+
+    def mismatch_report(self, mismatch: ReplayMismatch) -> str:
+        """The DESIGN §5 message, the recording path and the commands that open and redo it."""
+        lines = [
+            str(mismatch),
+            "",
+            f"recording: {self.display_path}",
+            f"open it in the TUI {_where(mismatch)}:",
+            f"    {tui_command(self.display_path, mismatch)}",
+        ]
+        if self.rerun_command:
+            lines += ["if the change is intended, record it again:", f"    {self.rerun_command}"]
+        return "\n".join(lines)
+
+    def _missing_message(self) -> str:
+        lines = [
+            f"no recording for this test at {self.display_path} "
+            f"(record mode {self.record_mode}: replay only)"
+        ]
+        if self.mode_reason:
+            lines[0] += f"; {self.mode_reason}"
+        if self.record_command:
+            lines += [
+                "record it once (this makes real provider calls and may need their API keys):",
+                f"    {self.record_command}",
+            ]
+        return "\n".join(lines)
+
+
+def _where(mismatch: ReplayMismatch) -> str:
+    if mismatch.path_tokens and mismatch.path_tokens[0] in REQUEST_ROOTS:
+        return "at the mismatching field"
+    if mismatch.field_path == "remaining_calls":
+        return "at the first call the run never made"
+    if mismatch.field_path == "call_index":
+        return "(the run made more calls than it holds)"
+    return "at the call"
+
+
+def _exists(path: Path) -> bool:
+    return path.exists() or path.is_symlink()
+
+
+def _fsync_directory(directory: Path) -> None:
+    fd = os.open(directory, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)

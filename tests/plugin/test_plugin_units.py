@@ -1,0 +1,158 @@
+"""The plugin's pieces without pytester: mode resolution, commands, file names, the override."""
+
+from __future__ import annotations
+
+import shlex
+from collections.abc import AsyncIterator
+
+import pytest
+
+from openprogram.providers import (
+    AssistantMessageEvent,
+    Context,
+    Model,
+    StreamOptions,
+    get_api_provider,
+    register_api_provider,
+)
+from openprogram.providers.api_registry import ApiProvider, UnknownApiError, override_api_providers
+from openprogram.providers.differences import MISSING
+from openprogram.providers.replay import ReplayMismatch
+from openprogram.pytest_plugin import CHOICES, _file_stem, resolve_record_mode
+from openprogram.testing import RECORD_MODES, tui_command
+
+
+class Named:
+    """A provider that is never streamed, told apart by name."""
+
+    requires_credentials = False
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    async def stream(
+        self, model: Model, context: Context, options: StreamOptions | None = None
+    ) -> AsyncIterator[AssistantMessageEvent]:
+        raise AssertionError("not streamed")
+        yield
+
+    stream_simple = stream
+
+
+class Wrapped(Named):
+    def __init__(self, api: str, inner: ApiProvider) -> None:
+        super().__init__(f"wrapped {api}")
+        self.inner = inner
+
+
+def test_the_plugin_and_the_library_agree_on_the_modes() -> None:
+    assert CHOICES == RECORD_MODES == ("none", "once", "rewrite")
+
+
+@pytest.mark.parametrize(
+    ("option", "ini", "ci", "expected"),
+    [
+        (None, "none", None, "none"),
+        (None, "", None, "none"),
+        (None, "once", None, "once"),
+        (None, "rewrite", "", "rewrite"),  # CI set but empty is not CI
+        (None, "once", "false", "once"),
+        (None, "once", "true", "none"),
+        (None, "rewrite", "1", "none"),
+        ("once", "none", "true", "once"),  # asked for on the command line: records even in CI
+        ("rewrite", "once", None, "rewrite"),
+        ("none", "once", None, "none"),
+    ],
+)
+def test_record_mode_resolution(
+    option: str | None, ini: str, ci: str | None, expected: str
+) -> None:
+    environ = {} if ci is None else {"CI": ci}
+    mode, reason = resolve_record_mode(option, ini, environ)
+    assert mode == expected
+    assert (reason is not None) == (option is None and expected == "none" and ci in ("true", "1"))
+
+
+def test_an_unknown_ini_mode_is_a_usage_error() -> None:
+    with pytest.raises(pytest.UsageError, match="unknown record mode 'always'"):
+        resolve_record_mode(None, "always", {})
+
+
+def test_the_tui_command_quotes_fields_and_paths_for_the_shell() -> None:
+    field = """context.messages[0]["it's"]"""
+    mismatch = ReplayMismatch(3, field, "a", "b", path_tokens=("context", "messages", 0, "it's"))
+    command = tui_command("my recordings/x.jsonl", mismatch)
+    assert shlex.split(command) == [
+        "openprogram-tui",
+        "my recordings/x.jsonl",
+        "--call",
+        "3",
+        "--field",
+        field,
+    ]
+    simple = ReplayMismatch(0, "model.id", "a", "b", path_tokens=("model", "id"))
+    assert tui_command("x.jsonl", simple) == "openprogram-tui x.jsonl --call 0 --field 'model.id'"
+    past_end = ReplayMismatch(2, "call_index", 2, 2, detail="more calls")
+    assert tui_command("x.jsonl", past_end) == "openprogram-tui x.jsonl"
+    remaining = ReplayMismatch(1, "remaining_calls", 1, 0, detail="left")
+    assert tui_command("x.jsonl", remaining) == "openprogram-tui x.jsonl --call 1"
+    missing = ReplayMismatch(0, "options.x", MISSING, 1, path_tokens=("options", "x"))
+    assert tui_command("x.jsonl", missing).endswith("--field 'options.x'")
+
+
+@pytest.mark.parametrize(
+    ("name", "expected"),
+    [
+        ("test_a", "test_a"),
+        ("TestGroup::test_a", "TestGroup.test_a"),
+        ("test_a[1-x]", "test_a[1-x]"),
+        ("test_a[x=1,y=2]", "test_a[x=1,y=2]"),
+    ],
+)
+def test_safe_names_are_kept(name: str, expected: str) -> None:
+    assert _file_stem(name) == expected
+
+
+def test_unsafe_names_are_replaced_and_kept_apart() -> None:
+    spaced, underscored = _file_stem("test_a[a b]"), _file_stem("test_a[a_b]")
+    assert spaced != underscored and "/" not in _file_stem("test_a[../../etc]")
+    assert spaced.startswith("test_a[a_b]-")
+    assert len(_file_stem("test_" + "x" * 500)) <= 130
+
+
+def test_the_override_wraps_every_api_including_later_registrations() -> None:
+    first, later = Named("first"), Named("later")
+    register_api_provider("a", first)
+    wrapped: list[Wrapped] = []
+
+    def wrap(api: str, provider: ApiProvider) -> ApiProvider:
+        wrapped.append(Wrapped(api, provider))
+        return wrapped[-1]
+
+    with override_api_providers(wrap):
+        seen = get_api_provider("a")
+        assert isinstance(seen, Wrapped) and seen.inner is first
+        assert get_api_provider("a") is seen  # wrapped once per underlying provider
+        builtin = get_api_provider("scripted")
+        assert isinstance(builtin, Wrapped) and builtin.name == "wrapped scripted"
+        register_api_provider("a", later)
+        again = get_api_provider("a")
+        assert isinstance(again, Wrapped) and again.inner is later
+        with pytest.raises(UnknownApiError):
+            get_api_provider("nope")
+    assert get_api_provider("a") is later
+    assert not isinstance(get_api_provider("scripted"), Wrapped)
+
+
+def test_overrides_do_not_nest_and_are_removed_on_error() -> None:
+    register_api_provider("a", Named("a"))
+    with pytest.raises(ValueError), override_api_providers(lambda api, provider: Named("x")):
+        with (
+            pytest.raises(RuntimeError, match="already active"),
+            override_api_providers(lambda api, provider: provider),
+        ):
+            pass
+        raise ValueError("the test failed")
+    assert isinstance(get_api_provider("a"), Named) and get_api_provider("a").name == "a"  # type: ignore[attr-defined]
+    with override_api_providers(lambda api, provider: provider):  # usable again
+        pass
