@@ -1,0 +1,36 @@
+"""Waiting in Pilot tests: for background work to land, never for a fixed time."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+
+from textual.app import App
+from textual.pilot import Pilot
+
+from tui.screens.recording import RecordingScreen
+
+
+async def until(pilot: Pilot[None], condition: Callable[[], bool], timeout: float = 10.0) -> None:
+    """Let the app run until `condition()` holds (fails the test after `timeout` seconds)."""
+    deadline = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() > deadline:
+            raise AssertionError("condition not met in time")
+        await pilot.app.workers.wait_for_complete()
+        await pilot.pause(0.01)
+
+
+async def recording_ready(pilot: Pilot[None]) -> RecordingScreen:
+    """Wait until the recording screen on top has its index and its strict verdict."""
+    await until(pilot, lambda: isinstance(pilot.app.screen, RecordingScreen))
+    screen = pilot.app.screen
+    assert isinstance(screen, RecordingScreen)
+    await until(pilot, lambda: screen.verdict is not None and screen.loaded is not None)
+    await pilot.pause()
+    return screen
+
+
+def notifications(app: App[None]) -> list[str]:
+    """The messages of the notifications the app has shown (oldest first)."""
+    return [notification.message for notification in app._notifications]

@@ -1,0 +1,280 @@
+"""Rerun fixtures: check results of every outcome, made with the library, and a small host app.
+
+Mismatches come from the library's own comparison (`find_first_difference` and `ReplayMismatch`,
+or a real `ReplayProvider`), on requests built with fixed timestamps, so screens are the same on
+every run and every machine.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import copy
+from collections.abc import AsyncGenerator
+from pathlib import Path
+from typing import Any, ClassVar, cast
+
+from textual.app import App
+from textual.binding import Binding, BindingType
+from textual.reactive import reactive
+from textual.screen import Screen
+
+from openprogram.providers import (
+    AssistantMessage,
+    Context,
+    Model,
+    TextContent,
+    Tool,
+    ToolCall,
+    ToolResultMessage,
+    UserMessage,
+)
+from openprogram.providers.recording import RecordingProvider, request_payload
+from openprogram.providers.replay import ReplayMismatch, ReplayProvider, find_first_difference
+from openprogram.providers.scripted import ScriptedProvider, TextStep
+from openprogram.recordings import CheckResult
+
+CLOCK = 1_767_605_400_000
+ECHO_ARGV = ["python", "examples/echo_agent.py", "bye"]
+CWD = "/work/main"
+MODEL = Model(id="echo-1", name="Echo", api="scripted", provider="scripted")
+ECHO_TOOL = Tool(
+    name="echo",
+    description="Echo the given text back, prefixed with 'echo:'.",
+    parameters={
+        "type": "object",
+        "properties": {"text": {"type": "string", "description": "What to echo."}},
+        "required": ["text"],
+    },
+)
+SYSTEM_PROMPT = "Call the echo tool with the user's words, then tell the user its result."
+LONG_PROMPT = "\n".join(
+    [
+        "You are a careful assistant that uses tools.",
+        "Call the echo tool with the user's words.",
+        "Then tell the user exactly what the tool answered.",
+        "Never invent a tool result.",
+        "Answer in one short sentence.",
+        "Keep the user's spelling.",
+    ]
+)
+
+
+class RerunHost(App[None]):
+    """Shows one screen, the way openprogram-tui would push it (`q` and esc go back, then quit)."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("q", "go_back", "Back", id="back"),
+    ]
+    record_replay_status: reactive[object | None] = reactive(None)
+    """What `ModeBadge` follows in the real app (unknown here)."""
+
+    def __init__(self, screen: Screen[Any], *, below: Screen[Any] | None = None) -> None:
+        """`below`: a screen under the rerun screen, as the recording screen is in the app."""
+        super().__init__()
+        self.first_screen = screen
+        self.below = below
+        self.opened: list[Any] = []
+        """The `CallOpenRequested` messages the screen sent up."""
+        self.theme = "textual-dark"
+
+    def on_mount(self) -> None:
+        if self.below is not None:
+            self.push_screen(self.below)
+        self.push_screen(self.first_screen)
+
+    def action_go_back(self) -> None:
+        if len(self.screen_stack) > 2:
+            self.pop_screen()
+        else:
+            self.exit()
+
+    def on_rerun_screen_call_open_requested(self, message: Any) -> None:
+        self.opened.append(message)
+
+
+def echo_context(tool_answer: str, **changes: Any) -> Context:
+    """The context of the echo agent's second call (after the tool answered `tool_answer`)."""
+    messages = [
+        UserMessage(content="hi", timestamp=CLOCK),
+        AssistantMessage(
+            content=[ToolCall(id="call_0_1", name="echo", arguments={"text": "hi"})],
+            api="scripted",
+            provider="scripted",
+            model="echo-1",
+            stop_reason="toolUse",
+            timestamp=CLOCK + 100,
+        ),
+        ToolResultMessage(
+            tool_call_id="call_0_1",
+            tool_name="echo",
+            content=[TextContent(text=tool_answer)],
+            timestamp=CLOCK + 200,
+        ),
+    ]
+    fields: dict[str, Any] = {
+        "system_prompt": SYSTEM_PROMPT,
+        "messages": messages,
+        "tools": [ECHO_TOOL],
+    }
+    return Context(**(fields | changes))
+
+
+def echo_request(tool_answer: str = "echo:hi", **changes: Any) -> dict[str, Any]:
+    """A whole request payload of call 1, as replay compares it."""
+    return request_payload(MODEL, echo_context(tool_answer, **changes), None)
+
+
+def mismatch_of(
+    recorded: dict[str, Any], incoming: dict[str, Any], call: int = 1
+) -> dict[str, Any]:
+    """`ReplayMismatch.to_dict()` for the first difference of two requests, as a rerun reports it."""
+    difference = find_first_difference(recorded, incoming)
+    assert difference is not None
+    return ReplayMismatch.from_difference(call, difference, recorded, incoming).to_dict()
+
+
+def check_result(status: str, mismatch: dict[str, Any] | None = None, **fields: Any) -> CheckResult:
+    """A finished check with fixed, screen-safe values (no temporary paths, no clock)."""
+    values: dict[str, Any] = {
+        "status": status,
+        "recording": "/recordings/echo.jsonl",
+        "argv": ECHO_ARGV,
+        "cwd": CWD,
+        "calls_recorded": 2,
+        "calls_consumed": 1 if status != "ok" else 2,
+        "never_requested": [1] if status != "ok" else [],
+        "duration_seconds": 0.46,
+        "exit_code": 1 if status != "ok" else 0,
+        "mismatch": mismatch,
+        "error": None,
+        "stderr_tail": [],
+    }
+    return CheckResult(**(values | fields))
+
+
+def content_mismatch() -> CheckResult:
+    """Call 1, `context.messages[2].content[0].text`: 'echo:hi' recorded, 'echo:bye' incoming."""
+    return check_result("mismatch", mismatch_of(echo_request(), echo_request("echo:bye")))
+
+
+def missing_key_mismatch() -> CheckResult:
+    """The incoming tool schema lost its `required` list."""
+    tool = ECHO_TOOL.model_copy(deep=True)
+    del tool.parameters["required"]
+    return check_result("mismatch", mismatch_of(echo_request(), echo_request(tools=[tool])))
+
+
+def type_change_mismatch() -> CheckResult:
+    """A tool-call argument recorded as a number arrives as a string."""
+    recorded, incoming = echo_request(), echo_request()
+    recorded["context"]["messages"][1]["content"][0]["arguments"] = {"count": 3, "text": "hi"}
+    incoming["context"]["messages"][1]["content"][0]["arguments"] = {"count": "3", "text": "hi"}
+    return check_result("mismatch", mismatch_of(recorded, incoming))
+
+
+def long_string_mismatch() -> CheckResult:
+    """The system prompt changed in one of its lines; the tool result and tool description too."""
+    recorded = echo_request(system_prompt=LONG_PROMPT)
+    changed = LONG_PROMPT.replace("exactly what the tool answered", "what the tool said")
+    incoming = echo_request("echo:bye", system_prompt=changed)
+    incoming["context"]["tools"][0]["description"] = "Echo the text."
+    return check_result("mismatch", mismatch_of(recorded, incoming))
+
+
+def ok_result() -> CheckResult:
+    return check_result("ok", argv=["python", "examples/echo_agent.py", "hi"])
+
+
+def incomplete_result() -> CheckResult:
+    return check_result(
+        "incomplete",
+        calls_recorded=4,
+        never_requested=[1, 2, 3],
+        exit_code=0,
+        argv=["python", "examples/echo_agent.py", "--one-turn"],
+    )
+
+
+def error_result() -> CheckResult:
+    return check_result(
+        "error",
+        calls_consumed=0,
+        never_requested=[0, 1],
+        error="the program exited with code 1",
+        stderr_tail=[
+            "Traceback (most recent call last):",
+            '  File "examples/echo_agent.py", line 33, in pick_model',
+            "    api, base_url = REAL_MODELS[provider]",
+            "KeyError: 'gemini'",
+        ],
+    )
+
+
+def record_abandoned_call(path: Path) -> Path:
+    """A one-call recording whose consumer stopped reading after 3 events (outcome abandoned)."""
+
+    async def record() -> None:
+        provider = RecordingProvider(ScriptedProvider([[TextStep(text="a b c d")]]), path)
+        stream = cast(AsyncGenerator[Any, None], provider.stream(MODEL, echo_context("echo:hi")))
+        for _ in range(3):
+            await stream.__anext__()
+        await stream.aclose()
+
+    asyncio.run(record())
+    return path
+
+
+def position_mismatch(recording: Path) -> CheckResult:
+    """A real replay of `recording` that reads past its abandoned stream."""
+
+    async def replay() -> dict[str, Any]:
+        stream = ReplayProvider(recording).stream(MODEL, echo_context("echo:hi"))
+        try:
+            while True:
+                await stream.__anext__()
+        except ReplayMismatch as exc:
+            return exc.to_dict()
+
+    mismatch = asyncio.run(replay())
+    return check_result(
+        "mismatch",
+        mismatch,
+        recording=str(recording),
+        calls_recorded=1,
+        calls_consumed=1,
+        never_requested=[],
+    )
+
+
+def past_end_mismatch(recording: Path) -> CheckResult:
+    """A real replay of a one-call `recording` that makes a second call."""
+    provider = ReplayProvider(recording)
+    incoming = copy.deepcopy(echo_context("echo:hi"))
+    incoming.messages.append(UserMessage(content="and again", timestamp=CLOCK + 300))
+
+    async def replay() -> dict[str, Any]:
+        async for _ in provider.stream(MODEL, echo_context("echo:hi")):
+            pass
+        try:
+            async for _ in provider.stream(MODEL, incoming):
+                pass
+        except ReplayMismatch as exc:
+            return exc.to_dict()
+        raise AssertionError("replay took a call that was not recorded")
+
+    mismatch = asyncio.run(replay())
+    return check_result(
+        "mismatch", mismatch, recording=str(recording), calls_recorded=1, never_requested=[]
+    )
+
+
+def record_one_call(path: Path) -> Path:
+    """A one-call recording of the echo agent's second call, streamed to the end."""
+
+    async def record() -> None:
+        provider = RecordingProvider(ScriptedProvider([[TextStep(text="echo:hi")]]), path)
+        async for _ in provider.stream(MODEL, echo_context("echo:hi")):
+            pass
+
+    asyncio.run(record())
+    return path

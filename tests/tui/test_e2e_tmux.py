@@ -1,0 +1,104 @@
+"""The real `openprogram-tui --demo` in a real terminal (tmux, 120x40), driven by keys."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+pytestmark = pytest.mark.e2e
+
+DEADLINE = 20.0
+
+
+def tui_command() -> list[str]:
+    script = Path(sys.executable).with_name("openprogram-tui")
+    return [str(script)] if script.exists() else [sys.executable, "-m", "tui.app"]
+
+
+class Terminal:
+    """One tmux session running a command; every wait has a deadline."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def tmux(self, *args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(["tmux", *args], capture_output=True, text=True, check=False)
+
+    def screen(self) -> str:
+        return self.tmux("capture-pane", "-p", "-t", self.name).stdout
+
+    def wait_for(self, *texts: str) -> str:
+        deadline = time.monotonic() + DEADLINE
+        while time.monotonic() < deadline:
+            screen = self.screen()
+            if all(text in screen for text in texts):
+                return screen
+            time.sleep(0.05)
+        raise AssertionError(f"{texts} not on screen after {DEADLINE}s:\n{self.screen()}")
+
+    def keys(self, *keys: str) -> None:
+        self.tmux("send-keys", "-t", self.name, *keys)
+
+    def alive(self) -> bool:
+        return self.tmux("has-session", "-t", self.name).returncode == 0
+
+
+@pytest.fixture
+def terminal(tmp_path: Path) -> Iterator[Terminal]:
+    if shutil.which("tmux") is None:
+        pytest.skip("tmux is not installed")
+    name = f"optui-e2e-{os.getpid()}"
+    env = {
+        "TERM": "xterm-256color",
+        "TEXTUAL_ANIMATIONS": "none",
+        "OPENPROGRAM_HOME": str(tmp_path / "home"),
+        "PYTHONPATH": os.environ.get("PYTHONPATH", ""),
+    }
+    # The terminal's size must come from tmux, not from variables inherited from pytest's shell.
+    unset = ["-u", "COLUMNS", "-u", "LINES"]
+    assignments = [f"{k}={v}" for k, v in env.items()]
+    command = " ".join(["exec", "env", *unset, *assignments, *tui_command(), "--demo"])
+    created = subprocess.run(
+        ["tmux", "new-session", "-d", "-s", name, "-x", "120", "-y", "40", command], check=False
+    )
+    assert created.returncode == 0
+    term = Terminal(name)
+    try:
+        yield term
+    finally:
+        term.tmux("kill-session", "-t", name)
+
+
+def test_demo_browse_step_back_to_the_list_and_quit(terminal: Terminal) -> None:
+    terminal.wait_for("echo-demo.jsonl", "#0", "scripted/echo-1", "complete", "▶ replay echo-demo")
+    terminal.wait_for("format 1 · 5 calls · 115 events · ✓ valid")
+    terminal.wait_for("System", "Tools offered", "Please echo 'hello world'")
+    terminal.keys("]", "Enter", "j", "j", "j")
+    terminal.wait_for("Assembled through event 3 of 30")
+    terminal.keys(":")
+    terminal.wait_for("Go to a call")
+    terminal.keys("4", "Enter")
+    terminal.wait_for("Assembled through event 0 of 8")
+    terminal.keys("]")
+    screen = terminal.wait_for("Final message of call 4 · outcome error")
+    assert "ConnectionResetError" in screen
+    terminal.keys("q")
+    terminal.wait_for("Recordings", "echo-demo-damaged", "● replay", "✗ line 95")
+    terminal.keys("s")
+    terminal.wait_for("Applies on next start", "Now: replay echo-demo")
+    terminal.keys("Escape")
+    terminal.wait_for("Recordings", "Created (UTC)")
+    terminal.keys("?")
+    terminal.wait_for("Help · Recordings", "recordings.delete")
+    terminal.keys("Escape", "C-q")
+    deadline = time.monotonic() + DEADLINE
+    while terminal.alive() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not terminal.alive(), "openprogram-tui did not exit on ctrl+q"

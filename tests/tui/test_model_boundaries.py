@@ -1,0 +1,43 @@
+"""The data layer never needs Textual, and small formatting helpers read well."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import tui
+from tui.model.paths import display_path
+from tui.model.text_preview import human_size, one_line, plural
+
+
+def test_model_imports_without_textual() -> None:
+    modules = sorted(p.stem for p in (Path(tui.__file__).parent / "model").glob("*.py"))
+    code = (
+        "import importlib, sys\n"
+        f"for name in {modules!r}:\n"
+        "    importlib.import_module('tui.model.' + name)\n"
+        "assert 'textual' not in sys.modules, 'tui.model imported textual'\n"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def test_previews() -> None:
+    assert one_line("a\nb\tc") == "a⏎b⇥c"
+    assert one_line("x" * 100, 10) == "x" * 9 + "…"
+    assert one_line("\x00") == "·"
+    assert human_size(812) == "812 B" and human_size(4200) == "4.2 KB"
+    assert human_size(98_400_000) == "98.4 MB"
+    assert plural(1, "call") == "1 call" and plural(1200, "event") == "1,200 events"
+
+
+def test_display_path(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("OPENPROGRAM_HOME", str(tmp_path / "state"))
+    assert display_path(tmp_path / "state" / "recordings") == "$OPENPROGRAM_HOME/recordings"
+    assert display_path(tmp_path / "state") == "$OPENPROGRAM_HOME"
+    monkeypatch.delenv("OPENPROGRAM_HOME")
+    assert display_path(Path.home() / "x.jsonl") == "~/x.jsonl"
+    monkeypatch.chdir(tmp_path)
+    assert display_path(tmp_path / "a" / "b.jsonl") == "a/b.jsonl"

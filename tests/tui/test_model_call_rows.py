@@ -1,0 +1,63 @@
+"""Call rows: model, event count and outcome per call, parsed on demand; verdict marks."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tests.tui.tui_rows import call_rows, header, request, write_rows
+from tui.model.call_rows import DAMAGED, PENDING, UNFINISHED, CallTable
+from tui.model.recording_index import RecordingIndex
+from tui.model.verdict import check_file
+
+
+def table_of(path: Path) -> CallTable:
+    index = RecordingIndex.open(path)
+    index.build()
+    return CallTable(index)
+
+
+def test_demo_rows_read_like_the_issue(demo_file: Path) -> None:
+    table = table_of(demo_file)
+    rows = [table.summary(n) for n in range(table.count)]
+    assert [r.outcome for r in rows] == ["complete"] * 4 + ["error"]
+    assert rows[0].text() == "#0  scripted/echo-1  31 ev  complete"
+    assert rows[4].failed and not rows[0].failed
+    assert rows[4].error == "ConnectionResetError: the upstream closed the stream mid-answer"
+
+
+def test_index_width_aligns_numbers(tmp_path: Path) -> None:
+    rows = [header()]
+    for n in range(12):
+        rows += call_rows(n, ["x"])
+    table = table_of(write_rows(tmp_path / "r.jsonl", rows))
+    assert table.index_width == 2
+    assert table.summary(3).text(table.index_width).startswith("#3   openai/gpt-4o-mini")
+
+
+def test_unfinished_call_is_named_and_verdict_marks_damage(damaged_file: Path) -> None:
+    table = table_of(damaged_file)
+    assert table.summary(table.count - 1).outcome == UNFINISHED
+    table.set_verdict(check_file(damaged_file))
+    assert table.summary(table.count - 1).outcome == UNFINISHED
+    assert [table.summary(n).outcome for n in range(table.count - 1)] == ["complete"] * 3
+
+
+def test_rows_of_a_call_still_indexing_are_pending(tmp_path: Path) -> None:
+    path = write_rows(tmp_path / "r.jsonl", [header(), request(0)])
+    index = RecordingIndex.open(path)
+    index.build()
+    index.complete = False  # as seen mid-build
+    table = CallTable(index)
+    assert table.summary(0).outcome == PENDING
+    index.complete = True
+    assert table.summary(0).outcome == UNFINISHED
+
+
+def test_unreadable_request_makes_the_call_damaged(tmp_path: Path) -> None:
+    rows = call_rows(0, ["x"])
+    rows[0] = rows[0].replace(b'"context":{', b'"context":[', 1)
+    table = table_of(write_rows(tmp_path / "r.jsonl", [header(), *rows]))
+    summary = table.summary(0)
+    assert summary.outcome == DAMAGED
+    assert summary.model_label == "?/?"
+    assert summary.error is not None and summary.error.startswith("line 2: request row")

@@ -1,0 +1,44 @@
+"""The demo: recorded with the library, the same bytes every run, and a state dir to try it in."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from openprogram.config import read_record_replay_config
+from openprogram.providers.recording_reader import scan_recording
+from tui.model.demo import (
+    DAMAGED_DEMO_ID,
+    DEMO_RECORDING_ID,
+    prepare_demo_home,
+    write_demo_recording,
+)
+
+
+def test_demo_is_deterministic(tmp_path: Path, demo_bytes: bytes) -> None:
+    again = write_demo_recording(tmp_path / "again.jsonl")
+    assert again.read_bytes().replace(b'"again"', b'"echo-demo"') == demo_bytes
+
+
+def test_demo_shows_tools_thinking_a_loop_and_a_broken_call(demo_file: Path) -> None:
+    scan = scan_recording(demo_file)
+    assert scan.valid and scan.header is not None
+    assert scan.header.model_extra == {
+        "created_at": "2026-01-05T09:30:00Z",
+        "recording_id": "echo-demo",
+        "redaction_version": 1,
+    }
+    assert [c.outcome for c in scan.calls] == ["complete"] * 4 + ["error"]
+    kinds = {e.type for c in scan.calls for e in c.events}
+    assert {"thinking_delta", "toolcall_start", "toolcall_end", "done"} <= kinds
+    tool_turn = scan.calls[2].events[-1]
+    assert tool_turn.type == "done" and tool_turn.reason == "toolUse"
+    assert len(scan.calls[3].request.context["messages"]) == 8
+
+
+def test_prepare_demo_home_makes_a_state_dir(tmp_path: Path) -> None:
+    demo = prepare_demo_home(tmp_path / "home")
+    assert demo == tmp_path / "home" / "recordings" / f"{DEMO_RECORDING_ID}.jsonl"
+    assert read_record_replay_config().model_dump() == {"mode": "replay", "file": "echo-demo"}
+    damaged = scan_recording(demo.with_name(f"{DAMAGED_DEMO_ID}.jsonl"))
+    assert not damaged.valid and damaged.unfinished_calls
+    assert (demo.stat().st_mode & 0o777) == 0o600

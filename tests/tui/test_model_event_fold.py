@@ -1,0 +1,73 @@
+"""Stepping: the message at event k is the library's fold of events 0..k, in any order of steps."""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+import pytest
+
+from openprogram.providers.accumulator import assemble_message
+from openprogram.providers.recording_reader import scan_recording
+from tests.tui.tui_rows import call_rows, header, write_rows
+from tui.model import event_fold
+from tui.model.call_detail import LoadedCall
+from tui.model.recording_index import RecordingIndex
+
+
+def loaded_calls(path: Path) -> list[LoadedCall]:
+    index = RecordingIndex.open(path)
+    index.build()
+    return [LoadedCall(index, span) for span in index.calls]
+
+
+def test_every_step_of_every_demo_call_is_the_fold(demo_file: Path) -> None:
+    scan = scan_recording(demo_file)
+    for call, recorded in zip(loaded_calls(demo_file), scan.calls, strict=True):
+        for k in range(call.event_count):
+            step = call.message_at(k)
+            assert step.error is None
+            assert step.message == assemble_message(recorded.events[: k + 1])
+
+
+def test_random_jumps_use_checkpoints_and_agree(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(event_fold, "CHECKPOINT_EVERY", 7)
+    path = write_rows(
+        tmp_path / "r.jsonl", [header(), *call_rows(0, [f"w{n} " for n in range(60)])]
+    )
+    call = loaded_calls(path)[0]
+    events = scan_recording(path).calls[0].events
+    order = list(range(call.event_count)) * 2
+    random.Random(7).shuffle(order)
+    for k in order:
+        assert call.message_at(k).message == assemble_message(events[: k + 1])
+
+
+def test_returned_messages_do_not_change_with_later_steps(demo_file: Path) -> None:
+    call = loaded_calls(demo_file)[0]
+    early = call.message_at(3).message
+    snapshot = early.model_copy(deep=True) if early else None
+    call.message_at(call.event_count - 1)
+    assert early == snapshot
+
+
+def test_an_unreadable_event_stops_the_fold_there(tmp_path: Path) -> None:
+    rows = call_rows(0, ["a", "b", "c"])
+    rows[4] = b'{"call_index":0,"event":{"type":"text_delta"},"event_index":3,"type":"event"}\n'
+    call = loaded_calls(write_rows(tmp_path / "r.jsonl", [header(), *rows]))[0]
+    before = call.message_at(2)
+    assert before.error is None
+    stopped = call.message_at(5)
+    assert stopped.error is not None and stopped.error.startswith("event 3 cannot be read")
+    assert stopped.message == before.message
+    assert call.event_summary(3).error is not None
+
+
+def test_an_event_that_cannot_follow_is_reported(tmp_path: Path) -> None:
+    rows = call_rows(0, ["a"])
+    del rows[2]  # drop text_start: the delta has no block to extend
+    call = loaded_calls(write_rows(tmp_path / "r.jsonl", [header(), *rows]))[0]
+    step = call.message_at(call.event_count - 2)
+    assert step.error is not None and "cannot be applied" in step.error

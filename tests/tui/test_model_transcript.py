@@ -1,0 +1,68 @@
+"""The context as a chat transcript, and an assistant message in the same shape."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from openprogram.providers.recording_reader import scan_recording
+from openprogram.providers.types import AssistantMessage, TextContent, ToolCall
+from tui.model.transcript import message_entry, transcript_of
+
+
+def test_demo_context_reads_as_a_chat(demo_file: Path) -> None:
+    calls = scan_recording(demo_file).calls
+    entries = transcript_of(calls[3].request.context)
+    roles = [e.role for e in entries]
+    assert roles[:3] == ["system", "tools", "user"]
+    assert roles.count("tool") == 3 and roles.count("assistant") == 3
+    tool_results = [e for e in entries if e.role == "tool"]
+    assert tool_results[1].title == "Tool result · echo (call_2_2)"
+    assert tool_results[1].parts[0].text == "echo:ping"
+    calls_made = [p for e in entries for p in e.parts if p.kind == "tool_call"]
+    assert calls_made[0].title == "echo (call_0_2)" and '"hello world"' in calls_made[0].text
+
+
+def test_an_assistant_message_lists_its_blocks() -> None:
+    message = AssistantMessage(
+        api="a",
+        provider="p",
+        model="m",
+        content=[TextContent(text="hi"), ToolCall(id="c1", name="echo", arguments={"text": "x"})],
+        stop_reason="toolUse",
+        error_message="boom",
+    )
+    entry = message_entry(message)
+    assert entry.title == "Assistant · toolUse" and entry.is_error
+    assert [p.kind for p in entry.parts] == ["text", "tool_call", "error"]
+
+
+def test_an_empty_message_says_so() -> None:
+    entry = message_entry(AssistantMessage(api="a", provider="p", model="m"))
+    assert entry.parts[0].text == "(no content yet)"
+
+
+def test_a_context_the_types_refuse_is_one_problem_entry() -> None:
+    entries = transcript_of({"messages": [{"role": "wizard"}]})
+    assert len(entries) == 1 and entries[0].role == "problem"
+    assert entries[0].parts[0].text.startswith("context.messages.0")
+
+
+def test_long_entries_are_bounded_with_a_note() -> None:
+    from tui.model.transcript import TranscriptEntry, TranscriptPart, bounded_entry
+
+    entry = TranscriptEntry(
+        "assistant", "A", tuple(TranscriptPart("text", "x" * 100) for _ in range(5))
+    )
+    assert bounded_entry(entry, limit=1000) is entry
+    cut = bounded_entry(entry, limit=150)
+    assert [len(p.text) for p in cut.parts[:2]] == [100, 51]
+    assert cut.parts[-1].kind == "note"
+    assert cut.parts[-1].text.startswith("… 350 more characters and 3 more blocks")
+
+
+def test_a_streaming_tool_call_without_arguments_says_so() -> None:
+    message = AssistantMessage(
+        api="a", provider="p", model="m", content=[ToolCall(id="c", name="echo", arguments={})]
+    )
+    assert message_entry(message, streaming=True).parts[0].text == "(arguments still streaming)"
+    assert message_entry(message).parts[0].text == "{}"

@@ -1,0 +1,201 @@
+"""The recording screen driven by keys and mouse: calls, tabs, stepping, go to, find, damage."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from textual.widgets import TabbedContent, TextArea
+
+from openprogram.providers.accumulator import assemble_message
+from openprogram.providers.recording_reader import scan_recording
+from tests.tui.pilot_support import notifications, recording_ready, until
+from tui.app import OpenProgramTUI
+from tui.screens.goto import GotoScreen
+from tui.screens.help import HelpScreen
+from tui.widgets.call_detail import CallDetail
+from tui.widgets.call_list import CallList
+from tui.widgets.event_list import EventList
+from tui.widgets.message_view import MessageView
+from tui.widgets.problem_banner import ProblemBanner
+
+SIZE = (120, 40)
+
+
+async def test_calls_move_with_j_k_g_G_and_shift_j_k(demo_file: Path) -> None:
+    app = OpenProgramTUI([demo_file])
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await recording_ready(pilot)
+        calls = screen.query_one(CallList)
+        assert calls.row_count == 5 and calls.has_focus
+        await pilot.press("j", "j")
+        assert calls.cursor == 2 and screen.loaded is not None and screen.loaded.call_index == 2
+        await pilot.press("G")
+        assert screen.loaded.call_index == 4
+        await pilot.press("g", "down")
+        assert screen.loaded.call_index == 1
+        await pilot.press("enter")  # into the detail
+        assert not calls.has_focus
+        await pilot.press("J", "J")
+        assert calls.cursor == 3 and screen.loaded.call_index == 3
+        await pilot.press("K")
+        assert screen.loaded.call_index == 2
+        await pilot.press("escape")
+        assert calls.has_focus
+
+
+async def test_tabs_cycle_with_brackets_and_raw_shows_the_rows(demo_file: Path) -> None:
+    app = OpenProgramTUI([demo_file])
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await recording_ready(pilot)
+        tabs = screen.query_one(TabbedContent)
+        assert tabs.active == "tab-request"
+        await pilot.press("right_square_bracket")
+        assert tabs.active == "tab-events"
+        await pilot.press("left_square_bracket", "left_square_bracket")
+        assert tabs.active == "tab-raw"
+        await pilot.pause()
+        raw = screen.query_one("#raw", TextArea).text
+        assert raw.splitlines()[0] == demo_file.read_text().splitlines()[1]
+        await pilot.press("j")
+        await pilot.pause()
+        raw = screen.query_one("#raw", TextArea).text
+        assert raw.startswith('{"call_index":1,')
+
+
+async def test_stepping_shows_the_fold_of_events_up_to_the_cursor(demo_file: Path) -> None:
+    recorded = scan_recording(demo_file).calls[2].events
+    app = OpenProgramTUI([demo_file])
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await recording_ready(pilot)
+        await pilot.press("j", "j", "right_square_bracket", "enter")
+        events = screen.query_one(EventList)
+        assembled = screen.query_one("#assembled", MessageView)
+        assert events.has_focus and events.cursor == 0
+        await pilot.press("j", "j", "j")
+        assert assembled.message == assemble_message(recorded[:4])
+        await pilot.press("k")
+        assert assembled.message == assemble_message(recorded[:3])
+        for k in [*range(len(recorded)), 7, 0, len(recorded) - 1, 12]:
+            events.move_to(k)
+            await pilot.pause()
+            assert assembled.message == assemble_message(recorded[: k + 1]), f"event {k}"
+        await pilot.press("G")
+        assert assembled.message == recorded[-1].message  # done carries the final message
+
+
+async def test_goto_a_call_and_an_event(demo_file: Path) -> None:
+    app = OpenProgramTUI([demo_file])
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await recording_ready(pilot)
+        await pilot.press("colon")
+        assert isinstance(app.screen, GotoScreen)
+        await pilot.press(*"2.5", "enter")
+        await pilot.pause()
+        assert screen.loaded is not None and screen.loaded.call_index == 2
+        assert screen.query_one(TabbedContent).active == "tab-events"
+        assert screen.query_one(EventList).cursor == 5
+        await pilot.press("colon", *"oops", "enter")
+        assert isinstance(app.screen, GotoScreen)
+        assert "12.40" in str(app.screen.query_one("#goto-hint").render())
+        await pilot.press("escape", "colon", *"99", "enter")
+        await pilot.pause()
+        assert app.screen is screen and screen.loaded.call_index == 2
+        assert any("no call 99" in n for n in notifications(app))
+
+
+async def test_find_marks_rows_and_n_N_move_between_them(demo_file: Path) -> None:
+    app = OpenProgramTUI([demo_file])
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await recording_ready(pilot)
+        await pilot.press("slash", *"pong")
+        calls = screen.query_one(CallList)
+        await until(pilot, lambda: len(calls.matches) > 0)
+        assert list(calls.matches) == [2, 3, 4]  # call 2 asks for it, later ones carry it along
+        assert calls.cursor == 2
+        await pilot.press("enter", "n")
+        assert calls.cursor == 3
+        await pilot.press("n", "n")
+        assert calls.cursor == 2
+        await pilot.press("N")
+        assert calls.cursor == 4
+        await pilot.press("escape")
+        assert len(calls.matches) == 0
+
+
+async def test_find_in_events_searches_the_selected_call(demo_file: Path) -> None:
+    app = OpenProgramTUI([demo_file])
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await recording_ready(pilot)
+        await pilot.press("right_square_bracket", "enter", "slash", *"tool_call", "enter")
+        events = screen.query_one(EventList)
+        await until(pilot, lambda: len(events.matches) > 0)
+        assert list(events.matches) == [29]
+        assert events.cursor == 29
+
+
+async def test_a_damaged_file_opens_with_its_problems_marked(damaged_file: Path) -> None:
+    app = OpenProgramTUI([damaged_file])
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await recording_ready(pilot)
+        banner = screen.query_one("#file-problems", ProblemBanner)
+        assert banner.has_class("-shown")
+        text = str(banner.render())
+        assert "2 problems" in text and "damaged: call 3" in text
+        calls = screen.query_one(CallList)
+        assert calls.row_count == 4
+        await pilot.press("G")
+        detail = screen.query_one(CallDetail)
+        call_banner = str(detail.query_one("#call-problems", ProblemBanner).render())
+        assert "line 93, call 3: call has no call_end" in call_banner
+        assert screen.table is not None and screen.table.summary(3).outcome == "unfinished"
+
+
+async def test_a_missing_file_says_so(tmp_path: Path) -> None:
+    app = OpenProgramTUI([tmp_path / "gone.jsonl"])
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        banner = app.screen.query_one("#file-problems", ProblemBanner)
+        assert "file not found" in str(banner.render())
+        await pilot.press("j", "colon", "escape", "slash", "escape", "q")
+    assert app.return_code == 0
+
+
+async def test_clicking_a_call_selects_it(demo_file: Path) -> None:
+    app = OpenProgramTUI([demo_file])
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await recording_ready(pilot)
+        await pilot.click(CallList, offset=(5, 3))
+        assert screen.loaded is not None and screen.loaded.call_index == 3
+
+
+async def test_rerun_is_reserved(demo_file: Path) -> None:
+    app = OpenProgramTUI([demo_file])
+    async with app.run_test(size=SIZE) as pilot:
+        await recording_ready(pilot)
+        await pilot.press("r")
+        assert notifications(app) == ["rerun arrives with the check view"]
+
+
+async def test_help_lists_the_active_bindings_with_ids(demo_file: Path) -> None:
+    app = OpenProgramTUI([demo_file])
+    async with app.run_test(size=SIZE) as pilot:
+        await recording_ready(pilot)
+        await pilot.press("question_mark")
+        assert isinstance(app.screen, HelpScreen)
+        ids = {row.binding_id for row in app.screen.rows}
+        assert {"recording.goto", "rerun", "help", "settings", "list.down", "quit"} <= ids
+        await pilot.press("escape")
+        assert not isinstance(app.screen, HelpScreen)
+        await pilot.press("f1")
+        assert isinstance(app.screen, HelpScreen)
+
+
+async def test_theme_toggles_and_q_quits(demo_file: Path) -> None:
+    app = OpenProgramTUI([demo_file])
+    async with app.run_test(size=SIZE) as pilot:
+        await recording_ready(pilot)
+        await pilot.press("ctrl+t")
+        assert app.theme == "textual-light"
+        await pilot.press("ctrl+t", "q")
+        assert app.theme == "textual-dark"
+    assert app.return_code == 0

@@ -1,0 +1,122 @@
+"""The recordings screen: the managed list with its active marker, opening, deleting with care."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from textual.widgets import DataTable
+
+from openprogram.recordings import managed_path
+from tests.tui.pilot_support import notifications, until
+from tui.app import OpenProgramTUI
+from tui.screens.confirm import ConfirmScreen
+from tui.screens.recording import RecordingScreen
+from tui.screens.recordings import RecordingsScreen
+
+SIZE = (120, 40)
+
+
+async def listed(pilot: object) -> RecordingsScreen:
+    from textual.pilot import Pilot
+
+    assert isinstance(pilot, Pilot)
+    await until(pilot, lambda: isinstance(pilot.app.screen, RecordingsScreen))
+    screen = pilot.app.screen
+    assert isinstance(screen, RecordingsScreen)
+    await until(pilot, lambda: bool(screen.summaries))
+    return screen
+
+
+def cells(screen: RecordingsScreen, row: int) -> list[str]:
+    table = screen.query_one(DataTable)
+    return [str(cell) for cell in table.get_row_at(row)]
+
+
+async def test_list_shows_ids_counts_validity_and_the_active_one(demo_home: Path) -> None:
+    app = OpenProgramTUI()
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await listed(pilot)
+        assert cells(screen, 0)[:6] == [
+            "● replay",
+            "echo-demo",
+            "2026-01-05 09:30",
+            "5",
+            "115",
+            "27.8 KB",
+        ]
+        assert cells(screen, 0)[6] == "✓ valid"
+        damaged = cells(screen, 1)
+        assert damaged[1] == "echo-demo-damaged" and damaged[0] == ""
+        assert damaged[6].startswith("✗ line 95: last line is truncated")
+
+
+async def test_enter_opens_and_q_comes_back(demo_home: Path) -> None:
+    app = OpenProgramTUI()
+    async with app.run_test(size=SIZE) as pilot:
+        await listed(pilot)
+        await pilot.press("j", "enter")
+        await until(pilot, lambda: isinstance(app.screen, RecordingScreen))
+        assert isinstance(app.screen, RecordingScreen)
+        assert app.screen.path == managed_path("echo-demo-damaged")
+        await pilot.press("q")
+        assert isinstance(app.screen, RecordingsScreen)
+        await pilot.press("q")
+    assert app.return_code == 0
+
+
+async def test_the_active_recording_is_never_deleted(demo_home: Path) -> None:
+    app = OpenProgramTUI()
+    async with app.run_test(size=SIZE) as pilot:
+        await listed(pilot)
+        await pilot.press("d")
+        assert not isinstance(app.screen, ConfirmScreen)
+        assert "active replay recording" in notifications(app)[-1]
+    assert managed_path("echo-demo").exists()
+
+
+async def test_delete_asks_first(demo_home: Path) -> None:
+    app = OpenProgramTUI()
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await listed(pilot)
+        await pilot.press("j", "d")
+        assert isinstance(app.screen, ConfirmScreen)
+        await pilot.press("n")
+        assert managed_path("echo-demo-damaged").exists()
+        await pilot.press("d", "y")
+        await until(pilot, lambda: len(screen.summaries) == 1)
+        assert not managed_path("echo-demo-damaged").exists()
+        assert "Deleted echo-demo-damaged" in notifications(app)[-1]
+
+
+async def test_files_given_are_listed_with_the_managed_ones(
+    demo_home: Path, demo_file: Path
+) -> None:
+    app = OpenProgramTUI([demo_file, demo_file.parent / "nope.jsonl"])
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await listed(pilot)
+        await until(pilot, lambda: len(screen.summaries) == 4)
+        names = [cells(screen, row)[1] for row in range(4)]
+        assert names[:2] == ["echo-demo", "echo-demo-damaged"]
+        assert names[2].endswith("files/echo-demo.jsonl")
+        assert cells(screen, 3)[6] == "✗ file not found"
+        await pilot.press("G", "d")
+        assert "Only managed recordings" in notifications(app)[-1]
+
+
+async def test_an_empty_root_explains_what_to_do(openprogram_home: Path) -> None:
+    app = OpenProgramTUI()
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await listed_or_empty(pilot)
+        note = str(screen.query_one("#recordings-note").render())
+        assert "No recordings yet" in note
+
+
+async def listed_or_empty(pilot: object) -> RecordingsScreen:
+    from textual.pilot import Pilot
+
+    assert isinstance(pilot, Pilot)
+    await until(pilot, lambda: isinstance(pilot.app.screen, RecordingsScreen))
+    screen = pilot.app.screen
+    assert isinstance(screen, RecordingsScreen)
+    await until(pilot, lambda: "recordings" in str(screen.query_one("#recordings-note").render()))
+    return screen

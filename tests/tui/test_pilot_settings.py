@@ -1,0 +1,110 @@
+"""Settings: save through the library, refuse what it refuses, and work while things are broken."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from textual.pilot import Pilot
+from textual.widgets import Input, RadioButton, Select, Static
+
+from openprogram.config import config_path, read_record_replay_config
+from openprogram.recordings import managed_path
+from tests.tui.pilot_support import notifications, until
+from tui.app import OpenProgramTUI
+from tui.screens.settings import SettingsScreen
+from tui.widgets.mode_badge import ModeBadge
+
+SIZE = (120, 40)
+
+
+async def settings_open(pilot: Pilot[None]) -> SettingsScreen:
+    await pilot.press("s")
+    await until(pilot, lambda: isinstance(pilot.app.screen, SettingsScreen))
+    screen = pilot.app.screen
+    assert isinstance(screen, SettingsScreen)
+    await until(pilot, lambda: "Configuration" in text_of(screen, "#settings-status"))
+    return screen
+
+
+def text_of(screen: SettingsScreen, selector: str) -> str:
+    return str(screen.query_one(selector, Static).render())
+
+
+async def save(pilot: Pilot[None], screen: SettingsScreen) -> str:
+    before = len(notifications(pilot.app))
+    await pilot.pause()  # let the form lay out after a change of mode
+    await pilot.click("#save")
+    await until(pilot, lambda: len(notifications(pilot.app)) > before)
+    return text_of(screen, "#settings-result")
+
+
+async def test_the_current_choice_is_shown_and_off_is_saved(demo_home: Path) -> None:
+    app = OpenProgramTUI()
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await settings_open(pilot)
+        assert "Now: replay echo-demo" in text_of(screen, "#settings-status")
+        assert screen.query_one("#mode-replay", RadioButton).value
+        assert screen.query_one("#replay-id", Select).value == "echo-demo"
+        assert "Applies on next start" in text_of(screen, "#settings-notice")
+        screen.query_one("#mode-off", RadioButton).value = True
+        result = await save(pilot, screen)
+        assert "record/replay is off" in result
+        assert read_record_replay_config().mode == "off"
+        await until(pilot, lambda: "off" in str(screen.query_one(ModeBadge).render()))
+
+
+async def test_record_with_a_new_name(demo_home: Path) -> None:
+    app = OpenProgramTUI()
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await settings_open(pilot)
+        screen.query_one("#mode-record", RadioButton).value = True
+        await pilot.pause()
+        assert screen.query_one("#record-fields").display
+        screen.query_one("#record-name", Input).value = "checkout"
+        result = await save(pilot, screen)
+        assert "records into checkout" in result
+        assert managed_path("checkout").exists()
+        assert read_record_replay_config().file == "checkout"
+
+
+async def test_a_damaged_replay_file_is_refused(demo_home: Path) -> None:
+    before = config_path().read_bytes()
+    app = OpenProgramTUI()
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await settings_open(pilot)
+        screen.query_one("#replay-path", Input).value = str(managed_path("echo-demo-damaged"))
+        result = await save(pilot, screen)
+        assert "last line is truncated" in result
+        assert screen.query_one("#settings-result").has_class("-problem")
+        assert "Not saved" in [n.title for n in app._notifications]
+    assert config_path().read_bytes() == before
+
+
+async def test_a_broken_config_is_explained_and_can_be_replaced(demo_home: Path) -> None:
+    config_path().write_text("{oops")
+    app = OpenProgramTUI()
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await settings_open(pilot)
+        status = text_of(screen, "#settings-status")
+        assert "cannot be read" in status and "corrupt" in status
+        assert "config unreadable" in str(screen.query_one(ModeBadge).render())
+        screen.query_one("#mode-replay", RadioButton).value = True
+        await pilot.pause()
+        screen.query_one("#replay-id", Select).value = "echo-demo"
+        result = await save(pilot, screen)
+        assert "replays echo-demo.jsonl" in result and "kept as config.json.corrupt-" in result
+    assert read_record_replay_config().file == "echo-demo"
+
+
+async def test_a_broken_configured_file_still_lets_you_switch(demo_home: Path) -> None:
+    managed_path("echo-demo").write_bytes(b"garbage\n")
+    app = OpenProgramTUI()
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await settings_open(pilot)
+        assert "would block" in text_of(screen, "#settings-status")
+        assert "blocked" in str(screen.query_one(ModeBadge).render())
+        screen.query_one("#mode-off", RadioButton).value = True
+        await save(pilot, screen)
+        await pilot.press("escape")
+        assert not isinstance(app.screen, SettingsScreen)
+    assert read_record_replay_config().mode == "off"

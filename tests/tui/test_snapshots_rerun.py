@@ -1,0 +1,118 @@
+"""SVG snapshots of the rerun screen, one per outcome: 120x40, dark theme, animations off.
+
+Results are built with the library's own comparison on requests with fixed timestamps, and the
+screen shows the recording's name only, so nothing depends on the clock or a temporary path.
+After a change that alters a picture on purpose, look at the report, then run
+`pytest tests/tui/test_snapshots_rerun.py --snapshot-update`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+
+import pytest
+from textual.pilot import Pilot
+
+from openprogram.recordings import CheckResult
+from tests.recording_files import write_recording
+from tests.tui import rerun_support as fixtures
+from tests.tui.pilot_support import until
+from tui.screens.command_editor import CommandEditorScreen
+from tui.screens.rerun import RerunScreen
+from tui.widgets.mismatch_view import MismatchView
+from tui.widgets.rerun_outcome import RerunOutcome
+
+SIZE = (120, 40)
+SnapCompare = Callable[..., bool]
+ECHO = Path("echo.jsonl")
+
+
+def after_result(*keys: str) -> Callable[[Pilot[None]], Awaitable[None]]:
+    """Wait until the result is on screen, press `keys`, let everything settle."""
+
+    async def run_before(pilot: Pilot[None]) -> None:
+        def shown() -> bool:
+            screen = pilot.app.screen
+            return bool(screen.query(MismatchView) or screen.query(RerunOutcome))
+
+        await until(pilot, shown)
+        await pilot.press(*keys)
+        await pilot.app.workers.wait_for_complete()
+        await pilot.pause()
+
+    return run_before
+
+
+def shot(
+    snap_compare: SnapCompare, result: CheckResult, recording: Path = ECHO, *keys: str
+) -> bool:
+    app = fixtures.RerunHost(RerunScreen(recording, result=result))
+    return snap_compare(app, terminal_size=SIZE, run_before=after_result(*keys))
+
+
+def test_content_mismatch_at_call_1(snap_compare: SnapCompare) -> None:
+    assert shot(snap_compare, fixtures.content_mismatch())
+
+
+def test_missing_key(snap_compare: SnapCompare) -> None:
+    assert shot(snap_compare, fixtures.missing_key_mismatch())
+
+
+def test_type_change(snap_compare: SnapCompare) -> None:
+    assert shot(snap_compare, fixtures.type_change_mismatch())
+
+
+def test_long_string_diff(snap_compare: SnapCompare) -> None:
+    assert shot(snap_compare, fixtures.long_string_mismatch(), ECHO, "n")
+
+
+def test_ok(snap_compare: SnapCompare) -> None:
+    assert shot(snap_compare, fixtures.ok_result())
+
+
+def test_incomplete(snap_compare: SnapCompare) -> None:
+    assert shot(snap_compare, fixtures.incomplete_result())
+
+
+def test_error(snap_compare: SnapCompare) -> None:
+    assert shot(snap_compare, fixtures.error_result())
+
+
+@pytest.fixture
+def position_case(tmp_path: Path) -> tuple[Path, CheckResult]:
+    recording = fixtures.record_abandoned_call(tmp_path / "stream.jsonl")
+    return recording, fixtures.position_mismatch(recording)
+
+
+@pytest.fixture
+def past_end_case(tmp_path: Path) -> tuple[Path, CheckResult]:
+    recording = fixtures.record_one_call(tmp_path / "one.jsonl")
+    return recording, fixtures.past_end_mismatch(recording)
+
+
+def test_position_divergence(
+    snap_compare: SnapCompare, position_case: tuple[Path, CheckResult]
+) -> None:
+    recording, result = position_case
+    assert shot(snap_compare, result, recording)
+
+
+def test_call_past_the_end(
+    snap_compare: SnapCompare, past_end_case: tuple[Path, CheckResult]
+) -> None:
+    recording, result = past_end_case
+    assert shot(snap_compare, result, recording)
+
+
+def test_command_editor(snap_compare: SnapCompare, tmp_path: Path) -> None:
+    entry = {"argv": ["python", "examples/echo_agent.py", "hi"], "cwd": "/work/main"}
+    recording = write_recording(tmp_path / "echo.jsonl", header={"entry": entry})
+    app = fixtures.RerunHost(RerunScreen(recording))
+
+    async def run_before(pilot: Pilot[None]) -> None:
+        await until(pilot, lambda: isinstance(pilot.app.screen, CommandEditorScreen))
+        await pilot.press("backspace", "backspace", *"bye")
+        await pilot.pause()
+
+    assert snap_compare(app, terminal_size=SIZE, run_before=run_before)

@@ -1,0 +1,186 @@
+"""`openprogram-tui [PATH ...] [--demo]`: the app wires screens, commands and keys, nothing more.
+
+Screens other than the recording view are imported when first opened: start-up time is the time
+to the first rows of a recording, and every module imported before that counts.
+"""
+
+from __future__ import annotations
+
+import argparse
+import shutil
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, ClassVar
+
+from textual import work
+from textual.app import App
+from textual.binding import Binding, BindingType
+from textual.reactive import reactive
+from textual.screen import ModalScreen
+
+from tui import version
+from tui.commands import TuiCommands
+from tui.screens.recording import RecordingScreen
+
+if TYPE_CHECKING:
+    from openprogram.recordings import RecordReplayStatus
+
+DARK_THEME, LIGHT_THEME = "textual-dark", "textual-light"
+
+
+class OpenProgramTUI(App[None]):
+    """Browse recordings call by call, step through events, and choose the next start's mode."""
+
+    CSS_PATH = "app.tcss"
+    TITLE = "openprogram-tui"
+    COMMANDS = App.COMMANDS | {TuiCommands}
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("ctrl+q", "quit", "Quit", show=False, priority=True, id="quit"),
+        Binding("q", "go_back", "Back", id="back"),
+        Binding("question_mark,f1", "help", "Help", key_display="?", id="help"),
+        Binding("s", "settings", "Settings", id="settings"),
+        Binding(
+            "ctrl+p,ctrl+k", "command_palette", "Commands", show=False, priority=True, id="commands"
+        ),
+        Binding("ctrl+t", "toggle_dark", "Light/dark", show=False, id="toggle-theme"),
+    ]
+
+    record_replay_status: reactive[RecordReplayStatus | None] = reactive(None)
+    """What the next start does with record/replay (`read_status()`), shown by every `ModeBadge`."""
+
+    def __init__(
+        self,
+        paths: Sequence[Path] = (),
+        *,
+        open_on_start: Path | None = None,
+        theme: str = DARK_THEME,
+    ) -> None:
+        """`paths`: one opens it, several (or none) list them with the managed recordings.
+
+        `open_on_start` opens that recording on top of the list (`q` goes back to the list).
+        """
+        super().__init__()
+        self.paths = tuple(paths)
+        self.open_on_start = open_on_start
+        self.theme = theme
+
+    def on_mount(self) -> None:
+        # Opened once start-up is over, so the first frame of the recording is shown as soon as
+        # it is drawn (Textual holds back frames drawn during start-up).
+        self.call_later(self._open_first_screens)
+
+    def _open_first_screens(self) -> None:
+        if len(self.paths) == 1 and self.open_on_start is None:
+            self.push_screen(RecordingScreen(self.paths[0]))
+            return  # the status is read once the first rows are on screen
+        from tui.screens.recordings import RecordingsScreen
+
+        self.refresh_status()
+        self.push_screen(RecordingsScreen(self.paths))
+        if self.open_on_start is not None:
+            self.push_screen(RecordingScreen(self.open_on_start))
+
+    def on_recording_screen_first_rows_shown(self) -> None:
+        if self.record_replay_status is None:
+            self.refresh_status()
+
+    @work(thread=True, exclusive=True, group="status", exit_on_error=False)
+    def refresh_status(self) -> None:
+        """Read the record/replay status again (it scans the configured file, so in a thread)."""
+        from openprogram.recordings import read_status
+
+        status = read_status()
+        self.call_from_thread(setattr, self, "record_replay_status", status)
+
+    def action_go_back(self) -> None:
+        """Close the overlay or screen on top; on the first screen, quit."""
+        if isinstance(self.screen, ModalScreen):
+            self.screen.dismiss(None)
+        elif len(self.screen_stack) > 2:
+            self.pop_screen()
+        else:
+            self.exit()
+
+    def action_help(self) -> None:
+        from tui.screens.help import HelpScreen, help_rows
+
+        if isinstance(self.screen, HelpScreen):
+            return
+        title = type(self.screen).__name__.removesuffix("Screen") or "app"
+        self.push_screen(HelpScreen(help_rows(self, self.screen.active_bindings), title))
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        # Settings is hidden from the footer while it is the screen shown.
+        return not (action == "settings" and type(self.screen).__name__ == "SettingsScreen")
+
+    def action_settings(self) -> None:
+        from tui.screens.settings import SettingsScreen
+
+        if not any(isinstance(screen, SettingsScreen) for screen in self.screen_stack):
+            self.push_screen(SettingsScreen())
+
+    def action_recordings(self) -> None:
+        from tui.screens.recordings import RecordingsScreen
+
+        for screen in reversed(self.screen_stack):
+            if isinstance(screen, RecordingsScreen):
+                while self.screen is not screen:
+                    self.pop_screen()
+                return
+        self.push_screen(RecordingsScreen())
+
+    def action_goto(self) -> None:
+        if isinstance(self.screen, RecordingScreen):
+            self.screen.action_goto()
+        else:
+            self.notify("Open a recording first (enter on the list).", severity="warning")
+
+    def action_toggle_dark(self) -> None:
+        self.theme = LIGHT_THEME if self.theme == DARK_THEME else DARK_THEME
+
+
+def parse_arguments(argv: Sequence[str] | None) -> argparse.Namespace:
+    """The command line: `PATH ...`, `--demo`, `--theme`, `--version`."""
+    parser = argparse.ArgumentParser(
+        prog="openprogram-tui",
+        description="Browse OpenProgram recordings call by call and choose the record/replay mode.",
+    )
+    parser.add_argument(
+        "paths", nargs="*", type=Path, metavar="PATH", help="recording files to open"
+    )
+    parser.add_argument(
+        "--demo",
+        action="store_true",
+        help="open a bundled demo recording in a temporary state directory (no API key needed)",
+    )
+    parser.add_argument("--light", action="store_true", help="start with the light theme")
+    parser.add_argument("--version", action="version", version=f"openprogram-tui {version()}")
+    return parser.parse_args(argv)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the app; returns the exit status."""
+    args = parse_arguments(argv)
+    missing = [path for path in args.paths if not path.exists()]
+    if missing:
+        for path in missing:
+            print(f"openprogram-tui: {path}: no such file", file=sys.stderr)
+        return 2
+    demo_path: Path | None = None
+    if args.demo:
+        from tui.model.demo import prepare_demo_home
+
+        demo_path = prepare_demo_home()
+    theme = LIGHT_THEME if args.light else DARK_THEME
+    app = OpenProgramTUI(args.paths, open_on_start=demo_path, theme=theme)
+    try:
+        app.run()
+    finally:
+        if demo_path is not None:
+            shutil.rmtree(demo_path.parent.parent, ignore_errors=True)
+    return app.return_code or 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

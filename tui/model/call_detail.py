@@ -1,0 +1,161 @@
+"""One call of a recording, parsed on demand: request, events, the message at each event, raw lines."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from pydantic import ValidationError
+
+from openprogram.providers.recording_format import ROW_ADAPTER, CallEndRow, EventRow, RequestRow
+from openprogram.providers.recording_reader import RecordingFileError
+from openprogram.providers.types import (
+    AssistantMessage,
+    AssistantMessageEvent,
+    DoneEvent,
+    ErrorEvent,
+)
+from tui.model.bounded_cache import BoundedCache
+from tui.model.call_rows import read_call_end, read_request, row_problem
+from tui.model.event_fold import EventFold, EventUnreadable, FoldStep
+from tui.model.event_rows import EventSummary, summarize_event
+from tui.model.recording_index import CallSpan, RecordingIndex
+
+RAW_LIMIT = 512 * 1024
+"""The Raw tab shows at most this many bytes of a call's lines."""
+
+
+@dataclass(frozen=True)
+class FinalMessage:
+    """The call's final message and, when it is not a recorded `done`/`error`, why."""
+
+    message: AssistantMessage | None
+    note: str | None
+
+
+@dataclass(frozen=True)
+class RawLines:
+    """A call's lines as stored, bounded by `RAW_LIMIT`."""
+
+    text: str
+    first_line_number: int
+    shown_lines: int
+    total_lines: int
+    contiguous: bool
+    """False when other calls' rows sit between this call's rows (so numbering is per row)."""
+
+
+class LoadedCall:
+    """The selected call: its request and `call_end` rows read once, its events read as needed."""
+
+    def __init__(
+        self,
+        index: RecordingIndex,
+        span: CallSpan,
+        problems: Sequence[RecordingFileError] = (),
+    ) -> None:
+        self.index = index
+        self.span = span
+        self.settled = span.finished or index.complete
+        """False while the index may still add rows to this call (then it is loaded again)."""
+        self._all_problems: tuple[RecordingFileError, ...] = ()
+        self.problems_by_line: dict[int, RecordingFileError] = {}
+        self.set_problems(problems)
+        request = read_request(index, span)
+        self.request: RequestRow | None = request if isinstance(request, RequestRow) else None
+        self.request_problem = request if isinstance(request, str) else None
+        end = read_call_end(index, span)
+        self.call_end: CallEndRow | None = end if isinstance(end, CallEndRow) else None
+        self.call_end_problem = end if isinstance(end, str) else None
+        self.call_index = self.request.call_index if self.request else span.ordinal
+        self.event_count = span.event_count
+        self._events: BoundedCache[int, AssistantMessageEvent | EventUnreadable] = BoundedCache(
+            2048
+        )
+        self.fold = EventFold(self.event, self.event_count)
+
+    def set_problems(self, problems: Sequence[RecordingFileError]) -> None:
+        """Use the strict reader's problems (they name lines and calls) to mark this call."""
+        self._all_problems = tuple(problems)
+        self.problems_by_line = {}
+        for problem in problems:
+            if problem.line_number is not None:
+                self.problems_by_line.setdefault(problem.line_number, problem)
+
+    def _line_problem(self, line: int, fallback: str) -> str:
+        problem = self.problems_by_line.get(line + 1)
+        return problem.reason if problem is not None else fallback
+
+    def event(self, event_index: int) -> AssistantMessageEvent:
+        """Event `event_index`, read with the strict row parser; raises `EventUnreadable`."""
+        cached = self._events.get(event_index)
+        if cached is None:
+            line = self.span.event_lines[event_index]
+            try:
+                row = ROW_ADAPTER.validate_json(self.index.line(line))
+                if not isinstance(row, EventRow):
+                    raise EventUnreadable(event_index, line + 1, f"a {row.type} row")
+                cached = row.event
+            except ValidationError as exc:
+                reason = self._line_problem(line, f"event row {row_problem(exc)}")
+                cached = EventUnreadable(event_index, line + 1, reason)
+            except EventUnreadable as exc:
+                cached = exc
+            self._events.put(event_index, cached)
+        if isinstance(cached, EventUnreadable):
+            raise cached
+        return cached
+
+    def event_summary(self, event_index: int) -> EventSummary:
+        """The event list row of `event_index`."""
+        line_number = self.span.event_lines[event_index] + 1
+        try:
+            event = self.event(event_index)
+        except EventUnreadable as exc:
+            return EventSummary(event_index, line_number, "?", "", exc.reason)
+        return summarize_event(event_index, line_number, event)
+
+    def message_at(self, event_index: int) -> FoldStep:
+        """The assistant message as assembled through `event_index`."""
+        return self.fold.message_at(event_index)
+
+    def final_message(self) -> FinalMessage:
+        """The recorded final message, else the fold of every event with a note saying why."""
+        if self.event_count == 0:
+            return FinalMessage(None, "the call has no events")
+        try:
+            last = self.event(self.event_count - 1)
+        except EventUnreadable:
+            last = None
+        if isinstance(last, DoneEvent):
+            return FinalMessage(last.message, None)
+        if isinstance(last, ErrorEvent):
+            return FinalMessage(last.error, None)
+        step = self.message_at(self.event_count - 1)
+        outcome = self.call_end.outcome if self.call_end else "no call_end"
+        note = f"no done or error event ({outcome}); assembled from the {self.event_count} events"
+        return FinalMessage(step.message, f"{note}; {step.error}" if step.error else note)
+
+    def raw(self, limit: int = RAW_LIMIT) -> RawLines:
+        """The call's lines as stored (request, events, damaged rows, `call_end`)."""
+        numbers = self.span.line_numbers()
+        contiguous = numbers == list(range(numbers[0], numbers[-1] + 1))
+        chunks: list[bytes] = []
+        used = 0
+        for number in numbers:
+            line = self.index.line(number)
+            if chunks and used + len(line) > limit:
+                break
+            chunks.append(line[:limit])
+            used += len(line) + 1
+        text = b"\n".join(chunks).decode("utf-8", errors="replace")
+        return RawLines(text, numbers[0] + 1, len(chunks), len(numbers), contiguous)
+
+    def problems(self) -> list[RecordingFileError]:
+        """The strict reader's problems that name this call or fall on its lines."""
+        lines = {n + 1 for n in self.span.line_numbers()}
+        return [
+            p
+            for p in self._all_problems
+            if p.call_index == self.call_index or (p.line_number in lines)
+        ]

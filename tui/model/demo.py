@@ -1,0 +1,266 @@
+"""The demo recording: an echo-agent session recorded with the library, no API key needed.
+
+The session runs the real agent loop over the scripted provider, recorded by `RecordingProvider`:
+a tool call and its answer, two tool calls in one turn, and a call whose stream breaks. Message
+timestamps are set from a fixed clock, so the file is the same on every run.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import re
+import tempfile
+from collections.abc import AsyncIterable, AsyncIterator, Iterator
+from pathlib import Path
+
+from openprogram.agent import AgentTool, run_agent_loop
+from openprogram.providers import (
+    ApiProvider,
+    AssistantMessageEvent,
+    Context,
+    DoneEvent,
+    ErrorEvent,
+    Model,
+    SimpleStreamOptions,
+    StartEvent,
+    StreamOptions,
+    TextContent,
+    ToolResultMessage,
+    UserMessage,
+    initialize_provider_runtime,
+    provider_runtime_mode,
+    register_api_provider,
+    registered_apis,
+)
+from openprogram.providers.recording import REDACTION_VERSION, RecordingProvider, RecordingSink
+from openprogram.providers.scripted import (
+    ScriptedProvider,
+    ScriptedResponse,
+    TextStep,
+    ThinkingStep,
+    ToolCallStep,
+)
+from openprogram.recordings import managed_path, select_replay
+
+DEMO_RECORDING_ID = "echo-demo"
+DAMAGED_DEMO_ID = "echo-demo-damaged"
+DEMO_CREATED_AT = "2026-01-05T09:30:00Z"
+DEMO_CLOCK_MS = 1_767_605_400_000
+"""Unix ms of `DEMO_CREATED_AT`; message timestamps count up from here."""
+FLAKY_API = "scripted-flaky"
+
+ECHO_MODEL = Model(id="echo-1", name="Echo", api="scripted", provider="scripted")
+FLAKY_MODEL = Model(id="echo-1", name="Echo (flaky link)", api=FLAKY_API, provider="scripted")
+SYSTEM_PROMPT = "Call the echo tool for every quoted phrase, then tell the user what came back."
+TURNS = (
+    (ECHO_MODEL, "Please echo 'hello world' and tell me what came back."),
+    (ECHO_MODEL, "Now echo 'ping' and 'pong' at the same time."),
+    (FLAKY_MODEL, "One more: echo 'goodbye'."),
+)
+
+
+def echo_session_responder(context: Context, call_number: int) -> ScriptedResponse:
+    """Quoted phrases in the user's turn become echo calls; tool results become the answer."""
+    last = context.messages[-1]
+    if isinstance(last, ToolResultMessage):
+        results: list[str] = []
+        for message in reversed(context.messages):
+            if not isinstance(message, ToolResultMessage):
+                break
+            results.insert(
+                0, "".join(b.text for b in message.content if isinstance(b, TextContent))
+            )
+        answer = " and ".join(results)
+        return [
+            ThinkingStep(thinking=f"The tool answered {len(results)} time(s); report it verbatim."),
+            TextStep(text=f"The echo tool answered: {answer}."),
+        ]
+    said = last.content if isinstance(last, UserMessage) and isinstance(last.content, str) else ""
+    phrases = re.findall(r"'([^']+)'", said)
+    plan = ", ".join(repr(p) for p in phrases)
+    return [
+        ThinkingStep(thinking=f"The user quoted {plan}. I will call echo once for each."),
+        TextStep(text="Let me run that through the echo tool."),
+        *(ToolCallStep(name="echo", arguments={"text": phrase}) for phrase in phrases),
+    ]
+
+
+class _FixedClock:
+    """Gives every message that passes (in the context or in events) a timestamp from a fixed clock."""
+
+    def __init__(self, inner: ApiProvider, base_ms: int) -> None:
+        self.inner = inner
+        self.base_ms = base_ms
+        self.requires_credentials = False
+
+    def _context(self, context: Context) -> Context:
+        messages = [
+            m.model_copy(update={"timestamp": self.base_ms + 1000 * n})
+            for n, m in enumerate(context.messages)
+        ]
+        return context.model_copy(update={"messages": messages})
+
+    async def _events(
+        self, events: AsyncIterable[AssistantMessageEvent], stamp: int
+    ) -> AsyncIterator[AssistantMessageEvent]:
+        iterator = events.__aiter__()
+        try:
+            async for event in iterator:
+                yield self._stamp(event, stamp)
+        finally:
+            # Close the recording underneath now, so its call_end is written in order.
+            aclose = getattr(iterator, "aclose", None)
+            if aclose is not None:
+                await aclose()
+
+    @staticmethod
+    def _stamp(event: AssistantMessageEvent, stamp: int) -> AssistantMessageEvent:
+        if isinstance(event, StartEvent):
+            partial = event.partial.model_copy(update={"timestamp": stamp})
+            return event.model_copy(update={"partial": partial})
+        if isinstance(event, DoneEvent):
+            message = event.message.model_copy(update={"timestamp": stamp})
+            return event.model_copy(update={"message": message})
+        if isinstance(event, ErrorEvent):
+            error = event.error.model_copy(update={"timestamp": stamp})
+            return event.model_copy(update={"error": error})
+        return event
+
+    def stream(
+        self, model: Model, context: Context, options: StreamOptions | None = None
+    ) -> AsyncIterator[AssistantMessageEvent]:
+        """Stream from the wrapped provider with fixed timestamps."""
+        stamped = self._context(context)
+        stamp = self.base_ms + 1000 * len(stamped.messages) + 500
+        return self._events(self.inner.stream(model, stamped, options), stamp)
+
+    def stream_simple(
+        self, model: Model, context: Context, options: SimpleStreamOptions | None = None
+    ) -> AsyncIterator[AssistantMessageEvent]:
+        """Like `stream`."""
+        stamped = self._context(context)
+        stamp = self.base_ms + 1000 * len(stamped.messages) + 500
+        return self._events(self.inner.stream_simple(model, stamped, options), stamp)
+
+
+class _BrokenLink(ScriptedProvider):
+    """A scripted provider whose stream breaks after a few events, as a dropped connection does."""
+
+    def __init__(self, after: int) -> None:
+        super().__init__(responder=echo_session_responder)
+        self.after = after
+
+    async def stream(
+        self, model: Model, context: Context, options: StreamOptions | None = None
+    ) -> AsyncIterator[AssistantMessageEvent]:
+        count = 0
+        async for event in super().stream(model, context, options):
+            if count == self.after:
+                raise ConnectionResetError("the upstream closed the stream mid-answer")
+            count += 1
+            yield event
+
+
+@contextlib.contextmanager
+def _empty_state_dir() -> Iterator[None]:
+    """Point `OPENPROGRAM_HOME` at an empty directory for the duration (then put it back)."""
+    saved = os.environ.get("OPENPROGRAM_HOME")
+    with tempfile.TemporaryDirectory(prefix="openprogram-tui-demo-init-") as empty:
+        os.environ["OPENPROGRAM_HOME"] = empty
+        try:
+            yield
+        finally:
+            if saved is None:
+                os.environ.pop("OPENPROGRAM_HOME", None)
+            else:
+                os.environ["OPENPROGRAM_HOME"] = saved
+
+
+def _start_runtime_without_record_replay() -> None:
+    """Start the provider runtime with record/replay off, so the demo never lands in a user's file.
+
+    The runtime reads the configuration once; if it is not running yet it starts with an empty
+    state directory. It starts first so the built-ins it registers do not replace the demo's.
+    """
+    if provider_runtime_mode() == "off" and not registered_apis():
+        with _empty_state_dir():
+            initialize_provider_runtime()
+    mode = provider_runtime_mode()
+    if mode != "off":
+        raise RuntimeError(f"the demo records only with record/replay off (this process: {mode})")
+
+
+def _echo_tool() -> AgentTool:
+    return AgentTool(
+        name="echo",
+        description="Echo the given text back, prefixed with 'echo:'.",
+        parameters={
+            "type": "object",
+            "properties": {"text": {"type": "string", "description": "What to echo."}},
+            "required": ["text"],
+        },
+        function=lambda text: f"echo:{text}",
+    )
+
+
+async def record_demo_session(path: Path) -> Path:
+    """Record the demo session into `path` (which must not exist yet); returns `path`."""
+    sink = RecordingSink(
+        path,
+        {
+            "recording_id": path.stem,
+            "created_at": DEMO_CREATED_AT,
+            "redaction_version": REDACTION_VERSION,
+        },
+    )
+    _start_runtime_without_record_replay()
+    clock = DEMO_CLOCK_MS
+    scripted = ScriptedProvider(responder=echo_session_responder)
+    for api, provider in (("scripted", scripted), (FLAKY_API, _BrokenLink(after=9))):
+        inner = _FixedClock(provider, clock)
+        register_api_provider(api, _FixedClock(RecordingProvider(inner, sink), clock))
+    context = Context(system_prompt=SYSTEM_PROMPT)
+    try:
+        for model, said in TURNS:
+            context.messages.append(UserMessage(content=said))
+            try:
+                run = await run_agent_loop(model, context, [_echo_tool()])
+            except ConnectionResetError:
+                break
+            context = run.context
+    finally:
+        sink.close()
+    return path
+
+
+def write_demo_recording(path: Path) -> Path:
+    """Record the demo session into `path` synchronously."""
+    return asyncio.run(record_demo_session(path))
+
+
+def damage_copy(source: Path, target: Path) -> Path:
+    """A copy of `source` cut off in the middle of its second-to-last call, as a crash leaves it."""
+    data = source.read_bytes()
+    lines = data.split(b"\n")
+    cut = b"\n".join(lines[: len(lines) * 3 // 4])
+    fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    with os.fdopen(fd, "wb") as handle:
+        handle.write(cut[: len(cut) - 40])
+    return target
+
+
+def prepare_demo_home(home: Path | None = None) -> Path:
+    """A fresh state directory holding the demo (active for replay) and a damaged copy of it.
+
+    Sets `OPENPROGRAM_HOME` to it, so the library works inside it; returns the demo's path.
+    """
+    home = home or Path(tempfile.mkdtemp(prefix="openprogram-tui-demo-"))
+    os.environ["OPENPROGRAM_HOME"] = str(home)
+    path = managed_path(DEMO_RECORDING_ID)
+    path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+    write_demo_recording(path)
+    damage_copy(path, managed_path(DAMAGED_DEMO_ID))
+    select_replay(DEMO_RECORDING_ID)
+    return path

@@ -1,0 +1,291 @@
+"""A line index of a recording file: byte offsets, row kinds and the calls, built without parsing.
+
+Rows are compact JSON with sorted keys, so the library's `classify_row_tail` reads a row's type from
+its last bytes; only rows it cannot classify are parsed (with the strict row parser). The index is
+filled by one thread while the UI reads the parts already published (`published_calls`); arrays
+only ever grow, so a reader never sees a torn entry.
+"""
+
+from __future__ import annotations
+
+import mmap
+import os
+import stat
+import threading
+import time
+from array import array
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from pydantic import ValidationError
+
+from openprogram.providers.recording_format import (
+    ROW_ADAPTER,
+    ROW_TYPES,
+    HeaderRow,
+    classify_row_tail,
+)
+from openprogram.providers.recording_reader import RecordingFileError
+
+KIND_HEADER, KIND_REQUEST, KIND_EVENT, KIND_CALL_END = 0, 1, 2, 3
+KIND_BLANK, KIND_BAD, KIND_TRUNCATED = 4, 5, 6
+_KIND_OF_TYPE = {
+    "header": KIND_HEADER,
+    "request": KIND_REQUEST,
+    "event": KIND_EVENT,
+    "call_end": KIND_CALL_END,
+}
+TAIL_BYTES = max(len(f'"type":"{kind}"}}') for kind in ROW_TYPES)
+"""The longest row-type suffix (`"type":"call_end"}`): enough for `classify_row_tail`, and short
+enough that the tails of a file take few distinct values, so their classification is memoised."""
+MEMO_LIMIT = 4096
+RELEASE_BYTES = 16 << 20
+"""Scanned pages are handed back to the page cache in windows of this size (keeps RSS flat)."""
+
+ProgressCallback = Callable[["RecordingIndex"], None]
+
+
+@dataclass(eq=False)
+class CallSpan:
+    """Where one call's rows are: its request line, event lines and `call_end` line (0-based)."""
+
+    ordinal: int
+    """Position among the file's requests; equals `call_index` in any valid file."""
+    request_line: int
+    event_lines: array[int] = field(default_factory=lambda: array("L"))
+    end_line: int | None = None
+    stray_lines: list[int] = field(default_factory=list)
+    """Rows that could not be read while this call was the open one."""
+
+    @property
+    def event_count(self) -> int:
+        """Event rows found for this call."""
+        return len(self.event_lines)
+
+    @property
+    def finished(self) -> bool:
+        """True when the call has its `call_end` row."""
+        return self.end_line is not None
+
+    def line_numbers(self) -> list[int]:
+        """Every line of this call in file order (request, events, damaged rows, `call_end`)."""
+        lines = [self.request_line, *self.event_lines, *self.stray_lines]
+        if self.end_line is not None:
+            lines.append(self.end_line)
+        return sorted(lines)
+
+
+class RecordingIndex:
+    """Byte offsets and kinds of every line of one recording file, and the calls they form.
+
+    Open it with `RecordingIndex.open(path)` (raises `RecordingFileError` for a missing or
+    non-regular file), then `build()` it, usually in a thread; `line(n)` returns one stored line.
+    """
+
+    def __init__(self, path: Path, fd: int, size: int) -> None:
+        self.path = path
+        self.size = size
+        self._fd = fd
+        self._map: mmap.mmap | None = mmap.mmap(fd, size, prot=mmap.PROT_READ) if size > 0 else None
+        self.line_starts: array[int] = array("Q")
+        self.kinds = bytearray()
+        self.calls: list[CallSpan] = []
+        self.stray_lines: list[int] = []
+        """Rows outside any open call, or damaged before the first request."""
+        self.header: HeaderRow | None = None
+        self.bytes_indexed = 0
+        self.published_calls = 0
+        """Calls a reader may look at: whole spans, or the one still being filled at the end."""
+        self.complete = False
+        self.interleaved = False
+        """True when two calls were open at once (their rows were parsed to tell them apart)."""
+        self._open_calls: dict[int, CallSpan] = {}
+        self._open_call: CallSpan | None = None
+        self._lock = threading.Lock()
+        self._building = False
+        self._closing = False
+
+    @classmethod
+    def open(cls, path: str | os.PathLike[str]) -> RecordingIndex:
+        """Open `path` read-only for indexing; refuses missing and non-regular files."""
+        target = Path(path)
+        try:
+            fd = os.open(target, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+        except FileNotFoundError:
+            raise RecordingFileError(target, None, None, "file not found") from None
+        except OSError as exc:
+            raise RecordingFileError(target, None, None, f"cannot open: {exc.strerror}") from None
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            os.close(fd)
+            raise RecordingFileError(target, None, None, "not a regular file")
+        return cls(target, fd, info.st_size)
+
+    def close(self) -> None:
+        """Release the file; while `build` runs in another thread it stops and releases it itself."""
+        with self._lock:
+            self._closing = True
+            if self._building:
+                return
+            self._release_file()
+
+    def _release_file(self) -> None:
+        if self._map is not None:
+            self._map.close()
+            self._map = None
+        if self._fd >= 0:
+            os.close(self._fd)
+            self._fd = -1
+
+    @property
+    def line_count(self) -> int:
+        """Lines indexed so far."""
+        return len(self.line_starts)
+
+    def line(self, number: int) -> bytes:
+        """The stored bytes of line `number` (0-based), without its newline."""
+        if self._map is None:
+            return b""
+        start = self.line_starts[number]
+        end = self.line_starts[number + 1] - 1 if number + 1 < len(self.line_starts) else None
+        if end is None:
+            end = self._map.find(b"\n", start)
+            end = self.size if end < 0 else end
+        return self._map[start:end]
+
+    def call_bytes(self, ordinal: int) -> bytes:
+        """A call's request and `call_end` lines as stored (what finding calls searches)."""
+        span = self.calls[ordinal]
+        end = self.line(span.end_line) if span.end_line is not None else b""
+        return self.line(span.request_line) + b"\n" + end
+
+    def build(self, progress: ProgressCallback | None = None, interval: float = 0.1) -> None:
+        """Index the whole file; `progress` is called soon after the first call and then periodically."""
+        with self._lock:
+            if self._closing or self._map is None:
+                mm = None
+            else:
+                mm, self._building = self._map, True
+        try:
+            if mm is not None:
+                self._scan(mm, progress, interval)
+        finally:
+            with self._lock:
+                self._building = False
+                if self._closing:
+                    self._release_file()
+        if self._closing:
+            return
+        self.published_calls = len(self.calls)
+        self.bytes_indexed = self.size
+        self.complete = True
+        if progress is not None:
+            progress(self)
+
+    def _scan(self, mm: mmap.mmap, progress: ProgressCallback | None, interval: float) -> None:
+        find, size = mm.find, self.size
+        can_release = hasattr(mmap, "MADV_DONTNEED")
+        released = 0
+        reported_at = 0.0
+        pos = 0
+        tail_kinds: dict[bytes, int] = {}
+        while pos < size and not self._closing:
+            end = find(b"\n", pos)
+            if end < 0:
+                end, kind = size, KIND_TRUNCATED
+            else:
+                tail = mm[end - TAIL_BYTES if end - pos > TAIL_BYTES else pos : end]
+                kind = tail_kinds.get(tail, -1)
+                if kind < 0:
+                    kind = self._kind(mm, pos, end, tail, tail_kinds)
+            self._place(mm, pos, end, kind)
+            pos = end + 1
+            if can_release and pos - released >= RELEASE_BYTES:
+                released = self._release(mm, released, pos)
+            if progress is not None and self.calls and len(self.kinds) & 63 == 0:
+                now = time.monotonic()
+                if now - reported_at >= interval or not self.published_calls:
+                    self.published_calls = len(self.calls)
+                    self.bytes_indexed = pos
+                    reported_at = now
+                    progress(self)
+        if can_release:
+            self._release(mm, released, size)
+
+    @staticmethod
+    def _kind(mm: mmap.mmap, start: int, end: int, tail: bytes, memo: dict[bytes, int]) -> int:
+        kind = _KIND_OF_TYPE.get(classify_row_tail(tail) or "", -1)
+        if kind >= 0:
+            if len(memo) < MEMO_LIMIT:
+                memo[tail] = kind
+            return kind
+        line = mm[start:end]
+        return KIND_BLANK if not line.strip() else RecordingIndex._classify_slow(line)
+
+    def _place(self, mm: mmap.mmap, start: int, end: int, kind: int) -> None:
+        """Record line `len(self.kinds)` and attach it to the call it belongs to."""
+        number = len(self.kinds)
+        self.line_starts.append(start)
+        self.kinds.append(kind)
+        if kind == KIND_REQUEST:
+            span = CallSpan(len(self.calls), number)
+            if self._open_calls:
+                self.interleaved = True
+            self.calls.append(span)
+            self._open_calls[span.ordinal] = span
+            self._open_call = span
+        elif kind in (KIND_EVENT, KIND_CALL_END):
+            open_calls = self._open_calls
+            owner = (
+                self._open_call if len(open_calls) <= 1 else self._owner(mm, start, end, open_calls)
+            )
+            if owner is None:
+                self.stray_lines.append(number)
+            elif kind == KIND_EVENT:
+                owner.event_lines.append(number)
+            else:
+                owner.end_line = number
+                open_calls.pop(owner.ordinal, None)
+                self._open_call = next(reversed(open_calls.values()), None)
+        elif kind == KIND_HEADER and number == 0:
+            self.header = self._parse_header(mm[start:end])
+        elif kind != KIND_BLANK:
+            target = self._open_call if len(self._open_calls) == 1 else None
+            (target.stray_lines if target else self.stray_lines).append(number)
+
+    @staticmethod
+    def _classify_slow(line: bytes) -> int:
+        try:
+            row = ROW_ADAPTER.validate_json(line)
+        except ValidationError:
+            return KIND_BAD
+        return _KIND_OF_TYPE[row.type]
+
+    def _owner(
+        self, mm: mmap.mmap, start: int, end: int, open_calls: dict[int, CallSpan]
+    ) -> CallSpan | None:
+        """With several calls open, only the row itself says which call it belongs to."""
+        try:
+            row = ROW_ADAPTER.validate_json(mm[start:end])
+        except ValidationError:
+            return None
+        call_index = getattr(row, "call_index", None)
+        return open_calls.get(call_index) if isinstance(call_index, int) else None
+
+    @staticmethod
+    def _parse_header(line: bytes) -> HeaderRow | None:
+        try:
+            row = ROW_ADAPTER.validate_json(line)
+        except ValidationError:
+            return None
+        return row if isinstance(row, HeaderRow) else None
+
+    @staticmethod
+    def _release(mm: mmap.mmap, start: int, end: int) -> int:
+        """Drop scanned pages from this process (they stay in the page cache); returns the new start."""
+        page_start = start - start % mmap.PAGESIZE
+        page_end = end - end % mmap.PAGESIZE
+        if page_end > page_start:
+            mm.madvise(mmap.MADV_DONTNEED, page_start, page_end - page_start)
+        return page_end

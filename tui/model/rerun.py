@@ -1,0 +1,275 @@
+"""The rerun runner and what its result means: the outcome, every differing field, the timeline.
+
+A rerun is the library's `run_check` (the same function as `openprogram recordings check`); this
+module only turns its `CheckResult` into what the rerun screen shows and never imports Textual.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+from openprogram.providers.differences import (
+    MISSING,
+    DifferenceKind,
+    FieldDifference,
+    PathToken,
+    iter_request_differences,
+    json_type_name,
+)
+from openprogram.providers.recording_reader import RecordingFileError, read_recording
+from openprogram.providers.replay import describe_path
+from openprogram.recordings import CheckProgress, CheckResult, run_check
+from tui.model.event_rows import preview_event
+from tui.model.text_preview import plural
+
+OutcomeKind = Literal["ok", "mismatch", "position", "past_end", "incomplete", "error", "cancelled"]
+"""`position`: the run read past where a recorded stream stopped (the mismatch has `event_index`);
+`past_end`: the run made more calls than were recorded (field `call_index`)."""
+
+ProgressCallback = Callable[[CheckProgress], None]
+
+
+def run_rerun(
+    recording: Path,
+    argv: Sequence[str] | None = None,
+    *,
+    cwd: str | None = None,
+    on_progress: ProgressCallback | None = None,
+    cancel: threading.Event | None = None,
+) -> CheckResult:
+    """`run_check` on `recording`; a check that cannot start comes back as an `error` result.
+
+    The screen shows every failure as a result: a bad file, a missing command or an unstartable
+    program is a message with the facts, never a traceback.
+    """
+    try:
+        return run_check(str(recording), argv, cwd=cwd, on_progress=on_progress, cancel=cancel)
+    except (OSError, ValueError) as exc:  # CheckUsageError, RecordingFileError, selector errors
+        return CheckResult(
+            status="error",
+            recording=str(recording),
+            argv=list(argv or ()),
+            cwd=cwd or "",
+            calls_recorded=0,
+            calls_consumed=0,
+            never_requested=[],
+            duration_seconds=0.0,
+            exit_code=None,
+            mismatch=None,
+            error=f"the check could not start: {exc}",
+            stderr_tail=[],
+        )
+
+
+def outcome_kind(result: CheckResult, cancelled: bool = False) -> OutcomeKind:
+    """Which screen a result gets; `cancelled` when the user stopped the run."""
+    if cancelled and result.status == "error":
+        return "cancelled"
+    if result.status != "mismatch" or result.mismatch is None:
+        return "error" if result.status == "mismatch" else result.status
+    if result.mismatch.get("event_index") is not None:
+        return "position"
+    if result.mismatch.get("field_path") == "call_index":
+        return "past_end"
+    return "mismatch"
+
+
+def headline(result: CheckResult, cancelled: bool = False) -> str:
+    """The one line on top of the result."""
+    kind = outcome_kind(result, cancelled)
+    mismatch = result.mismatch or {}
+    consumed = f"{result.calls_consumed}/{result.calls_recorded}"
+    if kind == "ok":
+        return f"✓ ok · {consumed} calls replayed and consumed in {result.duration_seconds:.2f} s"
+    if kind == "mismatch":
+        return f"✗ mismatch at call {mismatch['call_index']} · {mismatch['field_path']}"
+    if kind == "position":
+        return (
+            f"✗ the run read past the recorded stream of call {mismatch['call_index']} "
+            f"at event {mismatch['event_index']}"
+        )
+    if kind == "past_end":
+        return (
+            f"✗ call past the end: the run made call {mismatch['call_index']}; the recording "
+            f"has {plural(result.calls_recorded, 'call')}"
+        )
+    if kind == "incomplete":
+        return (
+            f"◐ incomplete · the program made {result.calls_consumed} of "
+            f"{plural(result.calls_recorded, 'recorded call')}"
+        )
+    if kind == "cancelled":
+        return f"■ cancelled after {consumed} calls"
+    return f"✗ error · {result.error or 'the check failed'}"
+
+
+EXPLANATIONS: dict[OutcomeKind, str] = {
+    "ok": "Every recorded call was made in order with the same request: the current code "
+    "replays this recording cleanly.",
+    "mismatch": "A request of the current code differs from the recorded one.",
+    "position": "The recorded stream of this call stopped early; the current code read further "
+    "than the recording holds.",
+    "past_end": "The current code made more calls than were recorded; its extra request is below.",
+    "incomplete": "The program finished before making every recorded call: the current code stops "
+    "earlier or takes another path. o opens the first call it never made.",
+    "error": "The program failed before replay found a difference; its exit code and last "
+    "lines of stderr say why.",
+    "cancelled": "Stopped with esc; the program was killed. r runs it again.",
+}
+"""One sentence under the headline: what the outcome means for the code."""
+
+
+def never_requested_text(result: CheckResult) -> str:
+    """`call 1` or `calls 2, 3, 4` (the recorded calls the run never made)."""
+    calls = result.never_requested
+    if not calls:
+        return "none"
+    noun = "call" if len(calls) == 1 else "calls"
+    return f"{noun} {', '.join(str(call) for call in calls)}"
+
+
+def describe_difference(difference: FieldDifference) -> str:
+    """What kind of difference: `changed`, `type changed: string → number`, `missing in …`."""
+    if difference.kind == "missing":
+        return "missing in the incoming request"
+    if difference.kind == "added":
+        return "added in the incoming request (not recorded)"
+    if difference.kind == "type_changed":
+        before, after = json_type_name(difference.recorded), json_type_name(difference.incoming)
+        return f"type changed: {before} → {after}"
+    return "changed"
+
+
+def value_at(document: Any, tokens: Sequence[PathToken]) -> Any:
+    """The value at `tokens` inside `document`, or `MISSING` when the path does not exist."""
+    value = document
+    for token in tokens:
+        if isinstance(value, dict) and isinstance(token, str):
+            if token not in value:
+                return MISSING
+            value = value[token]
+        elif isinstance(value, list) and isinstance(token, int):
+            if not 0 <= token < len(value):
+                return MISSING
+            value = value[token]
+        else:
+            return MISSING
+    return value
+
+
+def _reported_difference(mismatch: dict[str, Any]) -> FieldDifference:
+    tokens = tuple(mismatch.get("path_tokens") or (mismatch["field_path"],))
+    recorded = mismatch["recorded"] if mismatch.get("recorded_present", True) else MISSING
+    incoming = mismatch["incoming"] if mismatch.get("incoming_present", True) else MISSING
+    kind: DifferenceKind
+    if recorded is MISSING:
+        kind = "added"
+    elif incoming is MISSING:
+        kind = "missing"
+    elif json_type_name(recorded) != json_type_name(incoming):
+        kind = "type_changed"
+    else:
+        kind = "changed"
+    return FieldDifference(tokens, recorded, incoming, kind)
+
+
+@dataclass(frozen=True)
+class MismatchReport:
+    """A content mismatch: both whole requests and every field in which they differ.
+
+    Replay stops at the first difference; the view steps through all of them, starting with the
+    one replay reported (`first`).
+    """
+
+    call_index: int
+    field_path: str
+    message: str
+    recorded_request: dict[str, Any] | None
+    incoming_request: dict[str, Any] | None
+    differences: tuple[FieldDifference, ...]
+    first: int
+
+    @classmethod
+    def from_mismatch(cls, mismatch: dict[str, Any]) -> MismatchReport:
+        """From `CheckResult.mismatch` (`ReplayMismatch.to_dict()`)."""
+        reported = _reported_difference(mismatch)
+        recorded, incoming = mismatch.get("recorded_request"), mismatch.get("incoming_request")
+        found: list[FieldDifference] = []
+        if isinstance(recorded, dict) and isinstance(incoming, dict):
+            found = list(iter_request_differences(recorded, incoming))
+        tokens = [difference.path_tokens for difference in found]
+        if reported.path_tokens not in tokens:
+            found.insert(0, reported)
+            tokens.insert(0, reported.path_tokens)
+        return cls(
+            call_index=mismatch["call_index"],
+            field_path=mismatch["field_path"],
+            message=mismatch.get("message") or "",
+            recorded_request=recorded if isinstance(recorded, dict) else None,
+            incoming_request=incoming if isinstance(incoming, dict) else None,
+            differences=tuple(found),
+            first=tokens.index(reported.path_tokens),
+        )
+
+    def breadcrumb(self, position: int) -> str:
+        """`call 1 › context › messages[2] › content[0] › text` for difference `position`."""
+        return describe_path(self.call_index, self.differences[position].path_tokens)
+
+
+@dataclass(frozen=True)
+class TimelineEvent:
+    """One recorded event as the timeline lists it."""
+
+    event_index: int
+    type: str
+    preview: str
+
+
+@dataclass(frozen=True)
+class EventTimeline:
+    """The recorded events of the call whose stream the run read past, and where it stopped."""
+
+    call_index: int
+    outcome: str
+    events: tuple[TimelineEvent, ...]
+    stopped_at: int
+    """The `event_index` the run asked for: one past the last recorded event."""
+
+
+def event_timeline(recording: Path, call_index: int, stopped_at: int) -> EventTimeline | None:
+    """The timeline of `call_index` read by the strict reader, or None if the file cannot be read."""
+    try:
+        calls = read_recording(recording).calls
+    except (OSError, RecordingFileError):
+        return None
+    if not 0 <= call_index < len(calls):
+        return None
+    call = calls[call_index]
+    rows = tuple(
+        TimelineEvent(n, event.type, preview_event(event)) for n, event in enumerate(call.events)
+    )
+    return EventTimeline(call_index, call.outcome, rows, stopped_at)
+
+
+def result_facts(result: CheckResult, cancelled: bool = False) -> list[tuple[str, str]]:
+    """(label, value) rows under the headline: calls, time, exit code and what the outcome needs."""
+    kind = outcome_kind(result, cancelled)
+    exit_code = "—" if result.exit_code is None else str(result.exit_code)
+    facts = [
+        ("calls", f"{result.calls_consumed}/{result.calls_recorded} consumed"),
+        ("time", f"{result.duration_seconds:.2f} s"),
+        ("exit code", exit_code),
+    ]
+    if kind in ("incomplete", "mismatch", "position", "past_end") and result.never_requested:
+        facts.append(("never requested", never_requested_text(result)))
+    if kind == "past_end" and result.mismatch:
+        facts.append(("replay", result.mismatch.get("message", "").replace("\n", " ")))
+    if kind == "error" and result.error:
+        facts.append(("error", result.error))
+    if kind == "cancelled":
+        facts.append(("stopped", "cancelled with esc; the program was killed"))
+    return facts

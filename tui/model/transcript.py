@@ -1,0 +1,163 @@
+"""A request's context as a chat transcript: system prompt, tools, user, assistant and tool results.
+
+The same entry shape describes a single assistant message (the Events and Response tabs), so the
+transcript and the message views read alike.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from pydantic import ValidationError
+
+from openprogram.providers.types import (
+    AssistantMessage,
+    Context,
+    ImageContent,
+    TextContent,
+    ThinkingContent,
+    ToolCall,
+    ToolResultMessage,
+    UserMessage,
+)
+from tui.model.text_preview import human_size
+
+ENTRY_TEXT_LIMIT = 8000
+"""An entry shows at most this many characters (drawing wraps every one); the Raw tab has all."""
+
+PartKind = Literal["text", "thinking", "tool_call", "image", "note", "error"]
+Role = Literal["system", "tools", "user", "assistant", "tool", "problem"]
+
+
+@dataclass(frozen=True)
+class TranscriptPart:
+    """One block of a message: text, thinking, a tool call (with its arguments), an image, a note."""
+
+    kind: PartKind
+    text: str
+    title: str | None = None
+
+
+@dataclass(frozen=True)
+class TranscriptEntry:
+    """One turn of the conversation."""
+
+    role: Role
+    title: str
+    parts: tuple[TranscriptPart, ...]
+    is_error: bool = False
+
+
+def bounded_entry(entry: TranscriptEntry, limit: int = ENTRY_TEXT_LIMIT) -> TranscriptEntry:
+    """`entry` with its text cut to `limit` characters in all, and a note saying how much is left."""
+    total = sum(len(part.text) for part in entry.parts)
+    if total <= limit:
+        return entry
+    parts: list[TranscriptPart] = []
+    budget = limit
+    for part in entry.parts:
+        if budget <= 0:
+            break
+        shown = part.text if len(part.text) <= budget else part.text[:budget] + "…"
+        parts.append(TranscriptPart(part.kind, shown, part.title))
+        budget -= len(part.text)
+    hidden = total - limit
+    omitted = len(entry.parts) - len(parts)
+    note = f"… {hidden:,} more characters"
+    if omitted:
+        note += f" and {omitted} more block{'s' if omitted != 1 else ''}"
+    parts.append(TranscriptPart("note", f"{note} not drawn here (the Raw tab has every row)"))
+    return TranscriptEntry(entry.role, entry.title, tuple(parts), entry.is_error)
+
+
+def _arguments(arguments: dict[str, Any]) -> str:
+    return json.dumps(arguments, ensure_ascii=False, indent=2, sort_keys=True)
+
+
+def _image(block: ImageContent) -> TranscriptPart:
+    size = human_size(len(block.data) * 3 // 4)
+    return TranscriptPart("image", f"[image {block.mime_type}, {size}]")
+
+
+def _user_parts(content: str | list[TextContent | ImageContent]) -> tuple[TranscriptPart, ...]:
+    if isinstance(content, str):
+        return (TranscriptPart("text", content),)
+    return tuple(
+        TranscriptPart("text", block.text) if isinstance(block, TextContent) else _image(block)
+        for block in content
+    )
+
+
+def message_entry(
+    message: AssistantMessage, title: str = "Assistant", streaming: bool = False
+) -> TranscriptEntry:
+    """An assistant message as a transcript entry: thinking, text, tool calls, the error.
+
+    While `streaming`, a tool call without arguments yet says so: the library parses streamed
+    arguments only once they are whole JSON.
+    """
+    parts: list[TranscriptPart] = []
+    for block in message.content:
+        if isinstance(block, ThinkingContent):
+            parts.append(TranscriptPart("thinking", block.thinking))
+        elif isinstance(block, TextContent):
+            parts.append(TranscriptPart("text", block.text))
+        elif isinstance(block, ToolCall):
+            title_text = f"{block.name} ({block.id})"
+            arguments = (
+                "(arguments still streaming)"
+                if streaming and not block.arguments
+                else _arguments(block.arguments)
+            )
+            parts.append(TranscriptPart("tool_call", arguments, title_text))
+    if message.error_message:
+        parts.append(TranscriptPart("error", message.error_message))
+    if not parts:
+        parts.append(TranscriptPart("note", "(no content yet)"))
+    heading = f"{title} · {message.stop_reason}" if message.stop_reason != "stop" else title
+    return TranscriptEntry("assistant", heading, tuple(parts), is_error=bool(message.error_message))
+
+
+def _tool_result_entry(message: ToolResultMessage) -> TranscriptEntry:
+    parts = _user_parts(list(message.content)) or (TranscriptPart("note", "(empty result)"),)
+    title = f"Tool result · {message.tool_name} ({message.tool_call_id})"
+    if message.is_error:
+        title += " · error"
+    return TranscriptEntry("tool", title, parts, is_error=message.is_error)
+
+
+def transcript_of(context: dict[str, Any]) -> list[TranscriptEntry]:
+    """The recorded context as a transcript; a context the types refuse becomes one problem entry."""
+    try:
+        typed = Context.model_validate(context)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(part) for part in first["loc"])
+        reason = f"context.{where}: {first['msg']}" if where else first["msg"]
+        note = TranscriptPart("error", f"{reason} (the JSON tree below shows it as stored)")
+        return [TranscriptEntry("problem", "Context does not match the types", (note,), True)]
+    entries: list[TranscriptEntry] = []
+    if typed.system_prompt:
+        entries.append(
+            TranscriptEntry("system", "System", (TranscriptPart("text", typed.system_prompt),))
+        )
+    if typed.tools:
+        parts = tuple(
+            TranscriptPart("text", tool.description or "(no description)", tool.name)
+            for tool in typed.tools
+        )
+        entries.append(TranscriptEntry("tools", "Tools offered", parts))
+    for message in typed.messages:
+        if isinstance(message, UserMessage):
+            entries.append(TranscriptEntry("user", "User", _user_parts(message.content)))
+        elif isinstance(message, AssistantMessage):
+            entries.append(message_entry(message))
+        else:
+            entries.append(_tool_result_entry(message))
+    if not entries:
+        entries.append(
+            TranscriptEntry("problem", "Empty context", (TranscriptPart("note", "no messages"),))
+        )
+    return entries

@@ -1,0 +1,1 @@
+"""The screens of openprogram-tui, one per module."""

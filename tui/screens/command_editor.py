@@ -1,0 +1,108 @@
+"""Before a rerun: the command that will run, ready to edit (an edit is remembered per recording)."""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Vertical
+from textual.screen import ModalScreen
+from textual.widgets import Input, Static
+
+from tui.model.rerun_commands import (
+    CommandSyntaxError,
+    RerunCommand,
+    format_command,
+    parse_command,
+)
+
+SOURCE_NOTES = {
+    "given": "The command given on the command line.",
+    "recorded": "The command stored in the recording's header.",
+    "remembered": "The command you ran last time for this recording.",
+    "none": "The recording stores no command: type the program that made it.",
+}
+
+
+class CommandEditorScreen(ModalScreen[list[str] | None]):
+    """Edit the command line of a rerun; enter runs it, escape gives up (dismisses None)."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape", "cancel", "Cancel", id="command-editor.cancel"),
+        Binding("ctrl+r", "restore", "Recorded command", id="command-editor.restore"),
+    ]
+    DEFAULT_CSS = """
+    CommandEditorScreen {
+        align: center middle;
+        background: $background 50%;
+        & > Vertical {
+            width: 100;
+            height: auto;
+            padding: 1 2;
+            background: $panel;
+            border: thick $primary;
+            border-title-color: $text;
+        }
+        & #command-input { margin: 1 0; }
+        & .command-editor--note { color: $text-muted; }
+        & #command-error { color: $error; display: none; }
+        & #command-error.-shown { display: block; }
+    }
+    """
+
+    def __init__(self, command: RerunCommand, recording_name: str) -> None:
+        super().__init__()
+        self.command = command
+        self.recording_name = recording_name
+
+    def compose(self) -> ComposeResult:
+        command = self.command
+        with Vertical() as dialog:
+            dialog.border_title = f"Rerun {self.recording_name}"
+            yield Static(Text(SOURCE_NOTES[command.source]), classes="command-editor--note")
+            yield Input(
+                format_command(command.argv),
+                placeholder="python my_agent.py --flag",
+                select_on_focus=False,
+                id="command-input",
+            )
+            yield Static(id="command-error")
+            where = command.cwd or "the directory openprogram-tui was started in"
+            lines = [f"Runs in {where}, with replay forced on this recording."]
+            if command.source == "remembered" and command.recorded_argv:
+                lines.append(f"Recorded: {format_command(command.recorded_argv)} (ctrl+r)")
+            lines.append(
+                "The program really runs: only its model calls are replayed (tools run live)."
+            )
+            lines.append("enter runs · esc cancels")
+            yield Static(Text("\n".join(lines)), classes="command-editor--note")
+
+    def on_mount(self) -> None:
+        self.query_one(Input).focus()
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        try:
+            argv = parse_command(event.value)
+        except CommandSyntaxError as exc:
+            error = self.query_one("#command-error", Static)
+            error.update(Text(f"✗ {exc.reason}"))
+            error.add_class("-shown")
+            return
+        self.dismiss(argv)
+
+    def on_input_changed(self, event: Input.Changed) -> None:
+        self.query_one("#command-error", Static).remove_class("-shown")
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)
+
+    def action_restore(self) -> None:
+        if self.command.recorded_argv is None:
+            self.notify("This recording stores no command.", severity="warning")
+            return
+        field = self.query_one(Input)
+        field.value = format_command(self.command.recorded_argv)
+        field.cursor_position = len(field.value)

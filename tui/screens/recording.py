@@ -1,0 +1,317 @@
+"""One recording: its calls down the side, the selected call in tabs, the strict verdict on top.
+
+The file is indexed in a thread (rows appear while it runs) and validated by the strict reader in
+the background; a damaged file still opens, with its problems marked. The call detail and its
+modules are loaded once the first rows are on screen: they are not needed to show them.
+"""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+from typing import TYPE_CHECKING, ClassVar, cast
+
+from textual import work
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal
+from textual.message import Message
+from textual.screen import Screen
+from textual.widgets import Footer, Input
+from textual.worker import Worker, WorkerState
+
+from openprogram.providers.recording_reader import RecordingFileError
+from tui.model.call_rows import CallTable
+from tui.model.recording_index import RecordingIndex
+from tui.widgets.call_list import CallList
+from tui.widgets.find_bar import FindBar
+from tui.widgets.problem_banner import ProblemBanner
+from tui.widgets.row_list import RowList
+from tui.widgets.title_bar import TitleBar
+
+if TYPE_CHECKING:
+    from tui.model.call_detail import LoadedCall
+    from tui.model.navigation import GotoTarget
+    from tui.model.verdict import Verdict
+    from tui.widgets.call_detail import CallDetail
+
+RERUN_PENDING = "rerun arrives with the check view"
+FIRST_ROWS_WAIT = 0.5
+"""The index pauses after its first batch until the rows are drawn, at most this long (seconds)."""
+
+
+class RecordingScreen(Screen[None]):
+    """Browse one recording file call by call and step through each call's events."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("colon", "goto", "Go to", id="recording.goto"),
+        Binding("slash", "find", "Find", id="recording.find"),
+        Binding("n", "match(True)", "Next match", show=False, id="recording.next-match"),
+        Binding("N", "match(False)", "Previous match", show=False, id="recording.previous-match"),
+        # Keys that move the focus or switch tabs are priority bindings: handled in the order they
+        # are typed, before keys typed right after them are sent to the widget focused now.
+        Binding(
+            "right_square_bracket",
+            "tab(1)",
+            "Tab",
+            key_display="[ ]",
+            priority=True,
+            id="recording.next-tab",
+        ),
+        Binding(
+            "left_square_bracket",
+            "tab(-1)",
+            "Previous tab",
+            show=False,
+            priority=True,
+            id="recording.previous-tab",
+        ),
+        Binding("J", "call(1)", "Next call", show=False, id="recording.next-call"),
+        Binding("K", "call(-1)", "Previous call", show=False, id="recording.previous-call"),
+        Binding("h", "focus_calls", "Calls", show=False, id="recording.focus-calls"),
+        Binding(
+            "enter,l,right", "open_call", "Open", show=False, priority=True, id="recording.open"
+        ),
+        Binding("r", "rerun", "Rerun", id="rerun"),
+        Binding("escape", "dismiss_one", "Back", show=False, id="dismiss"),
+    ]
+
+    class IndexUpdated(Message):
+        """The index published more calls (`complete` when the whole file is indexed)."""
+
+        def __init__(self, calls: int, complete: bool, fraction: float) -> None:
+            super().__init__()
+            self.calls, self.complete, self.fraction = calls, complete, fraction
+
+    class FirstRowsShown(Message):
+        """The first rows of the file are on screen (heavier work may start now)."""
+
+    class VerdictReached(Message):
+        """The strict reader finished with the whole file."""
+
+        def __init__(self, verdict: Verdict) -> None:
+            super().__init__()
+            self.verdict = verdict
+
+    def __init__(self, path: Path) -> None:
+        super().__init__()
+        self.path = path
+        self.index: RecordingIndex | None = None
+        self.table: CallTable | None = None
+        self.verdict: Verdict | None = None
+        self.loaded: LoadedCall | None = None
+        self._open_error: RecordingFileError | None = None
+        self._first_rows_drawn = threading.Event()
+        self._first_rows_scheduled = False
+
+    def compose(self) -> ComposeResult:
+        # Indexing starts while the screen is built, so the first rows can be in the first frame.
+        try:
+            self.index = RecordingIndex.open(self.path)
+        except RecordingFileError as exc:
+            self._open_error = exc
+        else:
+            self.table = CallTable(self.index)
+            self._build_index(self.index)
+        yield TitleBar(self.path.name, "opening…")
+        yield ProblemBanner(limit=1, id="file-problems")
+        with Horizontal(id="browser"):
+            yield CallList(id="calls")
+        yield FindBar()
+        yield Footer(compact=True)
+
+    def on_mount(self) -> None:
+        if self._open_error is not None:
+            self.query_one(TitleBar).set_facts("cannot be opened", problem=True)
+            self.query_one("#file-problems", ProblemBanner).show_problems((self._open_error,))
+            self.query_one("#browser").remove()
+            self.post_message(self.FirstRowsShown())
+            return
+        self.query_one(CallList).show_table(self.table)
+        self.query_one(CallList).focus()
+
+    def on_unmount(self) -> None:
+        self._first_rows_drawn.set()
+        self.workers.cancel_node(self)
+        if self.index is not None:
+            self.index.close()
+
+    # -- background work --
+
+    @work(thread=True, exclusive=True, group="index", exit_on_error=False)
+    def _build_index(self, index: RecordingIndex) -> None:
+        def progress(ix: RecordingIndex) -> None:
+            fraction = ix.bytes_indexed / ix.size if ix.size else 1.0
+            self.post_message(self.IndexUpdated(ix.published_calls, ix.complete, fraction))
+            if not self._first_rows_drawn.is_set():
+                # Give the UI thread the interpreter until the first rows are on screen.
+                self._first_rows_drawn.wait(FIRST_ROWS_WAIT)
+
+        index.build(progress)
+
+    @work(thread=True, exclusive=True, group="verdict", exit_on_error=False)
+    def _check(self, path: Path, size: int) -> None:
+        from textual.worker import get_current_worker
+
+        from tui.model.verdict import check_recording
+
+        worker = get_current_worker()
+        verdict = check_recording(path, size, cancelled=lambda: worker.is_cancelled)
+        if verdict is not None:
+            self.post_message(self.VerdictReached(verdict))
+
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        if event.state is WorkerState.ERROR and event.worker.group in ("index", "verdict"):
+            reason = f"cannot be read: {event.worker.error}"
+            self.query_one(TitleBar).set_facts(reason, problem=True)
+
+    # -- messages --
+
+    def on_recording_screen_index_updated(self, message: IndexUpdated) -> None:
+        calls = self.query_one(CallList)
+        calls.set_row_count(message.calls)
+        calls.clear_cache()
+        if not self._first_rows_scheduled:
+            self._first_rows_scheduled = True
+            self.call_after_refresh(self._first_rows_shown)
+        elif self.loaded is not None and not self.loaded.settled:
+            self._show_call(self.loaded.span.ordinal, keep_position=True)
+        if message.complete and self.index is not None:
+            self._update_facts()
+            self._check(self.path, self.index.size)
+        else:
+            self.query_one(TitleBar).set_facts(f"indexing {message.fraction:.0%}…")
+
+    def _first_rows_shown(self) -> None:
+        self._first_rows_drawn.set()
+        self.post_message(self.FirstRowsShown())
+        from tui.widgets.call_detail import CallDetail
+
+        self.query_one("#browser").mount(CallDetail(id="detail"))
+
+    def on_call_detail_ready(self, message: CallDetail.Ready) -> None:
+        self._show_call(self.query_one(CallList).cursor)
+
+    def on_recording_screen_verdict_reached(self, message: VerdictReached) -> None:
+        self.verdict = message.verdict
+        if self.table is not None:
+            self.table.set_verdict(message.verdict)
+        self.query_one(CallList).clear_cache()
+        problems = message.verdict.problems
+        banner = self.query_one("#file-problems", ProblemBanner)
+        banner.show_problems(problems, message.verdict.headline())
+        if self.loaded is not None:
+            self.loaded.set_problems(problems)
+            if detail := self._detail():
+                detail.show_problems()
+        self._update_facts()
+
+    def on_call_list_call_highlighted(self, message: CallList.CallHighlighted) -> None:
+        if self.loaded is None or self.loaded.span.ordinal != message.ordinal:
+            self._show_call(message.ordinal)
+
+    def on_call_list_call_opened(self, message: CallList.CallOpened) -> None:
+        self.action_open_call()
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "open_call":
+            return isinstance(self.focused, CallList)  # elsewhere enter belongs to the widget
+        if action == "tab":
+            return not isinstance(self.focused, Input)  # "[" typed into a prompt stays there
+        return True
+
+    def action_open_call(self) -> None:
+        if detail := self._detail():
+            detail.focus_content()
+
+    # -- helpers --
+
+    def _detail(self) -> CallDetail | None:
+        """The call detail, once it is mounted (after the first rows)."""
+        found = self.query("#detail")
+        return cast("CallDetail", found.first()) if found else None
+
+    def _show_call(self, ordinal: int, keep_position: bool = False) -> None:
+        detail = self._detail()
+        if self.index is None or detail is None or ordinal >= len(self.index.calls):
+            return
+        from tui.model.call_detail import LoadedCall
+
+        problems = self.verdict.problems if self.verdict else ()
+        self.loaded = LoadedCall(self.index, self.index.calls[ordinal], problems)
+        detail.show_call(self.loaded, keep_position)
+
+    def _update_facts(self) -> None:
+        if self.table is not None:
+            facts, problem = self.table.facts()
+            self.query_one(TitleBar).set_facts(facts, problem)
+
+    def _goto(self, target: GotoTarget | None) -> None:
+        if target is None:
+            return
+        ordinal = self.table.ordinal_of(target.call_index) if self.table else None
+        if ordinal is None:
+            last = max((self.table.count if self.table else 0) - 1, 0)
+            self.notify(
+                f"There is no call {target.call_index}: calls are 0–{last}.", severity="warning"
+            )
+            return
+        detail = self._detail()
+        if target.event_index is not None and detail is not None:
+            detail.show_tab("tab-events")  # before the call is shown: only that tab is filled
+        self._show_call(ordinal)
+        self.query_one(CallList).move_to(ordinal)
+        if target.event_index is None or self.loaded is None or detail is None:
+            return
+        last = self.loaded.event_count - 1
+        if target.event_index > last:
+            self.notify(
+                f"Call {target.call_index} has events 0–{last}; showing the last.",
+                severity="warning",
+            )
+        detail.open_event(min(target.event_index, max(last, 0)))
+
+    # -- actions --
+
+    def action_goto(self) -> None:
+        from tui.screens.goto import GotoScreen
+
+        self.app.push_screen(GotoScreen(self.table.count if self.table else 0), self._goto)
+
+    def action_find(self) -> None:
+        index, loaded, focused = self.index, self.loaded, self.focused
+        if index is None:
+            return
+        if loaded is not None and isinstance(focused, RowList) and focused.id == "events":
+            lines = loaded.span.event_lines
+            self.query_one(FindBar).open(focused, lambda row: index.line(lines[row]), "events")
+        else:
+            self.query_one(FindBar).open(self.query_one(CallList), index.call_bytes, "calls")
+
+    def action_match(self, forward: bool) -> None:
+        if not self.query_one(FindBar).jump(forward):
+            self.notify("No matches: press / to find.", severity="information")
+
+    def action_tab(self, step: int) -> None:
+        if detail := self._detail():
+            detail.switch_tab(step)
+
+    def action_call(self, step: int) -> None:
+        calls = self.query_one(CallList)
+        calls.move_to(calls.cursor + step)
+
+    def action_focus_calls(self) -> None:
+        if self.index is not None:
+            self.query_one(CallList).focus()
+
+    def action_rerun(self) -> None:
+        self.notify(RERUN_PENDING, title="Rerun")
+
+    async def action_dismiss_one(self) -> None:
+        find_bar = self.query_one(FindBar)
+        if find_bar.has_matches:
+            find_bar.clear()
+        elif not isinstance(self.focused, CallList) and self.index is not None:
+            self.query_one(CallList).focus()
+        else:
+            await self.app.run_action("go_back")

@@ -1,0 +1,239 @@
+"""The managed recordings (and any files given): ID, created, calls, events, size, validity, active."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import ClassVar
+
+from rich.style import Style
+from rich.text import Text
+from textual import work
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.message import Message
+from textual.screen import Screen
+from textual.widgets import DataTable, Footer, Static
+
+from openprogram.config import ConfigError
+from openprogram.recordings import (
+    RecordingRemovalError,
+    RecordingSelectorError,
+    RecordingSummary,
+    delete_recording,
+    list_recordings,
+    plan_deletion,
+    summarize_recording,
+)
+from tui.model.paths import display_path
+from tui.model.text_preview import human_size, one_line, plural
+from tui.screens.confirm import ConfirmScreen
+from tui.screens.recording import RERUN_PENDING, RecordingScreen
+from tui.widgets.title_bar import TitleBar
+
+COLUMNS = ("", "ID", "Created (UTC)", "Calls", "Events", "Size", "Status")
+STATUS_WIDTH = 44
+"""Longer reasons are cut in the table; the line under it shows the selected one whole."""
+
+
+def created_label(summary: RecordingSummary) -> str:
+    """`2026-01-05 09:30` from the header's `created_at`, else `—`."""
+    if not summary.created_at:
+        return "—"
+    return summary.created_at.replace("T", " ")[:16]
+
+
+class RecordingsScreen(Screen[None]):
+    """Every managed recording plus the files named on the command line; enter opens one."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("enter", "open", "Open", priority=True, id="recordings.open"),
+        Binding("d,delete", "delete", "Delete", id="recordings.delete"),
+        Binding("ctrl+r", "reload", "Reload", id="recordings.reload"),
+        Binding("r", "rerun", "Rerun", show=False, id="rerun"),
+        Binding("j", "move(1)", "Down", show=False, id="recordings.down"),
+        Binding("k", "move(-1)", "Up", show=False, id="recordings.up"),
+        Binding("g", "move_to(0)", "First", show=False, id="recordings.first"),
+        Binding("G", "move_to(-1)", "Last", show=False, id="recordings.last"),
+    ]
+
+    class Loaded(Message):
+        """The listing was read (or could not be: `error`)."""
+
+        def __init__(self, summaries: list[RecordingSummary], note: str, error: str | None) -> None:
+            super().__init__()
+            self.summaries, self.note, self.error = summaries, note, error
+
+    def __init__(self, extra_paths: tuple[Path, ...] = ()) -> None:
+        super().__init__()
+        self.extra_paths = extra_paths
+        self.summaries: dict[str, RecordingSummary] = {}
+        self._note = ""
+        self._error: str | None = None
+
+    def compose(self) -> ComposeResult:
+        yield TitleBar("Recordings", "reading…")
+        yield Static("", id="recordings-note")
+        yield DataTable(id="recordings", cursor_type="row", zebra_stripes=True)
+        yield Static("", id="recording-detail")
+        yield Footer(compact=True)
+
+    def on_mount(self) -> None:
+        table = self.query_one(DataTable)
+        table.add_columns(*COLUMNS)
+        table.focus()
+        self.app.theme_changed_signal.subscribe(self, lambda _theme: self._redraw())
+        self.reload()
+
+    def _redraw(self) -> None:
+        summaries = list(self.summaries.values())
+        self.on_recordings_screen_loaded(self.Loaded(summaries, self._note, self._error))
+
+    @work(thread=True, exclusive=True, group="listing", exit_on_error=False)
+    def reload(self) -> None:
+        """Read the managed root and the extra files again (in a thread: every file is scanned)."""
+        summaries: list[RecordingSummary] = []
+        error = None
+        note = ""
+        try:
+            listing = list_recordings()
+            summaries.extend(listing.recordings)
+            note = f"{plural(len(listing.recordings), 'recording')} in {display_path(listing.root)}"
+            if listing.config_error:
+                error = f"⚠ {listing.config_error} — press s to repair it in Settings."
+        except (RecordingSelectorError, ConfigError, OSError) as exc:
+            error = f"⚠ cannot list the managed recordings: {exc}"
+        for path in self.extra_paths:
+            try:
+                summaries.append(summarize_recording(os.fspath(path)))
+            except RecordingSelectorError as exc:
+                error = f"⚠ {exc}"
+        self.post_message(self.Loaded(summaries, note, error))
+
+    def on_recordings_screen_loaded(self, message: Loaded) -> None:
+        self._note, self._error = message.note, message.error
+        table = self.query_one(DataTable)
+        keep = table.cursor_row
+        table.clear()
+        self.summaries = {}
+        for summary in message.summaries:
+            key = str(summary.path)
+            if key in self.summaries:
+                continue
+            self.summaries[key] = summary
+            table.add_row(*self._cells(summary), key=key)
+        if message.summaries:
+            table.move_cursor(row=min(keep, len(self.summaries) - 1))
+        facts = message.note or "no managed root"
+        self.query_one(TitleBar).set_facts(facts)
+        note = message.error or ""
+        if not message.summaries:
+            note = (note + "\n" if note else "") + (
+                "No recordings yet. Record one with `openprogram recordings record -- COMMAND`, "
+                "or press s to make the next start record."
+            )
+        widget = self.query_one("#recordings-note", Static)
+        widget.update(Text(note))
+        widget.display = bool(note)
+        widget.set_class(bool(message.error), "-problem")
+
+    def _theme_style(self, variable: str) -> Style:
+        # DataTable cells are Rich text: take the colour from the theme, redraw on theme change.
+        return Style.parse(self.app.theme_variables.get(variable, "default"))
+
+    def _cells(self, summary: RecordingSummary) -> tuple[Text, ...]:
+        accent = self._theme_style("accent") + Style(bold=True)
+        active = Text(f"● {summary.mode}", accent) if summary.active else Text("")
+        name = summary.recording_id or display_path(summary.path)
+        status = (
+            Text("✓ valid", self._theme_style("success"))
+            if summary.valid
+            else Text(one_line(f"✗ {summary.reason}", STATUS_WIDTH), self._theme_style("error"))
+        )
+        return (
+            active,
+            Text(name, "bold" if summary.active else ""),
+            Text(created_label(summary)),
+            Text(f"{summary.calls:,}", justify="right"),
+            Text(f"{summary.events:,}", justify="right"),
+            Text(human_size(summary.size), justify="right"),
+            status,
+        )
+
+    def _selected(self) -> RecordingSummary | None:
+        table = self.query_one(DataTable)
+        if not self.summaries or table.cursor_row < 0:
+            return None
+        key = table.coordinate_to_cell_key(table.cursor_coordinate).row_key.value
+        return self.summaries.get(key or "")
+
+    def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
+        summary = self.summaries.get(event.row_key.value or "")
+        detail = self.query_one("#recording-detail", Static)
+        if summary is None:
+            detail.update("")
+            return
+        text = Text(display_path(summary.path))
+        if summary.active:
+            text.append(f"  ·  active: the next start uses it to {summary.mode}")
+        if not summary.valid:
+            more = summary.problem_count - 1
+            reason = f"\n✗ {summary.reason}" + (f"  (+{more} more)" if more > 0 else "")
+            text.append(reason, self._theme_style("error"))
+        detail.update(text)
+
+    def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
+        event.stop()
+        self.action_open()
+
+    def action_open(self) -> None:
+        summary = self._selected()
+        if summary is not None:
+            self.app.push_screen(RecordingScreen(summary.path))
+
+    def action_move(self, step: int) -> None:
+        table = self.query_one(DataTable)
+        table.move_cursor(row=max(0, table.cursor_row + step))
+
+    def action_move_to(self, row: int) -> None:
+        table = self.query_one(DataTable)
+        table.move_cursor(row=row if row >= 0 else table.row_count - 1)
+
+    def action_reload(self) -> None:
+        self.reload()
+
+    def action_rerun(self) -> None:
+        self.notify(RERUN_PENDING, title="Rerun")
+
+    def action_delete(self) -> None:
+        summary = self._selected()
+        if summary is None:
+            return
+        if summary.recording_id is None:
+            self.notify("Only managed recordings can be deleted here.", severity="warning")
+            return
+        recording_id = summary.recording_id
+        try:
+            planned = plan_deletion(recording_id)
+        except (RecordingRemovalError, RecordingSelectorError, ConfigError) as exc:
+            self.notify(str(exc), title="Not deleted", severity="error")
+            return
+        question = (
+            f"Delete recording {recording_id}?\n{plural(planned.calls, 'call')}, "
+            f"{plural(planned.events, 'event')}, {human_size(planned.size)}. This cannot be undone."
+        )
+
+        def answered(yes: bool | None) -> None:
+            if yes:
+                self._delete(recording_id)
+
+        self.app.push_screen(ConfirmScreen(question), answered)
+
+    def _delete(self, recording_id: str) -> None:
+        try:
+            deleted = delete_recording(recording_id)
+        except (RecordingRemovalError, RecordingSelectorError, ConfigError) as exc:
+            self.notify(str(exc), title="Not deleted", severity="error")
+            return
+        self.notify(f"Deleted {deleted.recording_id} ({human_size(deleted.size)}).")
+        self.reload()

@@ -1,0 +1,357 @@
+"""Rerun a recording against the current code and show what happened, mismatch side by side.
+
+The rerun is the library's `run_check` (what `openprogram recordings check` runs) in a thread
+worker that reports calls consumed as they happen; esc stops the program. The command comes from
+the recording's `entry` (or the last edit, remembered per recording) and is shown for editing first.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Sequence
+from pathlib import Path
+from typing import ClassVar
+
+from rich.text import Text
+from textual import work
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Vertical
+from textual.message import Message
+from textual.screen import Screen
+from textual.widget import Widget
+from textual.widgets import Footer, Static
+from textual.worker import Worker, WorkerState
+
+from openprogram.providers.differences import PathToken
+from openprogram.recordings import CheckProgress, CheckResult
+from tui.model.rerun import (
+    EventTimeline,
+    MismatchReport,
+    event_timeline,
+    headline,
+    outcome_kind,
+    result_facts,
+    run_rerun,
+    value_at,
+)
+from tui.model.rerun_commands import (
+    CommandSource,
+    RerunCommand,
+    choose_command,
+    format_command,
+    initial_command,
+)
+from tui.screens.command_editor import CommandEditorScreen
+from tui.widgets.event_timeline import EventTimelineView
+from tui.widgets.json_pane import JsonPane
+from tui.widgets.mismatch_view import MismatchView
+from tui.widgets.rerun_outcome import RerunOutcome
+from tui.widgets.rerun_progress import RerunProgress
+from tui.widgets.title_bar import TitleBar
+
+
+class RerunScreen(Screen[None]):
+    """Run the recording's program with replay forced on it; show ok, mismatch, or what went wrong."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape", "escape", "Back", show=False, id="rerun.back"),
+        Binding("r", "run_again", "Run again", id="rerun.again"),
+        Binding("e", "edit", "Edit command", id="rerun.edit"),
+        Binding("o", "open_call", "Open call", id="rerun.open-call"),
+    ]
+    DEFAULT_CSS = """
+    RerunScreen {
+        & > #rerun-command { height: auto; padding: 0 1; color: $text-muted; }
+        & > #rerun-body { height: 1fr; }
+    }
+    """
+
+    class CommandResolved(Message):
+        """The command to start with is known (reading the recording's `entry` takes a thread)."""
+
+        def __init__(self, command: RerunCommand) -> None:
+            super().__init__()
+            self.command = command
+
+    class ProgressReported(Message):
+        """The program has consumed more recorded calls."""
+
+        def __init__(self, run: int, progress: CheckProgress) -> None:
+            super().__init__()
+            self.run, self.progress = run, progress
+
+    class CheckFinished(Message):
+        """The rerun is over (`cancelled` when esc stopped it); `timeline` for a position divergence."""
+
+        def __init__(
+            self, run: int, result: CheckResult, cancelled: bool, timeline: EventTimeline | None
+        ) -> None:
+            super().__init__()
+            self.run, self.result, self.cancelled, self.timeline = run, result, cancelled, timeline
+
+    class CallOpenRequested(Message):
+        """Show call `call_index` of `recording` at field `path_tokens` (or at `event_index`)."""
+
+        def __init__(
+            self,
+            recording: Path,
+            call_index: int,
+            path_tokens: tuple[PathToken, ...] = (),
+            event_index: int | None = None,
+        ) -> None:
+            super().__init__()
+            self.recording, self.call_index = recording, call_index
+            self.path_tokens, self.event_index = path_tokens, event_index
+
+    def __init__(
+        self,
+        recording: Path,
+        argv: Sequence[str] | None = None,
+        *,
+        cwd: str | None = None,
+        edit_first: bool = True,
+        result: CheckResult | None = None,
+    ) -> None:
+        """Rerun `recording`: with `argv` (run at once, in `cwd`); else with the remembered or the
+        recorded command shown for editing first (`edit_first`), or the recorded one run at once
+        as `openprogram recordings check` does. `result` shows a finished check instead."""
+        super().__init__()
+        self.recording = recording
+        self.command: RerunCommand | None = (
+            RerunCommand(list(argv), cwd, "given", None) if argv else None
+        )
+        self.edit_first = edit_first and not argv
+        self.result: CheckResult | None = None
+        """The last finished check."""
+        self.running = False
+        self._given = result
+        self._cancel = threading.Event()
+        self._run = 0
+        """Counts runs, so a message from a run that was replaced is ignored."""
+
+    def compose(self) -> ComposeResult:
+        yield TitleBar(f"Rerun {self.recording.name}", "preparing…")
+        yield Static(id="rerun-command")
+        yield Vertical(id="rerun-body")
+        yield Footer(compact=True)
+
+    async def on_mount(self) -> None:
+        if self._given is not None:
+            await self._start(self._given)
+        elif self.command is not None:
+            await self._start()
+        else:
+            self._resolve_command()
+
+    def on_unmount(self) -> None:
+        self._cancel.set()
+
+    # -- background work --
+
+    @work(thread=True, exclusive=True, group="rerun-command", exit_on_error=False)
+    def _resolve_command(self) -> None:
+        # Run at once (`--check`): the same command as `openprogram recordings check`.
+        command = initial_command(self.recording, use_remembered=self.edit_first)
+        self.post_message(self.CommandResolved(command))
+
+    @work(thread=True, exclusive=True, group="rerun", exit_on_error=False)
+    def _check(self, run: int, command: RerunCommand | None, given: CheckResult | None) -> None:
+        cancel = self._cancel
+
+        def report(progress: CheckProgress) -> None:
+            self.post_message(self.ProgressReported(run, progress))
+
+        if given is not None:
+            result = given
+        else:
+            assert command is not None
+            result = run_rerun(
+                self.recording,
+                command.argv,
+                cwd=command.cwd,
+                on_progress=report,
+                cancel=cancel,
+            )
+        timeline = None
+        mismatch = result.mismatch or {}
+        if outcome_kind(result) == "position":
+            timeline = event_timeline(
+                Path(result.recording), mismatch["call_index"], mismatch["event_index"]
+            )
+        self.post_message(self.CheckFinished(run, result, cancel.is_set(), timeline))
+
+    async def _start(self, given: CheckResult | None = None) -> None:
+        self._cancel.set()  # a run still going is stopped, its result ignored
+        self._cancel = threading.Event()
+        self._run += 1
+        self.running = True
+        self._show_command()
+        self.query_one(TitleBar).set_facts("running…" if given is None else "")
+        await self._replace_body(RerunProgress(id="rerun-progress"))
+        self.refresh_bindings()
+        self._check(self._run, self.command, given)
+
+    # -- messages --
+
+    async def on_rerun_screen_command_resolved(self, message: CommandResolved) -> None:
+        self.command = message.command
+        if self.edit_first or not message.command.argv:
+            self.action_edit()
+        else:
+            await self._start()
+
+    def on_rerun_screen_progress_reported(self, message: ProgressReported) -> None:
+        found = self.query(RerunProgress)
+        if found and message.run == self._run:
+            found.first().show_progress(
+                message.progress.calls_consumed, message.progress.calls_recorded
+            )
+
+    async def on_rerun_screen_check_finished(self, message: CheckFinished) -> None:
+        if message.run != self._run:
+            return
+        self.running = False
+        self.result = message.result
+        self.refresh_bindings()
+        await self._show_result(message.result, message.cancelled, message.timeline)
+
+    async def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        if event.state == WorkerState.ERROR and event.worker.group in ("rerun", "rerun-command"):
+            self.running = False
+            self.refresh_bindings()
+            self.query_one(TitleBar).set_facts("the rerun failed", problem=True)
+            outcome = RerunOutcome(id="rerun-outcome")
+            await self._replace_body(outcome)
+            error = event.worker.error
+            facts = [("error", f"{type(error).__name__}: {error}")]
+            outcome.show_outcome("error", "✗ error · the rerun itself failed", facts)
+
+    def on_mismatch_view_call_open_requested(self, message: MismatchView.CallOpenRequested) -> None:
+        message.stop()
+        self.post_message(
+            self.CallOpenRequested(self.recording, message.call_index, message.path_tokens)
+        )
+
+    # -- showing --
+
+    def _show_command(self) -> None:
+        command = self.command
+        if command is None:
+            return
+        text = Text()
+        text.append("$ ", "bold")
+        text.append(format_command(command.argv))
+        if command.cwd:
+            text.append(f"   in {command.cwd}")
+        if command.recorded_argv is not None and command.argv != command.recorded_argv:
+            text.append(f"   (edited; recorded: {format_command(command.recorded_argv)})")
+        self.query_one("#rerun-command", Static).update(text)
+
+    async def _replace_body(self, *widgets: Widget) -> None:
+        body = self.query_one("#rerun-body", Vertical)
+        await body.remove_children()
+        await body.mount_all(widgets)
+
+    async def _show_result(
+        self, result: CheckResult, cancelled: bool, timeline: EventTimeline | None
+    ) -> None:
+        if self.command is None:
+            self.command = RerunCommand(result.argv, result.cwd, "given", None)
+            self._show_command()
+        kind = outcome_kind(result, cancelled)
+        facts = result_facts(result, cancelled)
+        summary = f"{result.status} · {result.calls_consumed}/{result.calls_recorded} calls"
+        summary += f" · {result.duration_seconds:.2f} s"
+        self.query_one(TitleBar).set_facts(summary, problem=result.status != "ok")
+        if kind == "mismatch" and result.mismatch is not None:
+            view = MismatchView(MismatchReport.from_mismatch(result.mismatch), id="mismatch")
+            await self._replace_body(view)
+            return
+        outcome = RerunOutcome(id="rerun-outcome")
+        widgets: list[Widget] = [outcome]
+        mismatch = result.mismatch or {}
+        if kind == "position" and timeline is not None:
+            widgets.append(EventTimelineView(id="rerun-timeline"))
+        elif kind == "past_end" and mismatch.get("incoming_request"):
+            call = mismatch["call_index"]
+            widgets.append(JsonPane(f"Incoming request · call {call} (not recorded)", id="extra"))
+        await self._replace_body(*widgets)
+        stderr = result.stderr_tail if kind == "error" else []
+        outcome.show_outcome(kind, headline(result, cancelled), facts, stderr)
+        if timeline is not None and self.query("#rerun-timeline"):
+            self.query_one(EventTimelineView).show_timeline(timeline)
+        if self.query("#extra"):
+            pane = self.query_one("#extra", JsonPane)
+            request = mismatch["incoming_request"]
+            pane.show_document(request)
+            messages = value_at(request, ("context", "messages"))
+            if isinstance(messages, list) and messages:
+                pane.mark(("context", "messages", len(messages) - 1))  # the turn that is new
+            pane.focus()
+
+    # -- actions --
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        # Hidden, not greyed out: the footer shows what can be done now.
+        if action == "run_again":
+            return not self.running and self.result is not None
+        if action == "edit":
+            return not self.running
+        if action == "open_call":
+            return not self.running and self._call_to_open() is not None
+        return True
+
+    async def action_escape(self) -> None:
+        if self.running and not self._cancel.is_set():
+            self._cancel.set()
+            found = self.query(RerunProgress)
+            if found:
+                found.first().show_cancelling()
+            return
+        await self.app.run_action("go_back")
+
+    async def action_run_again(self) -> None:
+        if self.command is not None and self.command.argv:
+            await self._start()
+        else:
+            self.action_edit()
+
+    def action_edit(self) -> None:
+        command = self.command or RerunCommand([], None, "none", None)
+        if self.result is None:
+            self.query_one(TitleBar).set_facts("choose the command to run")
+        self.app.push_screen(CommandEditorScreen(command, self.recording.name), self._edited)
+
+    async def _edited(self, argv: list[str] | None) -> None:
+        if argv is None:
+            if self.result is None and not self.running:
+                await self.app.run_action("go_back")  # nothing ran yet: leave the rerun too
+            return
+        command = self.command or RerunCommand([], None, "none", None)
+        choose_command(self.recording, argv, command.recorded_argv)
+        source: CommandSource = "recorded" if argv == command.recorded_argv else "remembered"
+        self.command = RerunCommand(argv, command.cwd, source, command.recorded_argv)
+        await self._start()
+
+    def _call_to_open(self) -> CallOpenRequested | None:
+        """Where `o` leads: the mismatching call, or the first call the run never made."""
+        result = self.result
+        if result is None:
+            return None
+        kind = outcome_kind(result)
+        mismatch = result.mismatch or {}
+        if kind == "mismatch":
+            tokens = tuple(mismatch.get("path_tokens") or ())
+            return self.CallOpenRequested(self.recording, mismatch["call_index"], tokens)
+        if kind == "position":
+            call, event = mismatch["call_index"], mismatch["event_index"]
+            return self.CallOpenRequested(self.recording, call, event_index=max(event - 1, 0))
+        if kind == "incomplete" and result.never_requested:
+            return self.CallOpenRequested(self.recording, result.never_requested[0])
+        return None
+
+    def action_open_call(self) -> None:
+        request = self._call_to_open()
+        if request is not None:
+            self.post_message(request)

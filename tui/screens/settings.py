@@ -1,0 +1,194 @@
+"""Settings: the record/replay mode and file the next start uses, validated before it is saved.
+
+It reads the configuration with the library's status function, which works while the
+configuration or the configured file is broken — the moment people need this screen most.
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from rich.text import Text
+from textual import work
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.message import Message
+from textual.screen import Screen
+from textual.widgets import Button, Footer, Input, Label, RadioButton, RadioSet, Select, Static
+
+from openprogram.recordings import (
+    APPLIES_ON_NEXT_START,
+    RecordingListing,
+    RecordReplayStatus,
+    list_recordings,
+    read_status,
+)
+from tui.model.paths import display_path
+from tui.model.settings import (
+    MODES,
+    SettingsChoice,
+    SettingsOutcome,
+    apply_settings,
+    replay_choices,
+)
+from tui.widgets.title_bar import TitleBar
+
+MODE_LABELS = {
+    "off": "Off — calls go to the live provider",
+    "record": "Record — write every call into a new managed recording",
+    "replay": "Replay — answer every call from a recording, offline",
+}
+
+
+def status_text(status: RecordReplayStatus) -> str:
+    """What the configuration says now, and what is wrong with it."""
+    lines = [f"Configuration: {display_path(status.config_path)}"]
+    if status.config_error:
+        lines.append(f"⚠ It cannot be read: {status.config_error}")
+        lines.append(
+            "Saving keeps the broken file as config.json.corrupt-<time> and writes a new one."
+        )
+        return "\n".join(lines)
+    where = f" {status.file}" if status.file else ""
+    lines.append(f"Now: {status.mode}{where}")
+    if status.would_block:
+        lines.append(f"⚠ The next start would block every model call: {status.reason}")
+    elif status.reason:
+        lines.append(f"⚠ {status.reason}")
+    if status.note:
+        lines.append(status.note)
+    return "\n".join(lines)
+
+
+class SettingsScreen(Screen[None]):
+    """Choose off, record (a new name) or replay (a managed recording or a path), then save."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape", "app.go_back", "Back", show=False, id="settings.back"),
+    ]
+
+    class Read(Message):
+        """The status and the listing were read."""
+
+        def __init__(self, status: RecordReplayStatus, listing: RecordingListing | None) -> None:
+            super().__init__()
+            self.status, self.listing = status, listing
+
+    class Saved(Message):
+        """A save finished (`outcome.saved` False when the library refused it)."""
+
+        def __init__(self, outcome: SettingsOutcome) -> None:
+            super().__init__()
+            self.outcome = outcome
+
+    def compose(self) -> ComposeResult:
+        yield TitleBar("Settings", "record / replay for the next start")
+        with VerticalScroll(id="settings-form"):
+            yield Static("reading the configuration…", id="settings-status")
+            yield Label("Mode", classes="settings-label")
+            with RadioSet(id="settings-mode"):
+                for mode in MODES:
+                    yield RadioButton(MODE_LABELS[mode], id=f"mode-{mode}", value=mode == "off")
+            with Vertical(id="record-fields", classes="settings-group"):
+                yield Label("New recording name (blank: a fresh timestamped ID)")
+                yield Input(placeholder="e.g. checkout-flow", id="record-name")
+            with Vertical(id="replay-fields", classes="settings-group"):
+                yield Label("Managed recording")
+                yield Select[str]([], prompt="choose a valid recording", id="replay-id")
+                yield Label("…or a path to a recording file")
+                yield Input(placeholder="path/to/recording.jsonl", id="replay-path")
+            yield Static(
+                Text(f"↻ Applies on next start. {APPLIES_ON_NEXT_START}"), id="settings-notice"
+            )
+            with Horizontal(id="settings-buttons"):
+                yield Button("Save", id="save", variant="primary")
+                yield Button("Cancel", id="cancel")
+            yield Static("", id="settings-result")
+        yield Footer(compact=True)
+
+    def on_mount(self) -> None:
+        self._show_fields("off")
+        self._read()
+
+    @work(thread=True, exclusive=True, group="settings-read", exit_on_error=False)
+    def _read(self) -> None:
+        status = read_status()
+        try:
+            listing: RecordingListing | None = list_recordings()
+        except (ValueError, OSError):
+            listing = None
+        self.post_message(self.Read(status, listing))
+
+    def on_settings_screen_read(self, message: Read) -> None:
+        status = message.status
+        self.query_one("#settings-status", Static).update(Text(status_text(status)))
+        self.query_one("#settings-status").set_class(
+            bool(status.config_error or status.would_block), "-problem"
+        )
+        choices = replay_choices(message.listing) if message.listing else []
+        select = self.query_one("#replay-id", Select)
+        select.set_options(choices)
+        mode = status.mode if status.mode in MODES else "off"
+        self.query_one(f"#mode-{mode}", RadioButton).value = True
+        if mode == "replay" and status.file:
+            if status.file in {value for _, value in choices}:
+                select.value = status.file
+            else:
+                self.query_one("#replay-path", Input).value = status.file
+        self._show_fields(mode)
+        self.query_one(RadioSet).focus()
+
+    def _mode(self) -> str:
+        pressed = self.query_one(RadioSet).pressed_button
+        return (pressed.id or "mode-off").removeprefix("mode-") if pressed else "off"
+
+    def _show_fields(self, mode: str) -> None:
+        self.query_one("#record-fields").display = mode == "record"
+        self.query_one("#replay-fields").display = mode == "replay"
+
+    def on_radio_set_changed(self, event: RadioSet.Changed) -> None:
+        self._show_fields(self._mode())
+
+    def _choice(self) -> SettingsChoice:
+        mode = self._mode()
+        if mode == "record":
+            return SettingsChoice("record", self.query_one("#record-name", Input).value)
+        if mode == "replay":
+            path = self.query_one("#replay-path", Input).value.strip()
+            selected = self.query_one("#replay-id", Select).value
+            chosen = selected if isinstance(selected, str) else ""
+            return SettingsChoice("replay", path or chosen)
+        return SettingsChoice("off")
+
+    @work(thread=True, exclusive=True, group="settings-save", exit_on_error=False)
+    def _save(self, choice: SettingsChoice) -> None:
+        self.post_message(self.Saved(apply_settings(choice)))
+
+    def on_settings_screen_saved(self, message: Saved) -> None:
+        outcome = message.outcome
+        result = self.query_one("#settings-result", Static)
+        result.update(Text(outcome.message))
+        result.set_class(not outcome.saved, "-problem")
+        self.query_one("#save", Button).disabled = False
+        refresh = getattr(self.app, "refresh_status", None)
+        if callable(refresh):
+            refresh()
+        if outcome.saved:
+            self.notify(f"{outcome.message} Applies on next start.", title="Saved")
+            self._read()
+        else:
+            self.notify(outcome.message, title="Not saved", severity="error")
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        event.stop()
+        if event.button.id == "cancel":
+            self.app.pop_screen()
+            return
+        event.button.disabled = True
+        self.query_one("#settings-result", Static).update(Text("validating…"))
+        self._save(self._choice())
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        self.query_one("#save", Button).press()

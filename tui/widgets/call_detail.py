@@ -1,0 +1,223 @@
+"""The selected call in four tabs: Request (transcript and JSON), Events, Response and Raw."""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.containers import Vertical
+from textual.message import Message
+from textual.widgets import Static, TabbedContent, TabPane
+
+from tui.model.call_detail import LoadedCall
+from tui.model.text_preview import human_size, plural
+from tui.model.transcript import TranscriptEntry, TranscriptPart, transcript_of
+from tui.widgets.event_list import EventList
+from tui.widgets.json_tree import JsonTree
+from tui.widgets.message_view import MessageView
+from tui.widgets.problem_banner import ProblemBanner
+from tui.widgets.transcript import Transcript
+
+TAB_IDS = ("tab-request", "tab-events", "tab-response", "tab-raw")
+
+
+class CallDetail(Vertical):
+    """One call: what was sent, each streamed event with the message so far, the answer, the rows."""
+
+    DEFAULT_CSS = """
+    CallDetail {
+        width: 1fr;
+        & > TabbedContent { height: 1fr; }
+        & TabPane { padding: 0; }
+        & #raw-caption { color: $text-muted; height: 1; padding: 0 1; }
+        & #raw { height: 1fr; border: none; }
+    }
+    """
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.call: LoadedCall | None = None
+        self._filled: dict[str, LoadedCall | None] = {}
+        """The call each tab shows (tabs are filled when they are shown)."""
+        self._event_position = 0
+
+    def compose(self) -> ComposeResult:
+        yield ProblemBanner(limit=3, id="call-problems")
+        with TabbedContent(id="call-tabs"):
+            with TabPane("Request", id="tab-request"):
+                yield Transcript(id="transcript")
+                yield JsonTree(id="request-json")
+            with TabPane("Events", id="tab-events"):
+                yield EventList(id="events")
+                yield MessageView(id="assembled")
+            with TabPane("Response", id="tab-response"):
+                yield MessageView(id="response")
+            with TabPane("Raw", id="tab-raw"):
+                yield Static(id="raw-caption")
+
+    class Ready(Message):
+        """The detail is mounted and can show a call."""
+
+        def __init__(self, call_detail: CallDetail) -> None:
+            super().__init__()
+            self.call_detail = call_detail
+
+    def on_mount(self) -> None:
+        self.query_one(EventList).border_title = "Events"
+        self.query_one("#assembled", MessageView).border_title = "Message so far"
+        self.post_message(self.Ready(self))
+
+    @property
+    def active_tab(self) -> str:
+        """The id of the tab shown."""
+        return self.query_one(TabbedContent).active
+
+    def show_call(self, call: LoadedCall | None, keep_position: bool = False) -> None:
+        """Show `call`; each tab is filled when it is first shown for this call.
+
+        With `keep_position` the event cursor stays where it was (the same call, read again).
+        """
+        self._event_position = self.query_one(EventList).cursor if keep_position else 0
+        self.call = call
+        self._filled = {}
+        self.show_problems()
+        self._fill(self.active_tab)
+
+    def _fill(self, tab_id: str) -> None:
+        call = self.call
+        if tab_id in self._filled and self._filled[tab_id] is call:
+            return
+        self._filled[tab_id] = call
+        if tab_id == "tab-events":
+            self._show_events(call)
+        elif call is None:
+            return
+        elif tab_id == "tab-request":
+            self._show_request(call)
+        elif tab_id == "tab-response":
+            self._show_response(call)
+        elif tab_id == "tab-raw":
+            self._show_raw(call)
+
+    def _show_events(self, call: LoadedCall | None) -> None:
+        events = self.query_one(EventList)
+        events.show_call(call)
+        if call is not None and call.event_count == 0:
+            self.query_one("#assembled", MessageView).show_message(None, "No events recorded.")
+        if self._event_position:
+            events.move_to(self._event_position)
+            self._event_position = 0
+
+    def show_problems(self) -> None:
+        """Mark the shown call's problems (after the strict verdict arrives)."""
+        banner = self.query_one("#call-problems", ProblemBanner)
+        call = self.call
+        problems = tuple(call.problems()) if call is not None else ()
+        banner.show_problems(problems)
+        self.query_one(EventList).clear_cache()
+
+    def _show_request(self, call: LoadedCall) -> None:
+        tree = self.query_one(JsonTree)
+        transcript = self.query_one(Transcript)
+        if call.request is None:
+            reason = call.request_problem or "the request row cannot be read"
+            tree.show_document({"problem": reason})
+            part = TranscriptPart("error", reason)
+            transcript.show_entries(
+                [TranscriptEntry("problem", "Request unreadable", (part,), True)]
+            )
+            return
+        tree.show_document(
+            {
+                "model": call.request.model,
+                "context": call.request.context,
+                "options": call.request.options,
+            },
+            expand=("context",),
+        )
+        transcript.show_entries(transcript_of(call.request.context))
+
+    def _show_response(self, call: LoadedCall) -> None:
+        final = call.final_message()
+        outcome = call.call_end.outcome if call.call_end else "no call_end"
+        caption = f"Final message of call {call.call_index} · outcome {outcome}"
+        notes = [n for n in (final.note, call.call_end.error if call.call_end else None) if n]
+        view = self.query_one("#response", MessageView)
+        view.show_message(final.message, caption, " · ".join(notes) or None)
+
+    def _show_raw(self, call: LoadedCall) -> None:
+        from textual.widgets import TextArea  # its text engine costs start-up time; load on use
+
+        raw = call.raw()
+        first = raw.first_line_number if raw.contiguous else 1
+        existing = self.query("#raw")
+        if existing:
+            area = existing.first(TextArea)
+            area.load_text(raw.text)
+            area.line_number_start = first
+        else:
+            area = TextArea(
+                raw.text,
+                id="raw",
+                read_only=True,
+                soft_wrap=True,
+                show_line_numbers=True,
+                highlight_cursor_line=False,
+                line_number_start=first,
+            )
+            area.match_cursor_bracket = False
+            self.query_one("#tab-raw", TabPane).mount(area)
+        caption = f"{plural(raw.total_lines, 'line')} as stored, from line {raw.first_line_number}"
+        if raw.shown_lines < raw.total_lines:
+            caption += f" · first {raw.shown_lines} shown ({human_size(len(raw.text))})"
+        if not raw.contiguous:
+            caption += " · other calls' rows in between are left out"
+        self.query_one("#raw-caption", Static).update(Text(caption))
+
+    def on_event_list_event_highlighted(self, event: EventList.EventHighlighted) -> None:
+        event.stop()
+        call = self.call
+        if call is None or event.event_index >= call.event_count:
+            return
+        step = call.message_at(event.event_index)
+        summary = call.event_summary(event.event_index)
+        caption = (
+            f"Assembled through event {event.event_index} of {call.event_count - 1}"
+            f" · {summary.type} · line {summary.line_number}"
+        )
+        streaming = summary.type not in ("done", "error")
+        view = self.query_one("#assembled", MessageView)
+        view.show_message(step.message, caption, step.error, in_progress=streaming)
+
+    def on_tabbed_content_tab_activated(self, event: TabbedContent.TabActivated) -> None:
+        if event.pane.id is not None:
+            self._fill(event.pane.id)
+
+    def switch_tab(self, step: int) -> None:
+        """Show the next (`step` 1) or previous (`step` -1) tab."""
+        tabs = self.query_one(TabbedContent)
+        position = TAB_IDS.index(tabs.active) if tabs.active in TAB_IDS else 0
+        self.show_tab(TAB_IDS[(position + step) % len(TAB_IDS)])
+
+    def show_tab(self, tab_id: str) -> None:
+        """Show the tab with id `tab_id` (filled at once, so it can be used right away)."""
+        self.query_one(TabbedContent).active = tab_id
+        self._fill(tab_id)
+
+    def open_event(self, event_index: int) -> None:
+        """Show the Events tab with the cursor on `event_index`."""
+        self.show_tab("tab-events")
+        events = self.query_one(EventList)
+        events.focus()
+        events.move_to(event_index)
+
+    def focus_content(self) -> None:
+        """Focus the main widget of the tab shown."""
+        targets = {
+            "tab-request": "#transcript",
+            "tab-events": "#events",
+            "tab-response": "#response",
+            "tab-raw": "#raw",
+        }
+        found = self.query(targets.get(self.active_tab, "#events"))
+        if found:
+            found.first().focus()

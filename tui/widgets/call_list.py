@@ -1,0 +1,109 @@
+"""The calls of a recording down the side: `#1  scripted/echo-1  31 ev  complete`."""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from rich.text import Text
+from textual.message import Message
+
+from tui.model.call_rows import PENDING, CallTable
+from tui.widgets.row_list import RowList
+
+OUTCOME_WIDTH = len("complete")
+"""Longer outcomes (`unfinished`, `cancelled`) take the room of the model name."""
+
+
+class CallList(RowList):
+    """One row per call, coloured by outcome; only the rows on screen are ever parsed."""
+
+    COMPONENT_CLASSES: ClassVar[set[str]] = {
+        "call-list--index",
+        "call-list--model",
+        "call-list--count",
+        "call-list--complete",
+        "call-list--failed",
+        "call-list--pending",
+    }
+    DEFAULT_CSS = """
+    CallList {
+        width: 48;
+        border-right: vkey $panel;
+        & > .call-list--index { color: $text-muted; }
+        & > .call-list--model { color: $text; }
+        & > .call-list--count { color: $text-muted; }
+        & > .call-list--complete { color: $success; }
+        & > .call-list--failed { color: $error; text-style: bold; }
+        & > .call-list--pending { color: $text-muted; }
+    }
+    """
+    empty_text = "no calls"
+
+    class CallHighlighted(Message):
+        """The cursor moved to the call at `ordinal` (its position in the file)."""
+
+        def __init__(self, call_list: CallList, ordinal: int) -> None:
+            super().__init__()
+            self.call_list = call_list
+            self.ordinal = ordinal
+
+        @property
+        def control(self) -> CallList:
+            return self.call_list
+
+    class CallOpened(Message):
+        """Enter (or a double click) on the call at `ordinal`."""
+
+        def __init__(self, call_list: CallList, ordinal: int) -> None:
+            super().__init__()
+            self.call_list = call_list
+            self.ordinal = ordinal
+
+        @property
+        def control(self) -> CallList:
+            return self.call_list
+
+    def __init__(self, *, id: str | None = None, classes: str | None = None) -> None:
+        super().__init__(id=id, classes=classes)
+        self.table: CallTable | None = None
+
+    def show_table(self, table: CallTable | None) -> None:
+        """Show the calls of `table` (as many as it has published)."""
+        self.table = table
+        self.clear_cache()
+        self.set_row_count(table.count if table else 0)
+
+    def render_row(self, row: int, width: int) -> Text:
+        assert self.table is not None
+        summary = self.table.summary(row)
+        style = self.get_component_rich_style
+        number = f"#{summary.call_index}".ljust(self.table.index_width + 1)
+        count = f"{summary.event_count:>4} ev"
+        outcome_class = (
+            "call-list--pending"
+            if summary.outcome == PENDING
+            else "call-list--failed"
+            if summary.failed
+            else "call-list--complete"
+        )
+        outcome_width = max(OUTCOME_WIDTH, len(summary.outcome))
+        model_width = max(4, width - len(number) - len(count) - outcome_width - 6)
+        model = summary.model_label
+        if len(model) > model_width:
+            model = model[: model_width - 1] + "…"
+        text = Text(" ")
+        index_style = "call-list--failed" if summary.failed else "call-list--index"
+        text.append(number, style(index_style))
+        text.append("  ")
+        text.append(model.ljust(model_width), style("call-list--model"))
+        text.append(count, style("call-list--count"))
+        text.append("  ")
+        text.append(summary.outcome, style(outcome_class))
+        return text
+
+    def cursor_moved(self, row: int) -> None:
+        if row < self.row_count:
+            self.post_message(self.CallHighlighted(self, row))
+
+    def row_opened(self, row: int) -> None:
+        self.post_message(self.CallOpened(self, row))

@@ -1,0 +1,110 @@
+"""A JSON document as a tree whose children are built only when a node is expanded."""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+from rich.text import Text
+from textual.binding import Binding, BindingType
+from textual.widgets import Tree
+from textual.widgets.tree import TreeNode
+
+from tui.model.json_nodes import JsonNode, describe_member, value_kind
+
+CHILD_LIMIT = 500
+"""An array or object shows at most this many children (the rest are summarised in one row)."""
+
+
+class JsonTree(Tree[JsonNode]):
+    """Model, context and options of a request, expanded level by level on demand."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("j", "cursor_down", "Down", show=False, id="tree.down"),
+        Binding("k", "cursor_up", "Up", show=False, id="tree.up"),
+        Binding("g", "scroll_home", "First", show=False, id="tree.first"),
+        Binding("G", "scroll_end", "Last", show=False, id="tree.last"),
+        Binding("l,right", "expand_node", "Expand", show=False, id="tree.expand"),
+        Binding("h,left", "collapse_node", "Collapse", show=False, id="tree.collapse"),
+    ]
+    COMPONENT_CLASSES: ClassVar[set[str]] = {
+        "json-tree--key",
+        "json-tree--string",
+        "json-tree--number",
+        "json-tree--literal",
+        "json-tree--container",
+    }
+    DEFAULT_CSS = """
+    JsonTree {
+        height: 1fr;
+        scrollbar-size: 1 1;
+        border: round $panel;
+        border-title-color: $text-muted;
+        &:focus { border: round $primary; }
+        & > .json-tree--key { color: $accent; }
+        & > .json-tree--string { color: $success; }
+        & > .json-tree--number { color: $warning; }
+        & > .json-tree--literal { color: $primary; }
+        & > .json-tree--container { color: $text-muted; }
+    }
+    """
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__("request", id=id)
+        self.border_title = "Request JSON"
+        self.show_root = False
+        self.guide_depth = 3
+
+    def show_document(self, document: dict[str, Any], expand: tuple[str, ...] = ()) -> None:
+        """Show `document`, with its top-level members (and those named in `expand`) open."""
+        self.clear()
+        self.root.data = JsonNode((), document)
+        self._fill(self.root)
+        self.root.expand()
+        for child in self.root.children:
+            if child.data is not None and child.data.key in expand:
+                self._fill(child)
+                child.expand()
+
+    def _label(self, node: JsonNode) -> Text:
+        style = self.get_component_rich_style
+        kind = value_kind(node.value)
+        value_class = {
+            "object": "json-tree--container",
+            "array": "json-tree--container",
+            "string": "json-tree--string",
+            "number": "json-tree--number",
+        }.get(kind, "json-tree--literal")
+        text = Text()
+        if node.key_label:
+            text.append(node.key_label, style("json-tree--key"))
+            text.append(": ")
+        text.append(describe_member(node.key, node.value), style(value_class))
+        return text
+
+    def _fill(self, parent: TreeNode[JsonNode]) -> None:
+        if parent.children or parent.data is None:
+            return
+        children = parent.data.children()
+        for child in children[:CHILD_LIMIT]:
+            parent.add(self._label(child), data=child, allow_expand=child.expandable)
+        if len(children) > CHILD_LIMIT:
+            rest = len(children) - CHILD_LIMIT
+            parent.add_leaf(Text(f"… {rest:,} more not shown", "dim italic"))
+
+    def on_tree_node_expanded(self, event: Tree.NodeExpanded[JsonNode]) -> None:
+        event.stop()
+        self._fill(event.node)
+
+    def action_expand_node(self) -> None:
+        node = self.cursor_node
+        if node is not None and node.allow_expand:
+            node.expand()
+
+    def action_collapse_node(self) -> None:
+        node = self.cursor_node
+        if node is None:
+            return
+        if node.is_expanded:
+            node.collapse()
+        elif node.parent is not None and node.parent is not self.root:
+            self.move_cursor(node.parent)

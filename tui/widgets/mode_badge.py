@@ -1,0 +1,67 @@
+"""What the next start will do with record/replay: off, recording into X, replaying Y, or blocked."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from rich.text import Text
+from textual.reactive import reactive
+from textual.widgets import Static
+
+if TYPE_CHECKING:
+    from openprogram.recordings import RecordReplayStatus
+
+
+def badge_text(status: RecordReplayStatus | None) -> tuple[str, str]:
+    """(label, modifier class) for a status; the class picks the colour."""
+    if status is None:
+        return "next start: …", "-unknown"
+    if status.config_error is not None:
+        return "⚠ config unreadable", "-blocked"
+    name = status.file or ""
+    if status.path is not None and status.managed:
+        name = status.path.stem
+    elif status.path is not None:
+        name = status.path.name
+    if status.would_block:
+        return f"⚠ next start blocked: {status.mode} {name}".rstrip(), "-blocked"
+    if status.mode == "record":
+        return f"● record → {name}", "-record"
+    if status.mode == "replay":
+        return f"▶ replay {name}", "-replay"
+    return "○ off (live)", "-off"
+
+
+class ModeBadge(Static):
+    """The configured record/replay mode, coloured by what it means for the next start."""
+
+    DEFAULT_CSS = """
+    ModeBadge {
+        width: auto;
+        height: 1;
+        padding: 0 1;
+        text-style: bold;
+        &.-unknown, &.-off { color: $text-muted; background: $panel; }
+        &.-record { color: $text; background: $error 70%; }
+        &.-replay { color: $text; background: $success 50%; }
+        &.-blocked { color: $text; background: $warning 60%; }
+    }
+    """
+
+    status: reactive[RecordReplayStatus | None] = reactive(None)
+    """The status from `openprogram.recordings.read_status()`, or None while it is read."""
+
+    def on_mount(self) -> None:
+        # The app owns the status; every badge follows it.
+        self.watch(self.app, "record_replay_status", self._status_changed)
+
+    def _status_changed(self, status: RecordReplayStatus | None) -> None:
+        self.status = status
+
+    def watch_status(self, status: RecordReplayStatus | None) -> None:
+        label, modifier = badge_text(status)
+        for name in ("-unknown", "-off", "-record", "-replay", "-blocked"):
+            self.set_class(name == modifier, name)
+        self.update(Text(label))
+        reason = status.reason if status is not None else None
+        self.tooltip = reason or (status.applies_on_next_start if status else None)

@@ -1,0 +1,67 @@
+"""The header of a mismatch: where the field is (`call 1 › context › messages[2] › …`), both values."""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from rich.text import Text
+from textual.widgets import Static
+
+from openprogram.providers.differences import FieldDifference
+from openprogram.providers.replay import describe_path, format_value
+from tui.model.rerun import describe_difference
+
+SEPARATOR = " › "
+VALUE_LIMIT = 80
+"""Values are cut to one line here; the panes and the string diff hold them whole."""
+
+
+class PathBar(Static):
+    """Breadcrumb of the differing field, which difference of how many, and both values bounded."""
+
+    COMPONENT_CLASSES: ClassVar[set[str]] = {
+        "pathbar--crumb",
+        "pathbar--leaf",
+        "pathbar--separator",
+        "pathbar--label",
+        "pathbar--kind",
+    }
+    DEFAULT_CSS = """
+    PathBar {
+        height: auto;
+        padding: 0 1;
+        background: $panel;
+        border-left: thick $error;
+        & > .pathbar--crumb { color: $text; }
+        & > .pathbar--leaf { color: $accent; text-style: bold; }
+        & > .pathbar--separator { color: $text-muted; }
+        & > .pathbar--label { color: $text-muted; }
+        & > .pathbar--kind { color: $warning; }
+    }
+    """
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.breadcrumb = ""
+        """The path shown, as `describe_path` writes it (what the tmux test looks for)."""
+
+    def show_difference(
+        self, call_index: int, difference: FieldDifference, position: int, total: int
+    ) -> None:
+        """Show difference number `position` (0-based) of `total` in call `call_index`."""
+        style = self.get_component_rich_style
+        self.breadcrumb = describe_path(call_index, difference.path_tokens)
+        crumbs = self.breadcrumb.split(SEPARATOR)
+        text = Text(no_wrap=False)
+        for number, crumb in enumerate(crumbs):
+            if number:
+                text.append(SEPARATOR, style("pathbar--separator"))
+            last = number == len(crumbs) - 1
+            text.append(crumb, style("pathbar--leaf" if last else "pathbar--crumb"))
+        counter = f"difference {position + 1} of {total}" if total > 1 else "the only difference"
+        text.append(f"   {counter} · ", style("pathbar--label"))
+        text.append(describe_difference(difference), style("pathbar--kind"))
+        for label, value in (("recorded", difference.recorded), ("incoming", difference.incoming)):
+            text.append(f"\n{label}  ", style("pathbar--label"))
+            text.append(format_value(value, VALUE_LIMIT))
+        self.update(text)

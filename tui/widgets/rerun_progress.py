@@ -1,0 +1,40 @@
+"""While a rerun runs: how many recorded calls the program has consumed so far, and how to stop."""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.containers import Vertical
+from textual.widgets import ProgressBar, Static
+
+from tui.model.text_preview import plural
+
+
+class RerunProgress(Vertical):
+    """`replaying: 1/2 calls consumed` with a bar; `cancelling…` once esc was pressed."""
+
+    DEFAULT_CSS = """
+    RerunProgress {
+        height: auto;
+        padding: 1 1;
+        & > #rerun-progress-text { color: $text; }
+        & > #rerun-progress-hint { color: $text-muted; }
+        & > ProgressBar { padding: 1 0; }
+    }
+    """
+
+    def compose(self) -> ComposeResult:
+        yield Static(Text("starting the program…"), id="rerun-progress-text")
+        yield ProgressBar(show_eta=False, id="rerun-progress-bar")
+        yield Static(Text("esc cancels (the program is stopped)"), id="rerun-progress-hint")
+
+    def show_progress(self, consumed: int, recorded: int) -> None:
+        """`consumed` of `recorded` calls replayed so far."""
+        self.query_one(ProgressBar).update(total=max(recorded, 1), progress=consumed)
+        self.query_one("#rerun-progress-text", Static).update(
+            Text(f"replaying: {consumed}/{plural(recorded, 'call')} consumed")
+        )
+
+    def show_cancelling(self) -> None:
+        """Say that the run is being stopped."""
+        self.query_one("#rerun-progress-hint", Static).update(Text("cancelling…"))

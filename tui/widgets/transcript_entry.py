@@ -1,0 +1,70 @@
+"""One turn of a conversation as a titled box: thinking, text, tool calls with their arguments."""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual.widgets import Static
+
+from tui.model.transcript import TranscriptEntry, bounded_entry
+
+
+def entry_text(entry: TranscriptEntry) -> Text:
+    """The body of an entry: thinking dimmed, tool calls as `→ name (id)` plus arguments."""
+    text = Text()
+    for number, part in enumerate(entry.parts):
+        if number:
+            text.append("\n")
+        if part.kind == "thinking":
+            text.append("thinking  ", "bold dim")
+            text.append(part.text, "italic dim")
+        elif part.kind == "tool_call":
+            text.append(f"→ {part.title}\n", "bold")
+            text.append(part.text)
+        elif part.kind == "error":
+            text.append("error  ", "bold reverse")
+            text.append(" " + part.text, "bold")
+        elif part.kind in ("note", "image"):
+            text.append(part.text, "dim italic")
+        elif part.title:
+            text.append(f"{part.title}  ", "bold")
+            text.append(part.text)
+        else:
+            text.append(part.text)
+    return text
+
+
+class TranscriptEntryBox(Static):
+    """A message in a box titled by its role; the role picks the border colour."""
+
+    DEFAULT_CSS = """
+    TranscriptEntryBox {
+        height: auto;
+        padding: 0 1;
+        margin: 0 0 1 0;
+        border: round $panel-lighten-2;
+        border-title-align: left;
+        border-title-style: bold;
+        &.-system { border: round $foreground 30%; border-title-color: $text-muted; }
+        &.-tools { border: round $foreground 30%; border-title-color: $text-muted; }
+        &.-user { border: round $primary; border-title-color: $primary; }
+        &.-assistant { border: round $accent; border-title-color: $accent; }
+        &.-tool { border: round $warning; border-title-color: $warning; }
+        &.-problem, &.-error { border: round $error; border-title-color: $error; }
+    }
+    """
+
+    def __init__(self, entry: TranscriptEntry | None = None) -> None:
+        super().__init__()
+        if entry is not None:
+            self.show_entry(entry)
+
+    def show_entry(self, entry: TranscriptEntry) -> None:
+        """Show `entry` (bounded to `ENTRY_TEXT_LIMIT` characters), replacing what was there."""
+        entry = bounded_entry(entry)
+        wanted = {f"-{entry.role}"} | ({"-error"} if entry.is_error else set())
+        current = {name for name in self.classes if name.startswith("-")}
+        if wanted != current:  # a class change restyles the box; skip it when nothing changes
+            self.remove_class(*(current - wanted))
+            self.add_class(*(wanted - current))
+        self.border_title = entry.title
+        self.update(entry_text(entry))
