@@ -1,4 +1,5 @@
-"""`openprogram-tui [PATH ...] [--demo]`: the app wires screens, commands and keys, nothing more.
+"""`openprogram-tui [PATH ...] [--demo] [--check PATH [-- COMMAND]]`: the app wires screens,
+commands and keys, nothing more.
 
 Screens other than the recording view are imported when first opened: start-up time is the time
 to the first rows of a recording, and every module imported before that counts.
@@ -21,10 +22,12 @@ from textual.screen import ModalScreen
 
 from tui import version
 from tui.commands import TuiCommands
+from tui.model.navigation import GotoError, GotoTarget, parse_goto
 from tui.screens.recording import RecordingScreen
 
 if TYPE_CHECKING:
     from openprogram.recordings import RecordReplayStatus
+    from tui.screens.rerun import RerunScreen
 
 DARK_THEME, LIGHT_THEME = "textual-dark", "textual-light"
 
@@ -54,16 +57,26 @@ class OpenProgramTUI(App[None]):
         paths: Sequence[Path] = (),
         *,
         open_on_start: Path | None = None,
+        start_at: GotoTarget | None = None,
+        field: tuple[str | int, ...] | None = None,
         theme: str = DARK_THEME,
+        check: Path | None = None,
+        check_command: Sequence[str] = (),
     ) -> None:
         """`paths`: one opens it, several (or none) list them with the managed recordings.
 
-        `open_on_start` opens that recording on top of the list (`q` goes back to the list).
+        `open_on_start` opens that recording on top of the list (`q` goes back to the list);
+        `start_at` and `field` say where in the recording opened first to begin; `check` reruns
+        that recording (with `check_command`, or the recorded one) and opens on the result.
         """
         super().__init__()
         self.paths = tuple(paths)
         self.open_on_start = open_on_start
+        self.start_at = start_at
+        self.field = field
         self.theme = theme
+        self.check = check
+        self.check_command = tuple(check_command)
 
     def on_mount(self) -> None:
         # Opened once start-up is over, so the first frame of the recording is shown as soon as
@@ -71,15 +84,21 @@ class OpenProgramTUI(App[None]):
         self.call_later(self._open_first_screens)
 
     def _open_first_screens(self) -> None:
+        if self.check is not None:
+            from tui.screens.rerun import RerunScreen
+
+            self.refresh_status()
+            self.push_screen(RerunScreen(self.check, self.check_command or None, edit_first=False))
+            return
         if len(self.paths) == 1 and self.open_on_start is None:
-            self.push_screen(RecordingScreen(self.paths[0]))
+            self.push_screen(RecordingScreen(self.paths[0], self.start_at, self.field))
             return  # the status is read once the first rows are on screen
         from tui.screens.recordings import RecordingsScreen
 
         self.refresh_status()
         self.push_screen(RecordingsScreen(self.paths))
         if self.open_on_start is not None:
-            self.push_screen(RecordingScreen(self.open_on_start))
+            self.push_screen(RecordingScreen(self.open_on_start, self.start_at, self.field))
 
     def on_recording_screen_first_rows_shown(self) -> None:
         if self.record_replay_status is None:
@@ -92,6 +111,12 @@ class OpenProgramTUI(App[None]):
 
         status = read_status()
         self.call_from_thread(setattr, self, "record_replay_status", status)
+
+    def on_rerun_screen_call_open_requested(self, message: RerunScreen.CallOpenRequested) -> None:
+        """`o` in the rerun view: that call in the recording screen, at the field (or event)."""
+        target = GotoTarget(message.call_index, message.event_index)
+        field = tuple(message.path_tokens) if message.event_index is None else None
+        self.push_screen(RecordingScreen(message.recording, target, field or None))
 
     def action_go_back(self) -> None:
         """Close the overlay or screen on top; on the first screen, quit."""
@@ -140,8 +165,17 @@ class OpenProgramTUI(App[None]):
         self.theme = LIGHT_THEME if self.theme == DARK_THEME else DARK_THEME
 
 
+def split_command(argv: Sequence[str]) -> tuple[list[str], list[str]]:
+    """Our own arguments, and the COMMAND after the first `--` (for `--check PATH -- COMMAND`)."""
+    items = list(argv)
+    if "--" not in items:
+        return items, []
+    cut = items.index("--")
+    return items[:cut], items[cut + 1 :]
+
+
 def parse_arguments(argv: Sequence[str] | None) -> argparse.Namespace:
-    """The command line: `PATH ...`, `--demo`, `--theme`, `--version`."""
+    """The command line: `PATH ...`, `--demo`, `--call`, `--field`, `--check`, `--light`."""
     parser = argparse.ArgumentParser(
         prog="openprogram-tui",
         description="Browse OpenProgram recordings call by call and choose the record/replay mode.",
@@ -154,26 +188,89 @@ def parse_arguments(argv: Sequence[str] | None) -> argparse.Namespace:
         action="store_true",
         help="open a bundled demo recording in a temporary state directory (no API key needed)",
     )
+    parser.add_argument(
+        "--call",
+        type=_goto_argument,
+        metavar="N[.K]",
+        help="start at call N (and its event K) of the recording opened",
+    )
+    parser.add_argument(
+        "--field",
+        type=_field_argument,
+        metavar="PATH",
+        help="open the call's request at this field, e.g. 'context.messages[0].content'",
+    )
     parser.add_argument("--light", action="store_true", help="start with the light theme")
+    parser.add_argument(
+        "--check",
+        metavar="PATH",
+        help="rerun the recording PATH (or managed ID) against the current code and open the "
+        "result; a COMMAND after -- replaces the recorded one",
+    )
     parser.add_argument("--version", action="version", version=f"openprogram-tui {version()}")
-    return parser.parse_args(argv)
+    args = parser.parse_args(argv)
+    if (args.call or args.field) and len(args.paths) + args.demo != 1:
+        parser.error("--call and --field need exactly one recording (one PATH, or --demo)")
+    return args
+
+
+def _goto_argument(text: str) -> GotoTarget:
+    try:
+        return parse_goto(text)
+    except GotoError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+def _field_argument(text: str) -> tuple[str | int, ...]:
+    from tui.model.field_paths import FieldPathError, parse_field_path
+
+    try:
+        return parse_field_path(text)
+    except FieldPathError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+def _usage_error(message: str) -> int:
+    print(f"openprogram-tui: {message}", file=sys.stderr)
+    return 2
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the app; returns the exit status."""
-    args = parse_arguments(argv)
+    own, command = split_command(sys.argv[1:] if argv is None else argv)
+    args = parse_arguments(own)
     missing = [path for path in args.paths if not path.exists()]
     if missing:
         for path in missing:
             print(f"openprogram-tui: {path}: no such file", file=sys.stderr)
         return 2
+    check: Path | None = None
+    if args.check is not None:
+        from openprogram.recordings import RecordingSelectorError, locate_recording
+
+        try:
+            check = locate_recording(args.check).path
+        except RecordingSelectorError as exc:
+            return _usage_error(str(exc))
+        if not check.exists():
+            return _usage_error(f"{args.check}: no such recording")
+    elif command:
+        return _usage_error("a COMMAND after -- needs --check PATH")
     demo_path: Path | None = None
     if args.demo:
         from tui.model.demo import prepare_demo_home
 
         demo_path = prepare_demo_home()
     theme = LIGHT_THEME if args.light else DARK_THEME
-    app = OpenProgramTUI(args.paths, open_on_start=demo_path, theme=theme)
+    app = OpenProgramTUI(
+        args.paths,
+        open_on_start=demo_path,
+        start_at=args.call,
+        field=args.field,
+        theme=theme,
+        check=check,
+        check_command=command,
+    )
     try:
         app.run()
     finally:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 import shlex
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 from openprogram.cli.output import Output, UsageRefused
@@ -95,7 +95,15 @@ def _progress_printer(out: Output) -> Callable[[CheckProgress], None] | None:
     return show
 
 
-def print_check(result: CheckResult, out: Output) -> None:
+def tui_check_command(result: CheckResult, command: Sequence[str] = ()) -> str:
+    """`openprogram-tui --check PATH [-- COMMAND]`: the same check, its result side by side."""
+    line = ["openprogram-tui", "--check", result.recording]
+    if command:
+        line += ["--", *command]
+    return shlex.join(line)
+
+
+def print_check(result: CheckResult, out: Output, command: Sequence[str] = ()) -> None:
     """The result for people: the verdict first, then what it takes to act on it."""
     colour = {"ok": "green", "mismatch": "red", "incomplete": "yellow", "error": "red"}
     out.line((result.status, f"bold {colour[result.status]}"), f"  {result.recording}")
@@ -113,6 +121,10 @@ def print_check(result: CheckResult, out: Output) -> None:
         out.line(f"error:   {result.error}")
         for line in result.stderr_tail:
             out.line(("  | ", "dim"), line)
+    if result.status != "ok":
+        out.line("inspect: ", tui_check_command(result, command))
+    if result.status != "ok":
+        out.line("inspect: ", tui_check_command(result, command))
 
 
 def check(args: argparse.Namespace, out: Output) -> int:
@@ -133,7 +145,7 @@ def check(args: argparse.Namespace, out: Output) -> int:
     if args.json:
         out.json(result.model_dump(mode="json"))
     else:
-        print_check(result, out)
+        print_check(result, out, args.command)
     return 0 if result.status == "ok" else 1
 
 

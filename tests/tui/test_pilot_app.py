@@ -12,7 +12,7 @@ from textual.binding import Binding
 from textual.command import CommandList, CommandPalette
 
 import tui
-from tests.tui.pilot_support import until
+from tests.tui.pilot_support import recording_ready, until
 from tui.app import OpenProgramTUI, main
 from tui.screens.recording import RecordingScreen
 from tui.screens.recordings import RecordingsScreen
@@ -75,3 +75,49 @@ async def test_the_palette_offers_settings(demo_home: Path) -> None:
         assert isinstance(app.screen, RecordingScreen)
         await pilot.press("ctrl+k")
         assert isinstance(app.screen, CommandPalette)
+
+
+async def test_call_and_field_open_the_request_at_that_field(demo_file: Path) -> None:
+    from textual.widgets import TabbedContent
+
+    from tui.model.navigation import GotoTarget
+    from tui.widgets.event_list import EventList
+    from tui.widgets.json_tree import JsonTree
+
+    app = OpenProgramTUI([demo_file], start_at=GotoTarget(1), field=("context", "messages", 2))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await until(pilot, lambda: isinstance(app.screen, RecordingScreen))
+        screen = app.screen
+        assert isinstance(screen, RecordingScreen)
+        await until(pilot, lambda: screen.loaded is not None and screen.loaded.call_index == 1)
+        tree = screen.query_one(JsonTree)
+        assert screen.query_one(TabbedContent).active == "tab-request" and tree.has_focus
+
+        def at_field() -> bool:
+            node = tree.cursor_node
+            return (
+                node is not None
+                and node.data is not None
+                and node.data.path[:2] == ("context", "messages")
+            )
+
+        await until(pilot, at_field)
+        assert tree.cursor_node is not None and tree.cursor_node.data is not None
+        assert tree.cursor_node.data.path == ("context", "messages", 2)
+    app = OpenProgramTUI([demo_file], start_at=GotoTarget(3, 7))
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await recording_ready(pilot)
+        events = screen.query_one(EventList)
+        await until(pilot, lambda: events.cursor == 7)
+
+
+def test_call_and_field_are_checked(capsys: pytest.CaptureFixture[str], demo_file: Path) -> None:
+    for argv, expected in (
+        ([str(demo_file), "--call", "x"], "12.40"),
+        ([str(demo_file), "--field", "a..b"], "expected a key name"),
+        (["--call", "2"], "exactly one recording"),
+    ):
+        with pytest.raises(SystemExit) as exited:
+            main(argv)
+        assert exited.value.code == 2
+        assert expected in capsys.readouterr().err

@@ -7,18 +7,15 @@ modules are loaded once the first rows are on screen: they are not needed to sho
 
 from __future__ import annotations
 
-import threading
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar, cast
 
-from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal
 from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import Footer, Input
-from textual.worker import Worker, WorkerState
 
 from openprogram.providers.recording_reader import RecordingFileError
 from tui.model.call_rows import CallTable
@@ -26,6 +23,7 @@ from tui.model.recording_index import RecordingIndex
 from tui.widgets.call_list import CallList
 from tui.widgets.find_bar import FindBar
 from tui.widgets.problem_banner import ProblemBanner
+from tui.widgets.recording_loader import RecordingLoader
 from tui.widgets.row_list import RowList
 from tui.widgets.title_bar import TitleBar
 
@@ -34,10 +32,6 @@ if TYPE_CHECKING:
     from tui.model.navigation import GotoTarget
     from tui.model.verdict import Verdict
     from tui.widgets.call_detail import CallDetail
-
-RERUN_PENDING = "rerun arrives with the check view"
-FIRST_ROWS_WAIT = 0.5
-"""The index pauses after its first batch until the rows are drawn, at most this long (seconds)."""
 
 
 class RecordingScreen(Screen[None]):
@@ -76,33 +70,27 @@ class RecordingScreen(Screen[None]):
         Binding("escape", "dismiss_one", "Back", show=False, id="dismiss"),
     ]
 
-    class IndexUpdated(Message):
-        """The index published more calls (`complete` when the whole file is indexed)."""
-
-        def __init__(self, calls: int, complete: bool, fraction: float) -> None:
-            super().__init__()
-            self.calls, self.complete, self.fraction = calls, complete, fraction
-
     class FirstRowsShown(Message):
         """The first rows of the file are on screen (heavier work may start now)."""
 
-    class VerdictReached(Message):
-        """The strict reader finished with the whole file."""
-
-        def __init__(self, verdict: Verdict) -> None:
-            super().__init__()
-            self.verdict = verdict
-
-    def __init__(self, path: Path) -> None:
+    def __init__(
+        self,
+        path: Path,
+        start_at: GotoTarget | None = None,
+        field: tuple[str | int, ...] | None = None,
+    ) -> None:
+        """Open `path`; `start_at` goes to a call (and event), `field` opens its request there."""
         super().__init__()
         self.path = path
+        self._start_at = start_at
+        self._start_field = field
         self.index: RecordingIndex | None = None
         self.table: CallTable | None = None
         self.verdict: Verdict | None = None
         self.loaded: LoadedCall | None = None
         self._open_error: RecordingFileError | None = None
-        self._first_rows_drawn = threading.Event()
         self._first_rows_scheduled = False
+        self._detail_ready = False
 
     def compose(self) -> ComposeResult:
         # Indexing starts while the screen is built, so the first rows can be in the first frame.
@@ -112,7 +100,7 @@ class RecordingScreen(Screen[None]):
             self._open_error = exc
         else:
             self.table = CallTable(self.index)
-            self._build_index(self.index)
+            yield RecordingLoader(self.index)
         yield TitleBar(self.path.name, "opening…")
         yield ProblemBanner(limit=1, id="file-problems")
         with Horizontal(id="browser"):
@@ -130,44 +118,9 @@ class RecordingScreen(Screen[None]):
         self.query_one(CallList).show_table(self.table)
         self.query_one(CallList).focus()
 
-    def on_unmount(self) -> None:
-        self._first_rows_drawn.set()
-        self.workers.cancel_node(self)
-        if self.index is not None:
-            self.index.close()
-
-    # -- background work --
-
-    @work(thread=True, exclusive=True, group="index", exit_on_error=False)
-    def _build_index(self, index: RecordingIndex) -> None:
-        def progress(ix: RecordingIndex) -> None:
-            fraction = ix.bytes_indexed / ix.size if ix.size else 1.0
-            self.post_message(self.IndexUpdated(ix.published_calls, ix.complete, fraction))
-            if not self._first_rows_drawn.is_set():
-                # Give the UI thread the interpreter until the first rows are on screen.
-                self._first_rows_drawn.wait(FIRST_ROWS_WAIT)
-
-        index.build(progress)
-
-    @work(thread=True, exclusive=True, group="verdict", exit_on_error=False)
-    def _check(self, path: Path, size: int) -> None:
-        from textual.worker import get_current_worker
-
-        from tui.model.verdict import check_recording
-
-        worker = get_current_worker()
-        verdict = check_recording(path, size, cancelled=lambda: worker.is_cancelled)
-        if verdict is not None:
-            self.post_message(self.VerdictReached(verdict))
-
-    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
-        if event.state is WorkerState.ERROR and event.worker.group in ("index", "verdict"):
-            reason = f"cannot be read: {event.worker.error}"
-            self.query_one(TitleBar).set_facts(reason, problem=True)
-
     # -- messages --
 
-    def on_recording_screen_index_updated(self, message: IndexUpdated) -> None:
+    def on_recording_loader_index_updated(self, message: RecordingLoader.IndexUpdated) -> None:
         calls = self.query_one(CallList)
         calls.set_row_count(message.calls)
         calls.clear_cache()
@@ -176,23 +129,44 @@ class RecordingScreen(Screen[None]):
             self.call_after_refresh(self._first_rows_shown)
         elif self.loaded is not None and not self.loaded.settled:
             self._show_call(self.loaded.span.ordinal, keep_position=True)
-        if message.complete and self.index is not None:
+        self._apply_start()
+        if message.complete:
             self._update_facts()
-            self._check(self.path, self.index.size)
+            self.query_one(RecordingLoader).check()
         else:
             self.query_one(TitleBar).set_facts(f"indexing {message.fraction:.0%}…")
 
     def _first_rows_shown(self) -> None:
-        self._first_rows_drawn.set()
+        self.query_one(RecordingLoader).first_rows_drawn()
         self.post_message(self.FirstRowsShown())
         from tui.widgets.call_detail import CallDetail
 
         self.query_one("#browser").mount(CallDetail(id="detail"))
 
     def on_call_detail_ready(self, message: CallDetail.Ready) -> None:
+        self._detail_ready = True
         self._show_call(self.query_one(CallList).cursor)
+        self._apply_start()
 
-    def on_recording_screen_verdict_reached(self, message: VerdictReached) -> None:
+    def _apply_start(self) -> None:
+        """Go where the command line asked, once that call is indexed (or the index is done)."""
+        target, table, detail = self._start_at, self.table, self._detail()
+        if detail is None or table is None or (target is None and self._start_field is None):
+            return
+        if target is not None and target.call_index >= table.count and not self.index_complete:
+            return
+        self._start_at = None
+        if target is not None:
+            self._goto(target)
+        if self._start_field is not None:
+            field, self._start_field = self._start_field, None
+            if not detail.reveal_field(field):
+                self.notify("That field is not in this call's request.", severity="warning")
+
+    def on_recording_loader_failed(self, message: RecordingLoader.Failed) -> None:
+        self.query_one(TitleBar).set_facts(message.reason, problem=True)
+
+    def on_recording_loader_verdict_reached(self, message: RecordingLoader.VerdictReached) -> None:
         self.verdict = message.verdict
         if self.table is not None:
             self.table.set_verdict(message.verdict)
@@ -226,10 +200,15 @@ class RecordingScreen(Screen[None]):
 
     # -- helpers --
 
+    @property
+    def index_complete(self) -> bool:
+        """True once the whole file is indexed."""
+        return self.index is not None and self.index.complete
+
     def _detail(self) -> CallDetail | None:
-        """The call detail, once it is mounted (after the first rows)."""
+        """The call detail, once it is mounted and ready (after the first rows)."""
         found = self.query("#detail")
-        return cast("CallDetail", found.first()) if found else None
+        return cast("CallDetail", found.first()) if found and self._detail_ready else None
 
     def _show_call(self, ordinal: int, keep_position: bool = False) -> None:
         detail = self._detail()
@@ -305,7 +284,9 @@ class RecordingScreen(Screen[None]):
             self.query_one(CallList).focus()
 
     def action_rerun(self) -> None:
-        self.notify(RERUN_PENDING, title="Rerun")
+        from tui.screens.rerun import RerunScreen
+
+        self.app.push_screen(RerunScreen(self.path))
 
     async def action_dismiss_one(self) -> None:
         find_bar = self.query_one(FindBar)

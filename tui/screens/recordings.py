@@ -28,7 +28,7 @@ from openprogram.recordings import (
 from tui.model.paths import display_path
 from tui.model.text_preview import human_size, one_line, plural
 from tui.screens.confirm import ConfirmScreen
-from tui.screens.recording import RERUN_PENDING, RecordingScreen
+from tui.screens.recording import RecordingScreen
 from tui.widgets.title_bar import TitleBar
 
 COLUMNS = ("", "ID", "Created (UTC)", "Calls", "Events", "Size", "Status")
@@ -203,7 +203,11 @@ class RecordingsScreen(Screen[None]):
         self.reload()
 
     def action_rerun(self) -> None:
-        self.notify(RERUN_PENDING, title="Rerun")
+        summary = self._selected()
+        if summary is not None:
+            from tui.screens.rerun import RerunScreen
+
+            self.app.push_screen(RerunScreen(summary.path))
 
     def action_delete(self) -> None:
         summary = self._selected()

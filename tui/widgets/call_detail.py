@@ -203,6 +203,13 @@ class CallDetail(Vertical):
         self.query_one(TabbedContent).active = tab_id
         self._fill(tab_id)
 
+    def reveal_field(self, path: tuple[str | int, ...]) -> bool:
+        """Show the Request tab with its JSON tree opened at `path` (`context.messages[0]…`)."""
+        self.show_tab("tab-request")
+        tree = self.query_one(JsonTree)
+        tree.focus()
+        return tree.reveal(path)
+
     def open_event(self, event_index: int) -> None:
         """Show the Events tab with the cursor on `event_index`."""
         self.show_tab("tab-events")

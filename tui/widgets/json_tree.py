@@ -65,6 +65,27 @@ class JsonTree(Tree[JsonNode]):
                 self._fill(child)
                 child.expand()
 
+    def reveal(self, path: tuple[str | int, ...]) -> bool:
+        """Open the nodes along `path` and put the cursor on its end; False if it is not there."""
+        node = self.root
+        for token in path:
+            self._fill(node)
+            node.expand()
+            found = next((c for c in node.children if c.data and c.data.key == token), None)
+            if found is None:
+                self.call_after_refresh(self._select, node)
+                return False
+            node = found
+        self._fill(node)
+        self.call_after_refresh(self._select, node)
+        return True
+
+    def _select(self, node: TreeNode[JsonNode]) -> None:
+        # Nodes get their line once the tree has been laid out again, hence after a refresh.
+        if node is not self.root:
+            self.move_cursor(node)
+            self.scroll_to_node(node, animate=False)
+
     def _label(self, node: JsonNode) -> Text:
         style = self.get_component_rich_style
         kind = value_kind(node.value)

@@ -1,0 +1,94 @@
+"""The background work behind a recording view: the line index, then the strict reader's verdict."""
+
+from __future__ import annotations
+
+import threading
+from typing import TYPE_CHECKING
+
+from textual import work
+from textual.message import Message
+from textual.widget import Widget
+from textual.worker import Worker, WorkerState, get_current_worker
+
+from tui.model.recording_index import RecordingIndex
+
+if TYPE_CHECKING:
+    from tui.model.verdict import Verdict
+
+FIRST_ROWS_WAIT = 0.5
+"""The index pauses after its first batch until the rows are drawn, at most this long (seconds)."""
+
+
+class RecordingLoader(Widget):
+    """Indexes a recording in a thread, then has the strict reader check the whole file.
+
+    Starts as soon as it is created, so a screen can draw the first rows in its first frame; the
+    index pauses after its first batch until `first_rows_drawn()` is called, which gives the UI
+    thread the interpreter for that frame. Reports flow up as messages.
+    """
+
+    DEFAULT_CSS = "RecordingLoader { display: none; }"
+
+    class IndexUpdated(Message):
+        """The index published more calls (`complete` when the whole file is indexed)."""
+
+        def __init__(self, calls: int, complete: bool, fraction: float) -> None:
+            super().__init__()
+            self.calls, self.complete, self.fraction = calls, complete, fraction
+
+    class VerdictReached(Message):
+        """The strict reader finished with the whole file."""
+
+        def __init__(self, verdict: Verdict) -> None:
+            super().__init__()
+            self.verdict = verdict
+
+    class Failed(Message):
+        """Indexing or validation stopped with an error."""
+
+        def __init__(self, reason: str) -> None:
+            super().__init__()
+            self.reason = reason
+
+    def __init__(self, index: RecordingIndex) -> None:
+        super().__init__()
+        self.index = index
+        self._rows_drawn = threading.Event()
+        self._build()
+
+    def first_rows_drawn(self) -> None:
+        """Let the index go on (the first rows are on screen)."""
+        self._rows_drawn.set()
+
+    def check(self) -> None:
+        """Start the strict reader on the whole file."""
+        self._check()
+
+    def on_unmount(self) -> None:
+        self._rows_drawn.set()
+        self.workers.cancel_node(self)
+        self.index.close()
+
+    @work(thread=True, exclusive=True, group="index", exit_on_error=False)
+    def _build(self) -> None:
+        def progress(ix: RecordingIndex) -> None:
+            fraction = ix.bytes_indexed / ix.size if ix.size else 1.0
+            self.post_message(self.IndexUpdated(ix.published_calls, ix.complete, fraction))
+            if not self._rows_drawn.is_set():
+                self._rows_drawn.wait(FIRST_ROWS_WAIT)
+
+        self.index.build(progress)
+
+    @work(thread=True, exclusive=True, group="verdict", exit_on_error=False)
+    def _check(self) -> None:
+        from tui.model.verdict import check_recording
+
+        worker = get_current_worker()
+        index = self.index
+        verdict = check_recording(index.path, index.size, cancelled=lambda: worker.is_cancelled)
+        if verdict is not None:
+            self.post_message(self.VerdictReached(verdict))
+
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        if event.state is WorkerState.ERROR:
+            self.post_message(self.Failed(f"cannot be read: {event.worker.error}"))
