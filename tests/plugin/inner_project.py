@@ -119,14 +119,16 @@ class InnerProject:
         return self.path / "recordings" / module / f"{test}.jsonl"
 
     def run(self, *args: str, **env: str | None) -> pytest.RunResult:
-        """Run the inner suite in-process with `env` set (None unsets) for the run only."""
+        """Run the inner suite in a child process with `env` set (None unsets) for the run only."""
         with self.monkeypatch.context() as patch:
             for name, value in env.items():
                 if value is None:
                     patch.delenv(name, raising=False)
                 else:
                     patch.setenv(name, value)
-            return self.pytester.runpytest(*BASE_ARGS, *args)
+            # A fresh process: an inline run would drop modules it imported first (httpx and
+            # friends) from sys.modules afterwards, breaking exception classes for later tests.
+            return self.pytester.runpytest_subprocess(*BASE_ARGS, *args)
 
     def guard_network(self) -> Path:
         """Install the socket guard in the inner project; returns the log of attempts."""

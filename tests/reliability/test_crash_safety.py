@@ -35,7 +35,7 @@ WRITER = textwrap.dedent(
         while True:
             context = Context(messages=[UserMessage(content=f"call {n}")])
             async for _ in recorder.stream(model, context):
-                await asyncio.sleep(0)
+                await asyncio.sleep(0.0002)  # a stream that takes a while, as a real one does
             if n == 0:
                 print("ready", flush=True)
             n += 1
