@@ -10,19 +10,26 @@ from __future__ import annotations
 import asyncio
 import os
 import sys
+import typing
 from collections.abc import AsyncIterable, AsyncIterator
 from typing import Any
+
+from pydantic import BaseModel
 
 from openprogram.providers.api_registry import ApiProvider
 from openprogram.providers.recording_format import (
     RECORDING_FORMAT_VERSION,
     CallOutcome,
+    encode_json,
+    encode_string,
 )
 from openprogram.providers.recording_sink import RecordingSink, RecordingWriteError
 from openprogram.providers.redaction import (
     REDACTION_VERSION,
     SECRET_FIELD_NAMES,
     SECRET_PLACEHOLDER,
+    is_secret_field_name,
+    needs_redaction,
     remove_secret_text,
     remove_secret_values,
 )
@@ -42,7 +49,9 @@ __all__ = [
     "RecordingProvider",
     "RecordingSink",
     "RecordingWriteError",
+    "redact_request_dump",
     "remove_secret_values",
+    "request_dump",
     "request_payload",
 ]
 
@@ -56,12 +65,82 @@ def request_payload(
 
     Runtime-only options (`signal`, `on_payload`) are excluded by the options model itself.
     """
-    payload = {
+    return redact_request_dump(request_dump(model, context, options))
+
+
+def request_dump(model: Model, context: Context, options: StreamOptions | None) -> dict[str, Any]:
+    """`request_payload` before redaction: the JSON dumps of the arguments (fresh dicts)."""
+    return {
         "model": model.model_dump(mode="json"),
         "context": context.model_dump(mode="json"),
         "options": options.model_dump(mode="json") if options is not None else None,
     }
-    return remove_secret_values(payload)
+
+
+def redact_request_dump(dump: dict[str, Any]) -> dict[str, Any]:
+    """`remove_secret_values(dump)` for a `request_dump`, reusing the parts with nothing secret."""
+    return {part: _redacted(value) for part, value in dump.items()}
+
+
+def _redacted(dumped: Any) -> Any:
+    """`remove_secret_values` of a fresh dump, which is kept as it is when nothing is secret."""
+    return remove_secret_values(dumped) if needs_redaction(dumped) else dumped
+
+
+def _flat_event_templates() -> dict[type[BaseModel], tuple[str, str | None, bool]]:
+    """Row text templates for the flat events, which are nearly all of a stream's events.
+
+    A delta (or a text start or end) dumps to `{"content_index": int, "type": const}` plus at
+    most one `str` field: only that field can hold a secret, so it is redacted and encoded alone
+    into a template of the sorted keys. A class of another shape, or one that gains a field,
+    takes the general path.
+    """
+    templates: dict[type[BaseModel], tuple[str, str | None, bool]] = {}
+    union = typing.get_args(AssistantMessageEvent)[0]  # Annotated[A | B | ..., discriminator]
+    for cls in typing.get_args(union):
+        fields = cls.model_fields
+        kind = fields["type"].default
+        texts = [name for name in fields if name not in ("type", "content_index")]
+        if (
+            "content_index" not in fields
+            or fields["content_index"].annotation is not int
+            or len(texts) > 1
+            or any(fields[name].annotation is not str for name in texts)
+            or any(is_secret_field_name(name) for name in fields)
+            or remove_secret_text(kind) != kind
+        ):
+            continue
+        text = texts[0] if texts else None
+        parts, slots = [], []
+        for key in sorted(["content_index", "type", *texts]):
+            if key == "type":
+                parts.append(f'"type":{encode_json(kind)}')
+            else:
+                parts.append(f"{encode_json(key)}:{'%d' if key == 'content_index' else '%s'}")
+                slots.append(key)
+        template = "{" + ",".join(parts) + "}"
+        text_first = slots[0] == text
+        templates[cls] = (template, text, text_first)
+    return templates
+
+
+_FLAT_EVENTS = _flat_event_templates()
+
+
+def event_json(event: AssistantMessageEvent) -> str:
+    """The event as its row stores it: `encode_json(remove_secret_values(event.model_dump(...)))`."""
+    flat = _FLAT_EVENTS.get(type(event))
+    if flat is not None:
+        template, field, text_first = flat
+        index = event.content_index  # type: ignore[union-attr]
+        if type(index) is int:
+            if field is None:
+                return template % index
+            text = getattr(event, field)
+            if type(text) is str:
+                text = encode_string(remove_secret_text(text))
+                return template % ((text, index) if text_first else (index, text))
+    return encode_json(_redacted(event.model_dump(mode="json")))
 
 
 def describe_error(exc: BaseException) -> str:
@@ -114,9 +193,7 @@ class RecordingProvider:
                 except StopAsyncIteration:
                     outcome, error = "error", "stream ended without a done or error event"
                     return
-                self.sink.write_event(
-                    call_index, count, remove_secret_values(event.model_dump(mode="json"))
-                )
+                self.sink.write_event_json(call_index, count, event_json(event))
                 count += 1
                 if event.type in ("done", "error"):
                     # End the call before handing over the terminal event: a consumer that stops

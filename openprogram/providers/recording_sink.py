@@ -21,6 +21,8 @@ from openprogram.providers.recording_format import (
     RECORDING_FORMAT_VERSION,
     CallOutcome,
     classify_row_tail,
+    encode_event_row,
+    encode_json,
     encode_row,
 )
 from openprogram.providers.recording_reader import RecordingFileError
@@ -76,6 +78,17 @@ def open_recording_for_append(path: Path) -> int:
     return fd
 
 
+class _PendingRows:
+    """The event rows of one call not yet appended, their size, and when the first was added."""
+
+    __slots__ = ("rows", "since", "size")
+
+    def __init__(self) -> None:
+        self.rows: list[bytes] = []
+        self.size = 0
+        self.since = time.monotonic()
+
+
 class RecordingSink:
     """Appends header, request, event and call_end rows to one recording file.
 
@@ -91,9 +104,7 @@ class RecordingSink:
         self._known_size = 0
         self._next_call = 0
         self._torn_tail = False
-        self._pending: dict[int, list[bytes]] = {}
-        self._pending_since: dict[int, float] = {}
-        self._pending_bytes: dict[int, int] = {}
+        self._pending: dict[int, _PendingRows] = {}
 
     # -- file access, always under self._lock --
 
@@ -181,32 +192,30 @@ class RecordingSink:
                 return encode_row({**request, "call_index": call_index, "type": "request"})
 
             self._append(request_row)
-            self._pending[call_index] = []
-            self._pending_bytes[call_index] = 0
-            self._pending_since[call_index] = time.monotonic()
+            self._pending[call_index] = _PendingRows()
             return call_index
 
     def write_event(self, call_index: int, event_index: int, event: dict[str, Any]) -> None:
         """Add one event row; rows are appended in batches (by size or age) and at `end_call`."""
-        row = encode_row(
-            {"call_index": call_index, "event": event, "event_index": event_index, "type": "event"}
-        )
+        self.write_event_json(call_index, event_index, encode_json(event))
+
+    def write_event_json(self, call_index: int, event_index: int, event_json: str) -> None:
+        """`write_event` for an event that is already redacted and encoded with `encode_json`."""
+        row = encode_event_row(call_index, event_index, event_json)
         with self._lock:
             pending = self._pending[call_index]
-            if not pending:
-                self._pending_since[call_index] = time.monotonic()
-            pending.append(row)
-            self._pending_bytes[call_index] += len(row)
-            if (
-                self._pending_bytes[call_index] >= FLUSH_BYTES
-                or time.monotonic() - self._pending_since[call_index] >= FLUSH_SECONDS
-            ):
+            now = time.monotonic()
+            if not pending.rows:
+                pending.since = now
+            pending.rows.append(row)
+            pending.size += len(row)
+            if pending.size >= FLUSH_BYTES or now - pending.since >= FLUSH_SECONDS:
                 self._flush(call_index)
 
     def _flush(self, call_index: int, tail: bytes = b"", sync: bool = False) -> None:
-        data = b"".join(self._pending[call_index]) + tail
-        self._pending[call_index] = []
-        self._pending_bytes[call_index] = 0
+        pending = self._pending[call_index]
+        data = b"".join(pending.rows) + tail
+        pending.rows, pending.size = [], 0
         if data:
             self._append(lambda: data, sync=sync)
 
@@ -224,8 +233,7 @@ class RecordingSink:
             row["error"] = error
         with self._lock:
             self._flush(call_index, encode_row(row), sync=True)
-            del self._pending[call_index], self._pending_bytes[call_index]
-            del self._pending_since[call_index]
+            del self._pending[call_index]
 
     def close(self) -> None:
         """Close the file descriptor (rows of calls still open are appended first)."""

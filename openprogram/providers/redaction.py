@@ -22,6 +22,7 @@ __all__ = [
     "SECRET_FIELD_NAMES",
     "SECRET_PLACEHOLDER",
     "is_secret_field_name",
+    "needs_redaction",
     "remove_secret_text",
     "remove_secret_values",
 ]
@@ -124,6 +125,11 @@ _TRIGGERS = (
     "bearer", "basic", "sk-", "://", "=", "eyj", "ghp_", "gho_", "ghu_", "ghs_", "ghr_",
     "github_pat_", "akia", "asia", "aiza", "xox", "-----begin",
 )  # fmt: skip
+# "Any trigger in the lowered text" in one pass. For long texts plain substring searches beat
+# the regex engine, so those take a loop instead (see `_may_hold_secret`).
+_ANY_TRIGGER = re.compile("|".join(re.escape(trigger) for trigger in _TRIGGERS))
+_SHORT_TEXT = 64
+
 _PEM_BLOCK = re.compile(
     r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----"
     r"(?:.*?-----END (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----|.*)",  # unterminated: drop the rest
@@ -205,10 +211,38 @@ def remove_secret_text(text: str) -> str:
     Used for every string of a recorded value and for command lines and error messages. Ordinary
     prose ("the key point", "Bearer of bad news", "Basic idea") comes back unchanged.
     """
-    if not (":" in text and ('"' in text or "'" in text)):  # no "name": "value" pair possible
-        lowered = text.lower()
-        if not any(trigger in lowered for trigger in _TRIGGERS):
-            return text
+    if (  # most strings (a streamed delta, a name) are short and clean: checked inline
+        len(text) <= _SHORT_TEXT
+        and not (":" in text and ('"' in text or "'" in text))
+        and _ANY_TRIGGER.search(text.lower()) is None
+    ):
+        return text
+    if type(text) is str and len(text) <= _CACHED_TEXT_MAX:
+        return _remove_secret_text_cached(text)
+    return _remove_secret_text(text)
+
+
+# Requests repeat most of their strings call after call (the system prompt, the history so far),
+# so results are remembered: at most 1024 strings of at most 16 KiB each.
+_CACHED_TEXT_MAX = 16 * 1024
+
+
+def _may_hold_secret(text: str) -> bool:
+    """False when no rule can apply: no `"name": "value"` pair is possible and no trigger is in it."""
+    if ":" in text and ('"' in text or "'" in text):
+        return True
+    lowered = text.lower()
+    if len(lowered) <= _SHORT_TEXT:
+        return _ANY_TRIGGER.search(lowered) is not None
+    for trigger in _TRIGGERS:  # noqa: SIM110 - a loop beats any() with a generator here
+        if trigger in lowered:
+            return True
+    return False
+
+
+def _remove_secret_text(text: str) -> str:
+    if not _may_hold_secret(text):
+        return text
     text = _PEM_BLOCK.sub(SECRET_PLACEHOLDER, text)
     text = _QUOTED_FIELD.sub(_quoted_field, text)
     text = _URL_USERINFO.sub(rf"\g<scheme>{SECRET_PLACEHOLDER}@", text)
@@ -216,6 +250,9 @@ def remove_secret_text(text: str) -> str:
     text = _BEARER.sub(rf"\g<scheme>{SECRET_PLACEHOLDER}", text)
     text = _remove_basic_credentials(text)
     return _KEY_SHAPES.sub(SECRET_PLACEHOLDER, text)
+
+
+_remove_secret_text_cached = functools.lru_cache(maxsize=1024)(_remove_secret_text)
 
 
 # Overloads keep the shape for callers: a redacted dict is still a dict (secret values become str).
@@ -234,17 +271,74 @@ def remove_secret_values(value: object) -> object:
     value except `None` (so "no key set" stays visible); other strings go through
     `remove_secret_text`. Dict keys and non-string scalars pass through unchanged.
     """
+    # This runs on every recorded event: the exact JSON types are dispatched first, without
+    # a call per scalar; subclasses (str enums, OrderedDict, ...) take the general path below.
+    kind = type(value)
+    if kind is str:
+        return remove_secret_text(value)  # type: ignore[arg-type]
+    if kind is dict:
+        return _redact_dict(value)  # type: ignore[arg-type]
+    if kind is list:
+        return [
+            item if type(item) in _PLAIN_SCALARS else remove_secret_values(item)
+            for item in value  # type: ignore[attr-defined]
+        ]
+    if kind in _PLAIN_SCALARS:
+        return value
     if isinstance(value, str):
         return remove_secret_text(value)
     if isinstance(value, dict):
-        return {
-            key: (None if item is None else SECRET_PLACEHOLDER)
-            if isinstance(key, str) and is_secret_field_name(key)
-            else remove_secret_values(item)
-            for key, item in value.items()
-        }
+        return _redact_dict(value)
     if isinstance(value, list):
         return [remove_secret_values(item) for item in value]
     if isinstance(value, tuple):
         return tuple(remove_secret_values(item) for item in value)
     return value
+
+
+_PLAIN_SCALARS = frozenset({int, float, bool, type(None)})
+
+
+def needs_redaction(value: object) -> bool:
+    """False when `remove_secret_values(value)` would surely be equal to `value`.
+
+    The same walk without building a copy, stopping at the first sign of a secret, so a caller
+    holding a fresh value (a JSON dump) can skip the copy when there is nothing to remove. True
+    means "possibly": redact to find out. Anything but exact JSON types answers True.
+    """
+    kind = type(value)
+    if kind is str:
+        text: str = value  # type: ignore[assignment]
+        return remove_secret_text(text) != text
+    if kind is dict:
+        for key, item in value.items():  # type: ignore[attr-defined]
+            if isinstance(key, str) and is_secret_field_name(key):
+                if item is not None:
+                    return True
+            elif type(item) is str:  # leaves inline: most of a dump is strings and numbers
+                if remove_secret_text(item) != item:
+                    return True
+            elif type(item) not in _PLAIN_SCALARS and needs_redaction(item):
+                return True
+        return False
+    if kind is list:
+        for item in value:  # type: ignore[attr-defined]
+            if type(item) is str:
+                if remove_secret_text(item) != item:
+                    return True
+            elif type(item) not in _PLAIN_SCALARS and needs_redaction(item):
+                return True
+        return False
+    return kind not in _PLAIN_SCALARS
+
+
+def _redact_dict(value: dict[Any, Any]) -> dict[Any, Any]:
+    redacted = {}
+    for key, item in value.items():
+        if isinstance(key, str) and is_secret_field_name(key):
+            redacted[key] = None if item is None else SECRET_PLACEHOLDER
+        elif type(item) in _PLAIN_SCALARS:
+            redacted[key] = item
+        else:
+            redacted[key] = remove_secret_values(item)
+    return redacted

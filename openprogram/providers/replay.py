@@ -22,7 +22,7 @@ from openprogram.providers.differences import (
     format_field_path,
     iter_request_differences,
 )
-from openprogram.providers.recording import request_payload
+from openprogram.providers.recording import redact_request_dump, request_dump
 from openprogram.providers.recording_reader import (
     RecordedCall,
     Recording,
@@ -211,12 +211,18 @@ class ReplayProvider:
                 detail=f"recorded {total} calls, the run made {consumed}: {never} never requested",
             )
 
-    def _take(self, incoming: dict[str, Any]) -> RecordedCall:
-        """Match the incoming request with the next recorded call and consume it."""
+    def _take(self, dump: dict[str, Any]) -> RecordedCall:
+        """Match the incoming request (its `request_dump`) with the next recorded call; consume it.
+
+        The recorded request is redacted, and redacting an already redacted value changes
+        nothing, so an incoming dump equal to it would stay equal once redacted: only a request
+        that differs is redacted before it is compared again and reported.
+        """
         with self._lock:
             index = self._consumed
             total = len(self.recording.calls)
             if index >= total:
+                incoming = redact_request_dump(dump)
                 raise self._mismatch(
                     ReplayMismatch(
                         index,
@@ -230,11 +236,13 @@ class ReplayProvider:
                 )
             recorded_call = self.recording.calls[index]
             recorded = recorded_call.request_payload()
-            difference = next(iter_request_differences(recorded, incoming), None)
-            if difference is not None:
-                raise self._mismatch(
-                    ReplayMismatch.from_difference(index, difference, recorded, incoming)
-                )
+            if next(iter_request_differences(recorded, dump), None) is not None:
+                incoming = redact_request_dump(dump)
+                difference = next(iter_request_differences(recorded, incoming), None)
+                if difference is not None:
+                    raise self._mismatch(
+                        ReplayMismatch.from_difference(index, difference, recorded, incoming)
+                    )
             self._consumed += 1
             self._report({"type": "consumed", "call_index": index, "calls_recorded": total})
             return recorded_call
@@ -243,16 +251,16 @@ class ReplayProvider:
         self, model: Model, context: Context, options: StreamOptions | None = None
     ) -> AsyncIterator[AssistantMessageEvent]:
         """Replay the next recorded call if this request matches it."""
-        return self._replay(request_payload(model, context, options))
+        return self._replay(request_dump(model, context, options))
 
     def stream_simple(
         self, model: Model, context: Context, options: SimpleStreamOptions | None = None
     ) -> AsyncIterator[AssistantMessageEvent]:
         """Same as `stream`."""
-        return self._replay(request_payload(model, context, options))
+        return self._replay(request_dump(model, context, options))
 
-    async def _replay(self, incoming: dict[str, Any]) -> AsyncIterator[AssistantMessageEvent]:
-        call = self._take(incoming)
+    async def _replay(self, dump: dict[str, Any]) -> AsyncIterator[AssistantMessageEvent]:
+        call = self._take(dump)
         for event in call.events:
             yield event
         if call.outcome == "error":
