@@ -12,7 +12,7 @@ from typing import Any, ClassVar
 
 from rich.style import Style
 from rich.text import Text
-from textual.binding import Binding, BindingType
+from textual.binding import BindingType
 from textual.message import Message
 from textual.widgets import Tree
 from textual.widgets.tree import TreeNode
@@ -20,6 +20,7 @@ from textual.widgets.tree import TreeNode
 from openprogram.providers.differences import MISSING, PathToken
 from tui.model.json_nodes import JsonNode, describe_value, value_kind
 from tui.model.rerun import value_at
+from tui.widgets.json_tree import TREE_BINDINGS
 
 CHILD_LIMIT = 500
 """An object or array lists at most this many children (plus the one on the marked path)."""
@@ -46,14 +47,7 @@ def _sorts_after(key: PathToken, token: PathToken) -> bool:
 class JsonPane(Tree[JsonNode]):
     """A request (or any JSON value) whose node at the mismatch path is opened and marked."""
 
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("j", "cursor_down", "Down", show=False, id="tree.down"),
-        Binding("k", "cursor_up", "Up", show=False, id="tree.up"),
-        Binding("g", "scroll_home", "First", show=False, id="tree.first"),
-        Binding("G", "scroll_end", "Last", show=False, id="tree.last"),
-        Binding("l,right", "expand_node", "Expand", show=False, id="tree.expand"),
-        Binding("h,left", "collapse_node", "Collapse", show=False, id="tree.collapse"),
-    ]
+    BINDINGS: ClassVar[list[BindingType]] = list(TREE_BINDINGS)
     COMPONENT_CLASSES: ClassVar[set[str]] = {
         "jsonpane--key",
         "jsonpane--string",

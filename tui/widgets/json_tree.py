@@ -15,17 +15,21 @@ CHILD_LIMIT = 500
 """An array or object shows at most this many children (the rest are summarised in one row)."""
 
 
+TREE_BINDINGS: tuple[Binding, ...] = (
+    Binding("j", "cursor_down", "Down", show=False, id="tree.down"),
+    Binding("k", "cursor_up", "Up", show=False, id="tree.up"),
+    Binding("g", "scroll_home", "First", show=False, id="tree.first"),
+    Binding("G", "scroll_end", "Last", show=False, id="tree.last"),
+    Binding("l,right", "expand_node", "Expand", show=False, id="tree.expand"),
+    Binding("h,left", "collapse_node", "Collapse", show=False, id="tree.collapse"),
+)
+"""Keys of every JSON tree (request trees and mismatch panes share the ids, so one keymap)."""
+
+
 class JsonTree(Tree[JsonNode]):
     """Model, context and options of a request, expanded level by level on demand."""
 
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("j", "cursor_down", "Down", show=False, id="tree.down"),
-        Binding("k", "cursor_up", "Up", show=False, id="tree.up"),
-        Binding("g", "scroll_home", "First", show=False, id="tree.first"),
-        Binding("G", "scroll_end", "Last", show=False, id="tree.last"),
-        Binding("l,right", "expand_node", "Expand", show=False, id="tree.expand"),
-        Binding("h,left", "collapse_node", "Collapse", show=False, id="tree.collapse"),
-    ]
+    BINDINGS: ClassVar[list[BindingType]] = list(TREE_BINDINGS)
     COMPONENT_CLASSES: ClassVar[set[str]] = {
         "json-tree--key",
         "json-tree--string",
