@@ -19,6 +19,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from openprogram.providers.recording_errors import RecordingFileError
 from openprogram.providers.recording_format import (
     RECORDING_FORMAT_VERSION,
     ROW_ADAPTER,
@@ -31,28 +32,6 @@ from openprogram.providers.recording_format import (
     Row,
 )
 from openprogram.providers.types import EVENT_TYPES, AssistantMessageEvent
-
-
-class RecordingFileError(ValueError):
-    """A recording file that cannot be used, with the `path`, `line_number`, `call_index`, `reason`."""
-
-    def __init__(
-        self,
-        path: str | os.PathLike[str],
-        line_number: int | None,
-        call_index: int | None,
-        reason: str,
-    ) -> None:
-        self.path = Path(path)
-        self.line_number = line_number
-        self.call_index = call_index
-        self.reason = reason
-        where = f"recording file {self.path}"
-        if line_number is not None:
-            where += f" at line {line_number}"
-        if call_index is not None:
-            where += f" for call {call_index}"
-        super().__init__(f"{where}: {reason}")
 
 
 @dataclass(frozen=True)

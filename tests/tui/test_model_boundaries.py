@@ -24,6 +24,19 @@ def test_model_imports_without_textual() -> None:
     subprocess.run([sys.executable, "-c", code], check=True)
 
 
+def test_the_first_rows_of_a_file_need_no_pydantic() -> None:
+    # Building the row models costs more than Textual's first paint: the recording screen, its
+    # index and call list must show rows before that (the call detail loads the models later).
+    code = (
+        "import sys\n"
+        "import tui.app, tui.screens.recording, tui.model.call_rows, tui.model.recording_index\n"
+        "loaded = sorted(m for m in sys.modules if m.split('.')[0] == 'pydantic')\n"
+        "assert not loaded, loaded[:5]\n"
+        "assert 'openprogram.providers.types' not in sys.modules\n"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True)
+
+
 def test_previews() -> None:
     assert one_line("a\nb\tc") == "a⏎b⇥c"
     assert one_line("x" * 100, 10) == "x" * 9 + "…"

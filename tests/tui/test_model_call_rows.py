@@ -10,10 +10,13 @@ from tui.model.recording_index import RecordingIndex
 from tui.model.verdict import check_file
 
 
-def table_of(path: Path) -> CallTable:
+def table_of(path: Path, strict: bool = True) -> CallTable:
     index = RecordingIndex.open(path)
     index.build()
-    return CallTable(index)
+    table = CallTable(index)
+    if strict:
+        table.use_strict_rows()
+    return table
 
 
 def test_demo_rows_read_like_the_issue(demo_file: Path) -> None:
@@ -61,3 +64,31 @@ def test_unreadable_request_makes_the_call_damaged(tmp_path: Path) -> None:
     assert summary.outcome == DAMAGED
     assert summary.model_label == "?/?"
     assert summary.error is not None and summary.error.startswith("line 2: request row")
+
+
+def test_first_rows_read_before_the_row_models_match_the_strict_rows(demo_file: Path) -> None:
+    preview, strict = table_of(demo_file, strict=False), table_of(demo_file)
+    rows = range(strict.count)
+    assert [preview.summary(n) for n in rows] == [strict.summary(n) for n in rows]
+
+
+def test_the_strict_rows_name_a_request_the_preview_could_only_show(tmp_path: Path) -> None:
+    rows = call_rows(0, ["x"])
+    rows[0] = rows[0].replace(b'"call_index":0', b'"call_index":"zero"', 1)
+    path = write_rows(tmp_path / "r.jsonl", [header(), *rows])
+    first = table_of(path, strict=False)
+    assert first.summary(0).model_label == "openai/gpt-4o-mini"  # shown at once, judged later
+    table = table_of(path, strict=False)
+    table.use_strict_rows()
+    summary = table.summary(0)
+    assert summary.outcome == DAMAGED
+    assert summary.error is not None and summary.error.startswith("line 2: request row call_index")
+
+
+def test_rows_that_are_not_json_are_damaged_before_the_row_models_exist(tmp_path: Path) -> None:
+    rows = call_rows(0, ["x"])
+    rows[-1] = rows[-1].replace(b'"outcome":', b'"out\xffcome":', 1)  # not UTF-8; the tail intact
+    table = table_of(write_rows(tmp_path / "r.jsonl", [header(), *rows]), strict=False)
+    summary = table.summary(0)
+    assert summary.outcome == DAMAGED
+    assert summary.error == f"line {len(rows) + 1}: call_end row cannot be read"

@@ -16,10 +16,10 @@ from openprogram.providers.types import (
     ErrorEvent,
 )
 from tui.model.bounded_cache import BoundedCache
-from tui.model.call_rows import read_call_end, read_request, row_problem
 from tui.model.event_fold import EventFold, EventUnreadable, FoldStep
 from tui.model.event_rows import EventSummary, summarize_event
 from tui.model.recording_index import CallSpan, RecordingIndex
+from tui.model.row_reading import read_call_end, read_request, row_problem
 
 RAW_LIMIT = 512 * 1024
 """The Raw tab shows at most this many bytes of a call's lines."""

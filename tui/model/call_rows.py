@@ -1,20 +1,22 @@
 """The call table: one row per call (`#1  openai/gpt-4o-mini  143 ev  complete`), parsed on demand.
 
 A row needs the call's request (for the model) and its `call_end` (for the outcome); both are read
-with the strict row parser when the row is first shown, never for calls nobody looks at.
+when the row is first shown, never for calls nobody looks at: with the strict row parser
+(`row_reading`) once `use_strict_rows()` has loaded it, and before that (the first rows of a file,
+while the row models are not built yet) with `row_preview`'s plain JSON reading.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
 
-from pydantic import ValidationError
-
-from openprogram.providers.recording_format import ROW_ADAPTER, CallEndRow, RequestRow
+from openprogram.providers.recording_encoding import CALL_OUTCOMES
 from tui.model.bounded_cache import BoundedCache
 from tui.model.recording_index import CallSpan, RecordingIndex
-from tui.model.text_preview import one_line, plural
+from tui.model.row_preview import int_field, peek_row, str_field
+from tui.model.text_preview import plural
 
 if TYPE_CHECKING:
     from tui.model.verdict import Verdict
@@ -24,14 +26,6 @@ PENDING = "…"
 UNFINISHED = "unfinished"
 DAMAGED = "damaged"
 BAD_OUTCOMES = frozenset({"error", "cancelled", "abandoned", UNFINISHED, DAMAGED})
-
-
-def row_problem(exc: ValidationError) -> str:
-    """A one-line reason for a row the strict row parser refused."""
-    first = exc.errors()[0]
-    location = ".".join(str(part) for part in first["loc"] if part not in ("request", "event"))
-    message = first["msg"]
-    return one_line(f"{location}: {message}" if location else message, 120)
 
 
 @dataclass(frozen=True)
@@ -64,24 +58,44 @@ class CallSummary:
         return f"{number}  {self.model_label}  {self.event_count} ev  {self.outcome}"
 
 
-def read_request(index: RecordingIndex, span: CallSpan) -> RequestRow | str:
-    """The call's request row, or the reason it cannot be read."""
-    try:
-        row = ROW_ADAPTER.validate_json(index.line(span.request_line))
-    except ValidationError as exc:
-        return f"line {span.request_line + 1}: request row {row_problem(exc)}"
-    return row if isinstance(row, RequestRow) else f"line {span.request_line + 1}: not a request"
+@dataclass(frozen=True)
+class RowFacts:
+    """What a call's request and `call_end` rows say, or why they cannot be read."""
+
+    call_index: int | None = None
+    model: dict[str, Any] = field(default_factory=dict)
+    request_problem: str | None = None
+    outcome: str | None = None
+    """The recorded outcome; None when there is no `call_end` (or it cannot be read)."""
+    error: str | None = None
+    end_problem: str | None = None
 
 
-def read_call_end(index: RecordingIndex, span: CallSpan) -> CallEndRow | str | None:
-    """The call's `call_end` row, the reason it cannot be read, or None when there is none."""
+FactsReader = Callable[[RecordingIndex, CallSpan], RowFacts]
+
+
+def preview_facts(index: RecordingIndex, span: CallSpan) -> RowFacts:
+    """The row facts read as plain JSON (`row_preview`), before the row models are built."""
+    request = peek_row(index.line(span.request_line))
+    if request is None or request["type"] != "request":
+        problem = f"line {span.request_line + 1}: request row cannot be read"
+        return RowFacts(request_problem=problem, **_end_facts(index, span))
+    model = request.get("model")
+    return RowFacts(
+        call_index=int_field(request, "call_index"),
+        model=model if isinstance(model, dict) else {},
+        **_end_facts(index, span),
+    )
+
+
+def _end_facts(index: RecordingIndex, span: CallSpan) -> dict[str, Any]:
     if span.end_line is None:
-        return None
-    try:
-        row = ROW_ADAPTER.validate_json(index.line(span.end_line))
-    except ValidationError as exc:
-        return f"line {span.end_line + 1}: call_end row {row_problem(exc)}"
-    return row if isinstance(row, CallEndRow) else f"line {span.end_line + 1}: not a call_end"
+        return {}
+    end = peek_row(index.line(span.end_line))
+    outcome = str_field(end, "outcome") if end is not None and end["type"] == "call_end" else None
+    if end is None or outcome not in CALL_OUTCOMES:
+        return {"end_problem": f"line {span.end_line + 1}: call_end row cannot be read"}
+    return {"outcome": outcome, "error": str_field(end, "error")}
 
 
 class CallTable:
@@ -92,6 +106,14 @@ class CallTable:
         self.verdict: Verdict | None = None
         self._damaged: frozenset[int] = frozenset()
         self._rows: BoundedCache[int, CallSummary] = BoundedCache(4096)
+        self._read_facts: FactsReader = preview_facts
+
+    def use_strict_rows(self) -> None:
+        """Read rows with the strict row parser from now on (this builds the row models)."""
+        from tui.model.row_reading import strict_facts
+
+        self._read_facts = strict_facts
+        self._rows.clear()
 
     @property
     def count(self) -> int:
@@ -117,7 +139,7 @@ class CallTable:
         """`format 1 · 5 calls · 115 events · ✓ valid`, and whether it reports a problem."""
         index = self.index
         events = sum(span.event_count for span in index.calls)
-        version = index.header.format_version if index.header else "?"
+        version = "?" if index.format_version is None else index.format_version
         facts = f"format {version} · {plural(len(index.calls), 'call')} · {plural(events, 'event')}"
         if self.verdict is None:
             return f"{facts} · checking…", False
@@ -140,25 +162,23 @@ class CallTable:
         if cached is not None:
             return cached
         span = self.index.calls[ordinal]
-        request = read_request(self.index, span)
-        end = read_call_end(self.index, span)
-        call_index = request.call_index if isinstance(request, RequestRow) else ordinal
-        model = request.model if isinstance(request, RequestRow) else {}
-        error: str | None = request if isinstance(request, str) else None
+        facts = self._read_facts(self.index, span)
+        call_index = ordinal if facts.call_index is None else facts.call_index
+        error = facts.request_problem or facts.end_problem or facts.error
         outcome: str
-        if isinstance(end, CallEndRow):
-            outcome, error = end.outcome, error or end.error
-        elif isinstance(end, str):
-            outcome, error = DAMAGED, error or end
+        if facts.outcome is not None:
+            outcome = facts.outcome
+        elif facts.end_problem is not None:
+            outcome = DAMAGED
         else:
             outcome = UNFINISHED if self.index.complete else PENDING
-        if isinstance(request, str) or (call_index in self._damaged and outcome != UNFINISHED):
+        if facts.request_problem or (call_index in self._damaged and outcome != UNFINISHED):
             outcome = DAMAGED
         summary = CallSummary(
             ordinal=ordinal,
             call_index=call_index,
-            provider=_text(model.get("provider")),
-            model=_text(model.get("id")),
+            provider=str_field(facts.model, "provider"),
+            model=str_field(facts.model, "id"),
             event_count=span.event_count,
             outcome=outcome,
             error=error,
@@ -167,7 +187,3 @@ class CallTable:
         if span.finished or self.index.complete:
             self._rows.put(ordinal, summary)
         return summary
-
-
-def _text(value: object) -> str | None:
-    return value if isinstance(value, str) else None

@@ -1,8 +1,9 @@
 """A line index of a recording file: byte offsets, row kinds and the calls, built without parsing.
 
 Rows are compact JSON with sorted keys, so the library's `classify_row_tail` reads a row's type from
-its last bytes; only rows it cannot classify are parsed (with the strict row parser). The index is
-filled by one thread while the UI reads the parts already published (`published_calls`); arrays
+its last bytes; only rows it cannot classify are decoded, as plain JSON (`row_preview`: indexing
+needs no row models, and judges no row: the strict reader's verdict does). The index is filled by
+one thread while the UI reads the parts already published (`published_calls`); arrays
 only ever grow, so a reader never sees a torn entry.
 """
 
@@ -18,15 +19,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from pydantic import ValidationError
-
-from openprogram.providers.recording_format import (
-    ROW_ADAPTER,
-    ROW_TYPES,
-    HeaderRow,
-    classify_row_tail,
-)
-from openprogram.providers.recording_reader import RecordingFileError
+from openprogram.providers.recording_encoding import ROW_TYPES, classify_row_tail
+from openprogram.providers.recording_errors import RecordingFileError
+from tui.model.row_preview import int_field, peek_row
 
 KIND_HEADER, KIND_REQUEST, KIND_EVENT, KIND_CALL_END = 0, 1, 2, 3
 KIND_BLANK, KIND_BAD, KIND_TRUNCATED = 4, 5, 6
@@ -93,7 +88,8 @@ class RecordingIndex:
         self.calls: list[CallSpan] = []
         self.stray_lines: list[int] = []
         """Rows outside any open call, or damaged before the first request."""
-        self.header: HeaderRow | None = None
+        self.format_version: int | None = None
+        """The header's `format_version`, when line 1 is a header that has one."""
         self.bytes_indexed = 0
         self.published_calls = 0
         """Calls a reader may look at: whole spans, or the one still being filled at the end."""
@@ -249,37 +245,24 @@ class RecordingIndex:
                 open_calls.pop(owner.ordinal, None)
                 self._open_call = next(reversed(open_calls.values()), None)
         elif kind == KIND_HEADER and number == 0:
-            self.header = self._parse_header(mm[start:end])
+            header = peek_row(mm[start:end])
+            self.format_version = int_field(header, "format_version") if header else None
         elif kind != KIND_BLANK:
             target = self._open_call if len(self._open_calls) == 1 else None
             (target.stray_lines if target else self.stray_lines).append(number)
 
     @staticmethod
     def _classify_slow(line: bytes) -> int:
-        try:
-            row = ROW_ADAPTER.validate_json(line)
-        except ValidationError:
-            return KIND_BAD
-        return _KIND_OF_TYPE[row.type]
+        row = peek_row(line)
+        return KIND_BAD if row is None else _KIND_OF_TYPE[row["type"]]
 
     def _owner(
         self, mm: mmap.mmap, start: int, end: int, open_calls: dict[int, CallSpan]
     ) -> CallSpan | None:
         """With several calls open, only the row itself says which call it belongs to."""
-        try:
-            row = ROW_ADAPTER.validate_json(mm[start:end])
-        except ValidationError:
-            return None
-        call_index = getattr(row, "call_index", None)
-        return open_calls.get(call_index) if isinstance(call_index, int) else None
-
-    @staticmethod
-    def _parse_header(line: bytes) -> HeaderRow | None:
-        try:
-            row = ROW_ADAPTER.validate_json(line)
-        except ValidationError:
-            return None
-        return row if isinstance(row, HeaderRow) else None
+        row = peek_row(mm[start:end])
+        call_index = int_field(row, "call_index") if row is not None else None
+        return open_calls.get(call_index) if call_index is not None else None
 
     @staticmethod
     def _release(mm: mmap.mmap, start: int, end: int) -> int:

@@ -17,7 +17,7 @@ from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import Footer, Input
 
-from openprogram.providers.recording_reader import RecordingFileError
+from openprogram.providers.recording_errors import RecordingFileError
 from tui.model.call_rows import CallTable
 from tui.model.recording_index import RecordingIndex
 from tui.widgets.call_list import CallList
@@ -140,6 +140,10 @@ class RecordingScreen(Screen[None]):
         self.query_one(RecordingLoader).first_rows_drawn()
         self.post_message(self.FirstRowsShown())
         from tui.widgets.call_detail import CallDetail
+
+        if self.table is not None:
+            self.table.use_strict_rows()
+            self.query_one(CallList).clear_cache()
 
         self.query_one("#browser").mount(CallDetail(id="detail"))
 

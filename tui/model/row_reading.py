@@ -1,0 +1,55 @@
+"""A call's request and `call_end` rows read with the library's strict row parser.
+
+Loaded once the first rows are on screen (it builds the pydantic row models); until then the call
+list shows what `row_preview` reads.
+"""
+
+from __future__ import annotations
+
+from pydantic import ValidationError
+
+from openprogram.providers.recording_format import ROW_ADAPTER, CallEndRow, RequestRow
+from tui.model.call_rows import RowFacts
+from tui.model.recording_index import CallSpan, RecordingIndex
+from tui.model.text_preview import one_line
+
+
+def row_problem(exc: ValidationError) -> str:
+    """A one-line reason for a row the strict row parser refused."""
+    first = exc.errors()[0]
+    location = ".".join(str(part) for part in first["loc"] if part not in ("request", "event"))
+    message = first["msg"]
+    return one_line(f"{location}: {message}" if location else message, 120)
+
+
+def read_request(index: RecordingIndex, span: CallSpan) -> RequestRow | str:
+    """The call's request row, or the reason it cannot be read."""
+    try:
+        row = ROW_ADAPTER.validate_json(index.line(span.request_line))
+    except ValidationError as exc:
+        return f"line {span.request_line + 1}: request row {row_problem(exc)}"
+    return row if isinstance(row, RequestRow) else f"line {span.request_line + 1}: not a request"
+
+
+def read_call_end(index: RecordingIndex, span: CallSpan) -> CallEndRow | str | None:
+    """The call's `call_end` row, the reason it cannot be read, or None when there is none."""
+    if span.end_line is None:
+        return None
+    try:
+        row = ROW_ADAPTER.validate_json(index.line(span.end_line))
+    except ValidationError as exc:
+        return f"line {span.end_line + 1}: call_end row {row_problem(exc)}"
+    return row if isinstance(row, CallEndRow) else f"line {span.end_line + 1}: not a call_end"
+
+
+def strict_facts(index: RecordingIndex, span: CallSpan) -> RowFacts:
+    """The call list's facts of a call, read with the strict row parser."""
+    request, end = read_request(index, span), read_call_end(index, span)
+    return RowFacts(
+        call_index=None if isinstance(request, str) else request.call_index,
+        model={} if isinstance(request, str) else request.model,
+        request_problem=request if isinstance(request, str) else None,
+        outcome=end.outcome if isinstance(end, CallEndRow) else None,
+        error=end.error if isinstance(end, CallEndRow) else None,
+        end_problem=end if isinstance(end, str) else None,
+    )
