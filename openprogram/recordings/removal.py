@@ -25,7 +25,12 @@ from openprogram.recordings.store import (
     locate_recording,
     recordings_dir,
 )
-from openprogram.recordings.summary import RecordingSummary, active_mode, summarize_recording
+from openprogram.recordings.summary import (
+    RecordingSummary,
+    active_mode,
+    summarize_listed,
+    summarize_recording,
+)
 
 
 class RecordingRemovalError(RuntimeError):
@@ -206,7 +211,8 @@ def prune_recordings(
 ) -> PruneReport:
     """Delete every managed recording created more than `older_than_days` days ago.
 
-    Age comes from the header's `created_at` when it holds a timestamp, else the file's mtime.
+    Age comes from the header's `created_at` when it holds a timestamp, else the file's mtime
+    (read through the listing's summary cache: files unchanged since a listing are not read).
     With `dry_run` nothing is removed and `bytes` is what would be freed; `only` limits removal to
     those IDs (the ones a user confirmed after a dry run).
     """
@@ -221,11 +227,10 @@ def prune_recordings(
     failed: list[PruneFailure] = []
     skipped: list[PruneFailure] = []
     freed = 0
-    for location in locations:
+    for location, summary in zip(locations, summarize_listed(locations, config), strict=True):
         assert location.recording_id is not None
         if only is not None and location.recording_id not in only:
             continue
-        summary = summarize_recording(location.path, config)
         if summary.age_reference >= cutoff:
             continue
         reason = _refusal(location, config)

@@ -1,13 +1,16 @@
 """One-glance facts about recording files, from one strict-reader scan per file.
 
 `summarize_recording` describes one file and `list_recordings` every `*.jsonl` in the managed root,
-newest first. Nothing here follows a symlink or prints.
+newest first. The listing rescans only files that changed since the last listing (see
+`summary_cache`); the active marker always comes from the configuration. Nothing here follows a
+symlink or prints.
 """
 
 from __future__ import annotations
 
 import os
 import stat
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -30,6 +33,7 @@ from openprogram.recordings.store import (
     locate_recording,
     recordings_dir,
 )
+from openprogram.recordings.summary_cache import ScanFacts, SummaryCache
 
 
 @dataclass(frozen=True)
@@ -131,8 +135,8 @@ def active_mode(location: RecordingLocation, config: RecordReplayConfig | None) 
     return config.mode if configured.path == location.path else None
 
 
-def scan_location(location: RecordingLocation) -> tuple[os.stat_result | None, RecordingScan | str]:
-    """The entry's lstat and one scan of it, or why it was not read (missing, symlink, not regular)."""
+def inspect_location(location: RecordingLocation) -> tuple[os.stat_result | None, str | None]:
+    """The entry's lstat, and why it must not be read (missing, symlink, not regular) or None."""
     try:
         info = location.path.lstat()
     except FileNotFoundError:
@@ -143,30 +147,24 @@ def scan_location(location: RecordingLocation) -> tuple[os.stat_result | None, R
         return info, "is a symlink; refusing to follow it"
     if not stat.S_ISREG(info.st_mode):
         return info, "is not a regular file"
+    return info, None
+
+
+def scan_location(location: RecordingLocation) -> tuple[os.stat_result | None, RecordingScan | str]:
+    """The entry's lstat and one scan of it, or why it was not read (missing, symlink, not regular)."""
+    info, refusal = inspect_location(location)
+    if refusal is not None:
+        return info, refusal
     try:
         return info, scan_recording(location.path)
     except RecordingFileError as exc:
         return info, exc.reason
 
 
-def summary_from_scan(
-    location: RecordingLocation,
-    info: os.stat_result | None,
-    scan: RecordingScan | str,
-    config: RecordReplayConfig | None,
-) -> RecordingSummary:
-    """The summary of what `scan_location` found; `config` decides whether it is active."""
-    mode = active_mode(location, config)
-    common: dict[str, Any] = {
-        "recording_id": location.recording_id,
-        "path": location.path,
-        "modified_at": utc_timestamp(info.st_mtime if info else 0),
-        "active": mode is not None,
-        "mode": mode,
-    }
+def facts_from_scan(info: os.stat_result | None, scan: RecordingScan | str) -> ScanFacts:
+    """The file's totals and validity from a scan, or from the reason it could not be scanned."""
     if isinstance(scan, str):
-        return RecordingSummary(
-            **common,
+        return ScanFacts(
             created_at=None,
             size=info.st_size if info else 0,
             format_version=None,
@@ -178,8 +176,7 @@ def summary_from_scan(
         )
     header = scan.header
     created = (header.model_extra or {}).get("created_at") if header else None
-    return RecordingSummary(
-        **common,
+    return ScanFacts(
         created_at=created if parse_timestamp(created) else None,
         size=scan.size,
         format_version=header.format_version if header else None,
@@ -189,6 +186,54 @@ def summary_from_scan(
         reason=describe_problem(scan.problems[0]) if scan.problems else None,
         problem_count=len(scan.problems),
     )
+
+
+def summary_from_facts(
+    location: RecordingLocation,
+    info: os.stat_result | None,
+    facts: ScanFacts,
+    config: RecordReplayConfig | None,
+) -> RecordingSummary:
+    """The summary of a file with these facts; its lstat gives the mtime, `config` the marker."""
+    mode = active_mode(location, config)
+    return RecordingSummary(
+        recording_id=location.recording_id,
+        path=location.path,
+        modified_at=utc_timestamp(info.st_mtime if info else 0),
+        active=mode is not None,
+        mode=mode,
+        **facts.model_dump(),
+    )
+
+
+def summary_from_scan(
+    location: RecordingLocation,
+    info: os.stat_result | None,
+    scan: RecordingScan | str,
+    config: RecordReplayConfig | None,
+) -> RecordingSummary:
+    """The summary of what `scan_location` found; `config` decides whether it is active."""
+    return summary_from_facts(location, info, facts_from_scan(info, scan), config)
+
+
+def _listed_facts(
+    location: RecordingLocation, cache: SummaryCache
+) -> tuple[os.stat_result | None, ScanFacts]:
+    """The lstat and facts of one listed file: cached while the file is unchanged, else scanned."""
+    info, refusal = inspect_location(location)
+    if refusal is not None:
+        return info, facts_from_scan(info, refusal)
+    assert info is not None
+    cached = cache.lookup(location.path, info)
+    if cached is not None:
+        return info, cached
+    try:
+        scan = scan_recording(location.path)
+    except RecordingFileError as exc:
+        return info, facts_from_scan(info, exc.reason)
+    facts = facts_from_scan(info, scan)
+    cache.store(location.path, info, facts)
+    return info, facts
 
 
 def configured_mode_and_file() -> tuple[RecordReplayConfig | None, str | None]:
@@ -210,8 +255,28 @@ def summarize_recording(
     return summary_from_scan(location, info, scan, config)
 
 
+def summarize_listed(
+    locations: Sequence[RecordingLocation], config: RecordReplayConfig | None
+) -> list[RecordingSummary]:
+    """The summaries of the managed root's files, in order, through the summary cache.
+
+    Unchanged files are not read again; the cache keeps entries for exactly these files.
+    """
+    cache = SummaryCache.load()
+    summaries = []
+    for location in locations:
+        info, facts = _listed_facts(location, cache)
+        summaries.append(summary_from_facts(location, info, facts, config))
+    cache.save()
+    return summaries
+
+
 def list_recordings() -> RecordingListing:
-    """Every `*.jsonl` in the managed root, newest first; invalid files carry their reason."""
+    """Every `*.jsonl` in the managed root, newest first; invalid files carry their reason.
+
+    A file whose lstat is unchanged since an earlier listing is not read again (its facts come from
+    the summary cache); every other file gets one strict-reader scan.
+    """
     root = recordings_dir()
     config, config_error = configured_mode_and_file()
     if root.is_symlink():
@@ -224,11 +289,7 @@ def list_recordings() -> RecordingListing:
         raise RecordingSelectorError(
             str(root), "the managed recordings root is not a directory"
         ) from None
-    summaries = []
-    for name in names:
-        location = locate_recording(str(root / name))
-        info, scan = scan_location(location)
-        summaries.append(summary_from_scan(location, info, scan, config))
+    summaries = summarize_listed([locate_recording(str(root / name)) for name in names], config)
     summaries.sort(key=lambda s: (s.age_reference, s.path.name), reverse=True)
     return RecordingListing(
         root=root,
