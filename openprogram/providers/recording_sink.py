@@ -3,7 +3,7 @@
 Every write holds a thread lock and an exclusive `flock`, writes whole lines, and never truncates.
 The next `call_index` is kept in memory and re-checked under the lock by file size: when another
 writer appended, only the bytes it added are read, so the cost of a call never grows with the file.
-The `fsync` after each `call_end` runs in a helper thread (`background_sync`) and is waited for
+The `fsync` after each `call_end` runs in a helper process (`background_sync`) and is waited for
 before the next `call_end` is written.
 """
 
@@ -96,7 +96,7 @@ class RecordingSink:
     """Appends header, request, event and call_end rows to one recording file.
 
     Thread-safe and process-safe. A crash leaves at most the unfinished calls, which the strict
-    reader names. Every `call_end` is followed by an `fsync`, in a helper thread; it is waited for
+    reader names. Every `call_end` is followed by an `fsync`, in a helper process; it is waited for
     before the next `call_end` is written and by `close()`, so at most the last finished call is not
     yet on disk (a crash of the process loses nothing: the rows are written before `end_call`
     returns).
