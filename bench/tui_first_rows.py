@@ -11,8 +11,9 @@ So both times include interpreter start, imports and Textual's first paint; the 
 recording costs on top of Textual itself. Runs alternate (one warm-up each, not counted) and the
 medians of `--runs` runs are compared. Then, in one more session: the time until the whole file is
 indexed (`200 calls` in the title), the strict verdict (`✓ valid`), jumping to the last event with
-`:199.499`, and the TUI's memory: its resident set with this file minus the same with a tiny
-recording (growth), and its peak. The strict reader runs in a child process for big files; its
+`:199.499` (from sending the keys to `499  done` on screen; for scale, also a key echoed in the
+prompt and a second jump), and the TUI's memory: its resident set with this file minus the same
+with a tiny recording (growth), and its peak. The strict reader runs in a child process for big files; its
 peak is reported separately. The import of the row models (pydantic) is timed on its own as
 well: the TUI pays it once the first rows are drawn, when it loads the call detail.
 
@@ -36,6 +37,7 @@ from openprogram.providers.recording_format import encode_row
 from tui.model.verdict import check_file_isolated
 
 CALLS, EVENTS_PER_CALL = 200, 500
+SECOND_JUMP = "150.250"
 SIZE = (120, 40)
 POLL = 0.005
 TIMEOUT = 30.0
@@ -152,6 +154,15 @@ class Window:
                 return time.perf_counter() - start
             time.sleep(POLL)
         raise TimeoutError(f"{self.name}: {texts} not on screen after {TIMEOUT}s:\n{self.screen()}")
+
+    def wait_while(self, text: str, since: float) -> float:
+        """Seconds from `since` until `text` is no longer on screen."""
+        deadline = time.perf_counter() + TIMEOUT
+        while time.perf_counter() < deadline:
+            if text not in self.screen():
+                return time.perf_counter() - since
+            time.sleep(POLL)
+        raise TimeoutError(f"{self.name}: {text!r} still on screen after {TIMEOUT}s")
 
     def pid(self) -> int:
         return int(tmux("list-panes", "-t", self.name, "-F", "#{pane_pid}").split()[0])
@@ -271,12 +282,31 @@ def main() -> int:
             jump_start = time.perf_counter()
             window.keys("199.499", "Enter")
             jump = window.wait_for(f"{EVENTS_PER_CALL - 1}  done", since=jump_start)
+            # Two more, to read the one above: a key echoed in the prompt (the round trip through
+            # tmux and one small Textual frame), and a jump once the Events tab has been shown.
+            time.sleep(0.3)
+            window.keys(":")
+            window.wait_for("Go to a call")
+            echo_start = time.perf_counter()
+            window.keys("1")
+            echo = window.wait_while(": 12 or 12.40", since=echo_start)
+            window.keys("BSpace")
+            window.wait_for(": 12 or 12.40")
+            second_start = time.perf_counter()
+            window.keys(SECOND_JUMP, "Enter")
+            second = window.wait_for(
+                f"Assembled through event {SECOND_JUMP.split('.')[1]} of", since=second_start
+            )
         finally:
             window.close()
         print(
             f"whole file indexed after {indexed * 1000:.0f} ms; strict verdict after {verdict:.2f} s"
         )
         print(f"jump to the last event (:{CALLS - 1}.{EVENTS_PER_CALL - 1}): {jump * 1000:.0f} ms")
+        print(
+            f"  for scale: a key typed into the prompt is on screen after {echo * 1000:.0f} ms; "
+            f"a second jump (:{SECOND_JUMP}) takes {second * 1000:.0f} ms"
+        )
         print(
             f"TUI memory: {small_rss / 1024:.0f} MB with a tiny recording, {big_rss / 1024:.0f} MB with "
             f"this one: growth {(big_rss - small_rss) / 1024:.0f} MB (target < 100 MB); "

@@ -4,17 +4,17 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from textual.widgets import TabbedContent, TextArea
+from textual.widgets import Input, TabbedContent, TextArea
 
 from openprogram.providers.accumulator import assemble_message
 from openprogram.providers.recording_reader import scan_recording
 from tests.tui.pilot_support import notifications, recording_ready, until
 from tui.app import OpenProgramTUI
-from tui.screens.goto import GotoScreen
 from tui.screens.help import HelpScreen
 from tui.widgets.call_detail import CallDetail
 from tui.widgets.call_list import CallList
 from tui.widgets.event_list import EventList
+from tui.widgets.goto_bar import GotoBar
 from tui.widgets.message_view import MessageView
 from tui.widgets.problem_banner import ProblemBanner
 
@@ -62,6 +62,40 @@ async def test_tabs_cycle_with_brackets_and_raw_shows_the_rows(demo_file: Path) 
         assert raw.startswith('{"call_index":1,')
 
 
+async def test_brackets_switch_tabs_from_inside_a_tab_too(demo_file: Path) -> None:
+    app = OpenProgramTUI([demo_file])
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await recording_ready(pilot)
+        tabs = screen.query_one(TabbedContent)
+        await pilot.press("right_square_bracket", "enter", "j")
+        assert screen.query_one(EventList).has_focus
+        for tab, focused in [
+            ("tab-response", "response"),
+            ("tab-raw", "raw"),
+            ("tab-request", "transcript"),
+        ]:
+            await pilot.press("right_square_bracket")
+            await pilot.pause()
+            assert tabs.active == tab  # not sent back by the focus left behind in a hidden tab
+            assert screen.focused is not None and screen.focused.id == focused
+
+
+async def test_the_footer_is_rebuilt_only_when_its_keys_change(demo_file: Path) -> None:
+    from tui.widgets.key_footer import KeyFooter
+
+    app = OpenProgramTUI([demo_file])
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await recording_ready(pilot)
+        footer = screen.query_one(KeyFooter)
+        keys = list(footer.children)
+        await pilot.press("enter", "h", "right_square_bracket")  # the focus moves about
+        await pilot.pause()
+        assert list(footer.children) == keys
+        await pilot.press("slash")  # in the find prompt "[ ]" is typed, so the key is dimmed
+        await pilot.pause()
+        assert list(footer.children) != keys
+
+
 async def test_stepping_shows_the_fold_of_events_up_to_the_cursor(demo_file: Path) -> None:
     recorded = scan_recording(demo_file).calls[2].events
     app = OpenProgramTUI([demo_file])
@@ -87,19 +121,22 @@ async def test_goto_a_call_and_an_event(demo_file: Path) -> None:
     app = OpenProgramTUI([demo_file])
     async with app.run_test(size=SIZE) as pilot:
         screen = await recording_ready(pilot)
+        bar = screen.query_one(GotoBar)
         await pilot.press("colon")
-        assert isinstance(app.screen, GotoScreen)
+        assert bar.is_open and isinstance(screen.focused, Input)
         await pilot.press(*"2.5", "enter")
         await pilot.pause()
+        assert not bar.is_open
         assert screen.loaded is not None and screen.loaded.call_index == 2
         assert screen.query_one(TabbedContent).active == "tab-events"
         assert screen.query_one(EventList).cursor == 5
+        assert screen.query_one(EventList).has_focus
         await pilot.press("colon", *"oops", "enter")
-        assert isinstance(app.screen, GotoScreen)
-        assert "12.40" in str(app.screen.query_one("#goto-hint").render())
+        assert bar.is_open
+        assert "12.40" in str(bar.query_one("#goto-hint").render())
         await pilot.press("escape", "colon", *"99", "enter")
         await pilot.pause()
-        assert app.screen is screen and screen.loaded.call_index == 2
+        assert not bar.is_open and screen.loaded.call_index == 2
         assert any("no call 99" in n for n in notifications(app))
 
 

@@ -44,6 +44,12 @@ def test_recording_events_tab_mid_stream(snap_compare: SnapCompare, demo_file: P
     assert snap_compare(app, terminal_size=SIZE, run_before=after_ready(*keys))
 
 
+def test_goto_prompt_over_the_footer(snap_compare: SnapCompare, demo_file: Path) -> None:
+    app = OpenProgramTUI([demo_file])
+    keys = ("j", "colon", *"3.1")
+    assert snap_compare(app, terminal_size=SIZE, run_before=after_ready(*keys))
+
+
 def test_recording_response_tab(snap_compare: SnapCompare, demo_file: Path) -> None:
     app = OpenProgramTUI([demo_file])
     keys = ("j", "j", "right_square_bracket", "right_square_bracket")

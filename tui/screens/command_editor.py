@@ -29,6 +29,8 @@ SOURCE_NOTES = {
 class CommandEditorScreen(ModalScreen[list[str] | None]):
     """Edit the command line of a rerun; enter runs it, escape gives up (dismisses None)."""
 
+    AUTO_FOCUS = "#command-input"
+    """Focused when the dialog opens (a query from `on_mount` could run before it is there)."""
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "cancel", "Cancel", id="command-editor.cancel"),
         Binding("ctrl+r", "restore", "Recorded command", id="command-editor.restore"),
@@ -78,9 +80,6 @@ class CommandEditorScreen(ModalScreen[list[str] | None]):
             )
             lines.append("enter runs · esc cancels")
             yield Static(Text("\n".join(lines)), classes="command-editor--note")
-
-    def on_mount(self) -> None:
-        self.query_one(Input).focus()
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         event.stop()

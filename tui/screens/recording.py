@@ -1,27 +1,29 @@
 """One recording: its calls down the side, the selected call in tabs, the strict verdict on top.
 
 The file is indexed in a thread (rows appear while it runs) and validated by the strict reader in
-the background; a damaged file still opens, with its problems marked. The call detail and its
-modules are loaded once the first rows are on screen: they are not needed to show them.
+the background; a damaged file still opens, with its problems marked. The call detail, the `:`
+prompt and their modules are loaded once the first rows are on screen: they are not needed to
+show them.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, ClassVar, cast
+from typing import TYPE_CHECKING, ClassVar
 
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal
 from textual.message import Message
 from textual.screen import Screen
-from textual.widgets import Footer, Input
+from textual.widgets import Input
 
 from openprogram.providers.recording_errors import RecordingFileError
 from tui.model.call_rows import CallTable
 from tui.model.recording_index import RecordingIndex
 from tui.widgets.call_list import CallList
 from tui.widgets.find_bar import FindBar
+from tui.widgets.key_footer import KeyFooter
 from tui.widgets.problem_banner import ProblemBanner
 from tui.widgets.recording_loader import RecordingLoader
 from tui.widgets.row_list import RowList
@@ -32,6 +34,10 @@ if TYPE_CHECKING:
     from tui.model.navigation import GotoTarget
     from tui.model.verdict import Verdict
     from tui.widgets.call_detail import CallDetail
+    from tui.widgets.goto_bar import GotoBar
+
+RESUME_COLLECTION_AFTER = 1.0
+"""Seconds after a jump when garbage collection resumes even if no frame has been drawn."""
 
 
 class RecordingScreen(Screen[None]):
@@ -90,7 +96,8 @@ class RecordingScreen(Screen[None]):
         self.loaded: LoadedCall | None = None
         self._open_error: RecordingFileError | None = None
         self._first_rows_scheduled = False
-        self._detail_ready = False
+        self._ready_detail: CallDetail | None = None
+        self._goto_bar: GotoBar | None = None
 
     def compose(self) -> ComposeResult:
         # Indexing starts while the screen is built, so the first rows can be in the first frame.
@@ -106,7 +113,7 @@ class RecordingScreen(Screen[None]):
         with Horizontal(id="browser"):
             yield CallList(id="calls")
         yield FindBar()
-        yield Footer(compact=True)
+        yield KeyFooter(compact=True)
 
     def on_mount(self) -> None:
         if self._open_error is not None:
@@ -146,11 +153,24 @@ class RecordingScreen(Screen[None]):
             self.query_one(CallList).clear_cache()
 
         self.query_one("#browser").mount(CallDetail(id="detail"))
+        self._mount_goto_bar()
+
+    def _mount_goto_bar(self) -> GotoBar:
+        # Mounted once the first rows are drawn, like the call detail: not needed for them.
+        from tui.widgets.goto_bar import GotoBar
+
+        if self._goto_bar is None:
+            self._goto_bar = GotoBar()
+            self.mount(self._goto_bar)
+        return self._goto_bar
 
     def on_call_detail_ready(self, message: CallDetail.Ready) -> None:
-        self._detail_ready = True
+        self._ready_detail = message.call_detail
         self._show_call(self.query_one(CallList).cursor)
         self._apply_start()
+        from tui import collector  # loaded once the first rows are drawn
+
+        self.call_after_refresh(collector.freeze_startup_objects)  # start-up is over
 
     def _apply_start(self) -> None:
         """Go where the command line asked, once that call is indexed (or the index is done)."""
@@ -211,10 +231,9 @@ class RecordingScreen(Screen[None]):
 
     def _detail(self) -> CallDetail | None:
         """The call detail, once it is mounted and ready (after the first rows)."""
-        found = self.query("#detail")
-        return cast("CallDetail", found.first()) if found and self._detail_ready else None
+        return self._ready_detail  # kept, not queried: a query walks the whole screen
 
-    def _show_call(self, ordinal: int, keep_position: bool = False) -> None:
+    def _show_call(self, ordinal: int, keep_position: bool = False, tab: str | None = None) -> None:
         detail = self._detail()
         if self.index is None or detail is None or ordinal >= len(self.index.calls):
             return
@@ -222,7 +241,7 @@ class RecordingScreen(Screen[None]):
 
         problems = self.verdict.problems if self.verdict else ()
         self.loaded = LoadedCall(self.index, self.index.calls[ordinal], problems)
-        detail.show_call(self.loaded, keep_position)
+        detail.show_call(self.loaded, keep_position, tab)
 
     def _update_facts(self) -> None:
         if self.table is not None:
@@ -232,6 +251,12 @@ class RecordingScreen(Screen[None]):
     def _goto(self, target: GotoTarget | None) -> None:
         if target is None:
             return
+        from tui import collector
+
+        # A jump redraws most of the screen; a collection started meanwhile would double that.
+        collector.pause()
+        self.call_after_refresh(collector.resume)
+        self.app.set_timer(RESUME_COLLECTION_AFTER, collector.resume)  # should no frame follow
         ordinal = self.table.ordinal_of(target.call_index) if self.table else None
         if ordinal is None:
             last = max((self.table.count if self.table else 0) - 1, 0)
@@ -240,9 +265,8 @@ class RecordingScreen(Screen[None]):
             )
             return
         detail = self._detail()
-        if target.event_index is not None and detail is not None:
-            detail.show_tab("tab-events")  # before the call is shown: only that tab is filled
-        self._show_call(ordinal)
+        # An event target shows the Events tab first: only the tab shown is filled.
+        self._show_call(ordinal, tab="tab-events" if target.event_index is not None else None)
         self.query_one(CallList).move_to(ordinal)
         if target.event_index is None or self.loaded is None or detail is None:
             return
@@ -257,9 +281,17 @@ class RecordingScreen(Screen[None]):
     # -- actions --
 
     def action_goto(self) -> None:
-        from tui.screens.goto import GotoScreen
+        bar = self._goto_bar
+        if bar is None or not bar.is_mounted:  # `:` before the first rows were drawn
+            self._mount_goto_bar()
+            self.call_after_refresh(self.action_goto)
+            return
+        # The prompt covers the footer: rebuilding it for the prompt's focus would be wasted.
+        self.query_one(KeyFooter).hold()
+        bar.open(self.table.count if self.table else 0, self._goto)
 
-        self.app.push_screen(GotoScreen(self.table.count if self.table else 0), self._goto)
+    def on_goto_bar_closed(self, message: GotoBar.Closed) -> None:
+        self.query_one(KeyFooter).release()
 
     def action_find(self) -> None:
         index, loaded, focused = self.index, self.loaded, self.focused

@@ -13,7 +13,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.message import Message
 from textual.screen import Screen
-from textual.widgets import DataTable, Footer, Static
+from textual.widgets import DataTable, Static
 
 from openprogram.config import ConfigError
 from openprogram.recordings import (
@@ -29,6 +29,7 @@ from tui.model.paths import display_path
 from tui.model.text_preview import human_size, one_line, plural
 from tui.screens.confirm import ConfirmScreen
 from tui.screens.recording import RecordingScreen
+from tui.widgets.key_footer import KeyFooter
 from tui.widgets.title_bar import TitleBar
 
 COLUMNS = ("", "ID", "Created (UTC)", "Calls", "Events", "Size", "Status")
@@ -76,7 +77,7 @@ class RecordingsScreen(Screen[None]):
         yield Static("", id="recordings-note")
         yield DataTable(id="recordings", cursor_type="row", zebra_stripes=True)
         yield Static("", id="recording-detail")
-        yield Footer(compact=True)
+        yield KeyFooter(compact=True)
 
     def on_mount(self) -> None:
         table = self.query_one(DataTable)

@@ -20,7 +20,7 @@ from textual.containers import Vertical
 from textual.message import Message
 from textual.screen import Screen
 from textual.widget import Widget
-from textual.widgets import Footer, Static
+from textual.widgets import Static
 from textual.worker import Worker, WorkerState
 
 from openprogram.providers.differences import PathToken
@@ -45,6 +45,7 @@ from tui.model.rerun_commands import (
 from tui.screens.command_editor import CommandEditorScreen
 from tui.widgets.event_timeline import EventTimelineView
 from tui.widgets.json_pane import JsonPane
+from tui.widgets.key_footer import KeyFooter
 from tui.widgets.mismatch_view import MismatchView
 from tui.widgets.rerun_outcome import RerunOutcome
 from tui.widgets.rerun_progress import RerunProgress
@@ -134,7 +135,7 @@ class RerunScreen(Screen[None]):
         yield TitleBar(f"Rerun {self.recording.name}", "preparing…")
         yield Static(id="rerun-command")
         yield Vertical(id="rerun-body")
-        yield Footer(compact=True)
+        yield KeyFooter(compact=True)
 
     async def on_mount(self) -> None:
         if self._given is not None:

@@ -15,7 +15,7 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.message import Message
 from textual.screen import Screen
-from textual.widgets import Button, Footer, Input, Label, RadioButton, RadioSet, Select, Static
+from textual.widgets import Button, Input, Label, RadioButton, RadioSet, Select, Static
 
 from openprogram.recordings import (
     APPLIES_ON_NEXT_START,
@@ -32,6 +32,7 @@ from tui.model.settings import (
     apply_settings,
     replay_choices,
 )
+from tui.widgets.key_footer import KeyFooter
 from tui.widgets.title_bar import TitleBar
 
 MODE_LABELS = {
@@ -105,7 +106,7 @@ class SettingsScreen(Screen[None]):
                 yield Button("Save", id="save", variant="primary")
                 yield Button("Cancel", id="cancel")
             yield Static("", id="settings-result")
-        yield Footer(compact=True)
+        yield KeyFooter(compact=True)
 
     def on_mount(self) -> None:
         self._show_fields("off")

@@ -6,7 +6,7 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.message import Message
-from textual.widgets import Static, TabbedContent, TabPane
+from textual.widgets import Static, TabbedContent, TabPane, Tabs
 
 from tui.model.call_detail import LoadedCall
 from tui.model.text_preview import human_size, plural
@@ -39,6 +39,8 @@ class CallDetail(Vertical):
         self._filled: dict[str, LoadedCall | None] = {}
         """The call each tab shows (tabs are filled when they are shown)."""
         self._event_position = 0
+        self._assembled: tuple[LoadedCall, int] | None = None
+        """The call and event whose assembled message is shown."""
 
     def compose(self) -> ComposeResult:
         yield ProblemBanner(limit=3, id="call-problems")
@@ -47,8 +49,10 @@ class CallDetail(Vertical):
                 yield Transcript(id="transcript")
                 yield JsonTree(id="request-json")
             with TabPane("Events", id="tab-events"):
-                yield EventList(id="events")
-                yield MessageView(id="assembled")
+                events, assembled = EventList(id="events"), MessageView(id="assembled")
+                events.border_title, assembled.border_title = "Events", "Message so far"
+                yield events
+                yield assembled
             with TabPane("Response", id="tab-response"):
                 yield MessageView(id="response")
             with TabPane("Raw", id="tab-raw"):
@@ -62,8 +66,6 @@ class CallDetail(Vertical):
             self.call_detail = call_detail
 
     def on_mount(self) -> None:
-        self.query_one(EventList).border_title = "Events"
-        self.query_one("#assembled", MessageView).border_title = "Message so far"
         self.post_message(self.Ready(self))
 
     @property
@@ -71,15 +73,20 @@ class CallDetail(Vertical):
         """The id of the tab shown."""
         return self.query_one(TabbedContent).active
 
-    def show_call(self, call: LoadedCall | None, keep_position: bool = False) -> None:
-        """Show `call`; each tab is filled when it is first shown for this call.
+    def show_call(
+        self, call: LoadedCall | None, keep_position: bool = False, tab: str | None = None
+    ) -> None:
+        """Show `call` (in the tab with id `tab`, if given); each tab is filled when first shown.
 
         With `keep_position` the event cursor stays where it was (the same call, read again).
         """
         self._event_position = self.query_one(EventList).cursor if keep_position else 0
         self.call = call
         self._filled = {}
+        self._assembled = None
         self.show_problems()
+        if tab is not None:
+            self.query_one(TabbedContent).active = tab
         self._fill(self.active_tab)
 
     def _fill(self, tab_id: str) -> None:
@@ -175,13 +182,21 @@ class CallDetail(Vertical):
 
     def on_event_list_event_highlighted(self, event: EventList.EventHighlighted) -> None:
         event.stop()
+        if event.event_index == event.event_list.cursor:  # else the cursor has moved on since
+            self._show_assembled(event.event_index)
+
+    def _show_assembled(self, event_index: int) -> None:
+        """Show the message as assembled through `event_index` of the call shown."""
         call = self.call
-        if call is None or event.event_index >= call.event_count:
+        if call is None or event_index >= call.event_count:
             return
-        step = call.message_at(event.event_index)
-        summary = call.event_summary(event.event_index)
+        if self._assembled == (call, event_index):
+            return
+        self._assembled = (call, event_index)
+        step = call.message_at(event_index)
+        summary = call.event_summary(event_index)
         caption = (
-            f"Assembled through event {event.event_index} of {call.event_count - 1}"
+            f"Assembled through event {event_index} of {call.event_count - 1}"
             f" · {summary.type} · line {summary.line_number}"
         )
         streaming = summary.type not in ("done", "error")
@@ -199,9 +214,20 @@ class CallDetail(Vertical):
         self.show_tab(TAB_IDS[(position + step) % len(TAB_IDS)])
 
     def show_tab(self, tab_id: str) -> None:
-        """Show the tab with id `tab_id` (filled at once, so it can be used right away)."""
-        self.query_one(TabbedContent).active = tab_id
+        """Show the tab with id `tab_id` (filled at once, so it can be used right away).
+
+        The focus, if it was in the tab left, moves to the new tab's main widget: left in a hidden
+        tab, Textual would move it to a sibling there, and the tabs would show that tab again.
+        """
+        tabs = self.query_one(TabbedContent)
+        leaving = tabs.active_pane
+        tabs.active = tab_id
         self._fill(tab_id)
+        focused = self.screen.focused
+        if leaving is not None and leaving.id != tab_id and focused in leaving.walk_children():
+            self.focus_content()
+            if self.screen.focused is focused:  # no main widget yet (the Raw tab's is mounting)
+                self.screen.set_focus(tabs.query_one(Tabs))
 
     def reveal_field(self, path: tuple[str | int, ...]) -> bool:
         """Show the Request tab with its JSON tree opened at `path` (`context.messages[0]…`)."""
@@ -214,8 +240,10 @@ class CallDetail(Vertical):
         """Show the Events tab with the cursor on `event_index`."""
         self.show_tab("tab-events")
         events = self.query_one(EventList)
-        events.focus()
+        # Focus and message now, not once their messages are handled: the jump is one frame.
+        self.screen.set_focus(events)
         events.move_to(event_index)
+        self._show_assembled(events.cursor)
 
     def focus_content(self) -> None:
         """Focus the main widget of the tab shown."""
@@ -227,4 +255,4 @@ class CallDetail(Vertical):
         }
         found = self.query(targets.get(self.active_tab, "#events"))
         if found:
-            found.first().focus()
+            self.screen.set_focus(found.first())  # now: the next key goes to it

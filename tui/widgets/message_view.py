@@ -49,7 +49,7 @@ class MessageView(VerticalScroll):
     def compose(self) -> ComposeResult:
         yield Static("", classes="message-view--caption")
         yield Static("", classes="message-view--note")
-        yield TranscriptEntryBox()
+        yield TranscriptEntryBox(role="assistant")  # the role of every message shown here
         yield Static("", classes="message-view--usage")
 
     def show_message(

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from rich.text import Text
-from textual.widgets import Static
 
-from tui.model.transcript import TranscriptEntry, bounded_entry
+from tui.model.transcript import Role, TranscriptEntry, bounded_entry
+from tui.widgets.lazy_static import LazyStatic
 
 
 def entry_text(entry: TranscriptEntry) -> Text:
@@ -33,8 +33,11 @@ def entry_text(entry: TranscriptEntry) -> Text:
     return text
 
 
-class TranscriptEntryBox(Static):
-    """A message in a box titled by its role; the role picks the border colour."""
+class TranscriptEntryBox(LazyStatic):
+    """A message in a box titled by its role; the role picks the border colour.
+
+    Only the lines in view are drawn: a box may be far taller than the pane that scrolls it.
+    """
 
     DEFAULT_CSS = """
     TranscriptEntryBox {
@@ -53,8 +56,9 @@ class TranscriptEntryBox(Static):
     }
     """
 
-    def __init__(self, entry: TranscriptEntry | None = None) -> None:
-        super().__init__()
+    def __init__(self, entry: TranscriptEntry | None = None, *, role: Role | None = None) -> None:
+        """Show `entry`; or, without one, start styled for `role` (restyling a box shown costs)."""
+        super().__init__(classes=f"-{role}" if role else None)
         if entry is not None:
             self.show_entry(entry)
 
