@@ -12,7 +12,6 @@ from typing import Any, ClassVar
 
 from rich.style import Style
 from rich.text import Text
-from textual.binding import BindingType
 from textual.message import Message
 from textual.widgets import Tree
 from textual.widgets.tree import TreeNode
@@ -20,9 +19,8 @@ from textual.widgets.tree import TreeNode
 from openprogram.providers.differences import MISSING, PathToken
 from tui.model.json_nodes import JsonNode, describe_value, value_kind
 from tui.model.rerun import value_at
-from tui.widgets.json_tree import TREE_BINDINGS
+from tui.widgets.json_tree import JsonNodeTree
 
-CHILD_LIMIT = 500
 """An object or array lists at most this many children (plus the one on the marked path)."""
 GHOST = "⟨missing⟩"
 NO_REQUEST = "no request on this side"
@@ -44,10 +42,9 @@ def _sorts_after(key: PathToken, token: PathToken) -> bool:
     return False
 
 
-class JsonPane(Tree[JsonNode]):
+class JsonPane(JsonNodeTree):
     """A request (or any JSON value) whose node at the mismatch path is opened and marked."""
 
-    BINDINGS: ClassVar[list[BindingType]] = list(TREE_BINDINGS)
     COMPONENT_CLASSES: ClassVar[set[str]] = {
         "jsonpane--key",
         "jsonpane--string",
@@ -180,16 +177,6 @@ class JsonPane(Tree[JsonNode]):
             children.sort(key=lambda child: str(child.key))
         return children
 
-    def _fill(self, parent: TreeNode[JsonNode]) -> None:
-        if parent.children or parent.data is None:
-            return
-        children = self._ordered(parent.data)
-        for child in children[:CHILD_LIMIT]:
-            parent.add(child.key_label, data=child, allow_expand=child.expandable)
-        if len(children) > CHILD_LIMIT:
-            rest = len(children) - CHILD_LIMIT
-            parent.add_leaf(f"… {rest:,} more not shown")
-
     def _child(self, parent: TreeNode[JsonNode], token: PathToken) -> TreeNode[JsonNode] | None:
         self._fill(parent)
         for child in parent.children:
@@ -265,17 +252,3 @@ class JsonPane(Tree[JsonNode]):
         event.stop()
         if event.node.data is not None and event.node.data.path:
             self.post_message(self.NodeToggled(self, event.node.data.path, False))
-
-    def action_expand_node(self) -> None:
-        node = self.cursor_node
-        if node is not None and node.allow_expand:
-            node.expand()
-
-    def action_collapse_node(self) -> None:
-        node = self.cursor_node
-        if node is None:
-            return
-        if node.is_expanded:
-            node.collapse()
-        elif node.parent is not None and node.parent is not self.root:
-            self.move_cursor(node.parent)

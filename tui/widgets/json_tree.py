@@ -26,10 +26,48 @@ TREE_BINDINGS: tuple[Binding, ...] = (
 """Keys of every JSON tree (request trees and mismatch panes share the ids, so one keymap)."""
 
 
-class JsonTree(Tree[JsonNode]):
-    """Model, context and options of a request, expanded level by level on demand."""
+class JsonNodeTree(Tree[JsonNode]):
+    """A tree of `JsonNode`s filled level by level as nodes open, with the shared JSON tree keys.
+
+    Subclasses say how a level is ordered (`_ordered`) and what a child's label is (`_child_label`).
+    """
 
     BINDINGS: ClassVar[list[BindingType]] = list(TREE_BINDINGS)
+
+    def _ordered(self, parent: JsonNode) -> list[JsonNode]:
+        return parent.children()
+
+    def _child_label(self, child: JsonNode) -> str | Text:
+        return child.key_label
+
+    def _fill(self, parent: TreeNode[JsonNode]) -> None:
+        if parent.children or parent.data is None:
+            return
+        children = self._ordered(parent.data)
+        for child in children[:CHILD_LIMIT]:
+            parent.add(self._child_label(child), data=child, allow_expand=child.expandable)
+        if len(children) > CHILD_LIMIT:
+            rest = len(children) - CHILD_LIMIT
+            parent.add_leaf(Text(f"… {rest:,} more not shown", "dim italic"))
+
+    def action_expand_node(self) -> None:
+        node = self.cursor_node
+        if node is not None and node.allow_expand:
+            node.expand()
+
+    def action_collapse_node(self) -> None:
+        node = self.cursor_node
+        if node is None:
+            return
+        if node.is_expanded:
+            node.collapse()
+        elif node.parent is not None and node.parent is not self.root:
+            self.move_cursor(node.parent)
+
+
+class JsonTree(JsonNodeTree):
+    """Model, context and options of a request, expanded level by level on demand."""
+
     COMPONENT_CLASSES: ClassVar[set[str]] = {
         "json-tree--key",
         "json-tree--string",
@@ -106,30 +144,9 @@ class JsonTree(Tree[JsonNode]):
         text.append(describe_member(node.key, node.value), style(value_class))
         return text
 
-    def _fill(self, parent: TreeNode[JsonNode]) -> None:
-        if parent.children or parent.data is None:
-            return
-        children = parent.data.children()
-        for child in children[:CHILD_LIMIT]:
-            parent.add(self._label(child), data=child, allow_expand=child.expandable)
-        if len(children) > CHILD_LIMIT:
-            rest = len(children) - CHILD_LIMIT
-            parent.add_leaf(Text(f"… {rest:,} more not shown", "dim italic"))
+    def _child_label(self, child: JsonNode) -> Text:
+        return self._label(child)
 
     def on_tree_node_expanded(self, event: Tree.NodeExpanded[JsonNode]) -> None:
         event.stop()
         self._fill(event.node)
-
-    def action_expand_node(self) -> None:
-        node = self.cursor_node
-        if node is not None and node.allow_expand:
-            node.expand()
-
-    def action_collapse_node(self) -> None:
-        node = self.cursor_node
-        if node is None:
-            return
-        if node.is_expanded:
-            node.collapse()
-        elif node.parent is not None and node.parent is not self.root:
-            self.move_cursor(node.parent)
