@@ -1,12 +1,13 @@
 """The one error of a recording file that cannot be used: where (file, line, call) and why.
 
 Raised by the strict reader (`recording_reader`) and by viewers indexing a file; it has a module of
-its own so that catching it needs no pydantic import.
+its own so that catching it needs no pydantic import. `open_for_reading` is how both open a file.
 """
 
 from __future__ import annotations
 
 import os
+import stat
 from pathlib import Path
 
 
@@ -30,3 +31,23 @@ class RecordingFileError(ValueError):
         if call_index is not None:
             where += f" for call {call_index}"
         super().__init__(f"{where}: {reason}")
+
+
+def open_for_reading(path: str | os.PathLike[str]) -> tuple[int, os.stat_result]:
+    """A read-only descriptor of the recording at `path` and its `fstat`.
+
+    Refuses a missing file and anything not a regular file (a directory, a FIFO, which would
+    block) with a `RecordingFileError`; the caller closes the descriptor.
+    """
+    target = Path(path)
+    try:
+        fd = os.open(target, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    except FileNotFoundError:
+        raise RecordingFileError(target, None, None, "file not found") from None
+    except OSError as exc:
+        raise RecordingFileError(target, None, None, f"cannot open: {exc.strerror}") from None
+    info = os.fstat(fd)
+    if not stat.S_ISREG(info.st_mode):
+        os.close(fd)
+        raise RecordingFileError(target, None, None, "not a regular file")
+    return fd, info

@@ -10,7 +10,6 @@ import contextlib
 import gc
 import json
 import os
-import stat
 import threading
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -19,7 +18,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from openprogram.providers.recording_errors import RecordingFileError
+from openprogram.providers.recording_errors import RecordingFileError, open_for_reading
 from openprogram.providers.recording_format import (
     RECORDING_FORMAT_VERSION,
     ROW_ADAPTER,
@@ -114,17 +113,8 @@ class _Problems:
 
 def read_recording_bytes(path: str | os.PathLike[str]) -> bytes:
     """The file's bytes; refuses directories, FIFOs and other non-regular files with a clear error."""
-    target = Path(path)
+    fd, _ = open_for_reading(path)
     try:
-        fd = os.open(target, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
-    except FileNotFoundError:
-        raise RecordingFileError(target, None, None, "file not found") from None
-    except OSError as exc:
-        raise RecordingFileError(target, None, None, f"cannot open: {exc.strerror}") from None
-    try:
-        info = os.fstat(fd)
-        if not stat.S_ISREG(info.st_mode):
-            raise RecordingFileError(target, None, None, "not a regular file")
         chunks = []
         while chunk := os.read(fd, 1 << 24):
             chunks.append(chunk)

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import mmap
 import os
-import stat
 import threading
 import time
 from array import array
@@ -20,7 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from openprogram.providers.recording_encoding import ROW_TYPES, classify_row_tail
-from openprogram.providers.recording_errors import RecordingFileError
+from openprogram.providers.recording_errors import open_for_reading
 from tui.model.row_preview import int_field, peek_row
 
 KIND_HEADER, KIND_REQUEST, KIND_EVENT, KIND_CALL_END = 0, 1, 2, 3
@@ -105,18 +104,8 @@ class RecordingIndex:
     @classmethod
     def open(cls, path: str | os.PathLike[str]) -> RecordingIndex:
         """Open `path` read-only for indexing; refuses missing and non-regular files."""
-        target = Path(path)
-        try:
-            fd = os.open(target, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
-        except FileNotFoundError:
-            raise RecordingFileError(target, None, None, "file not found") from None
-        except OSError as exc:
-            raise RecordingFileError(target, None, None, f"cannot open: {exc.strerror}") from None
-        info = os.fstat(fd)
-        if not stat.S_ISREG(info.st_mode):
-            os.close(fd)
-            raise RecordingFileError(target, None, None, "not a regular file")
-        return cls(target, fd, info.st_size)
+        fd, info = open_for_reading(path)
+        return cls(Path(path), fd, info.st_size)
 
     def close(self) -> None:
         """Release the file; while `build` runs in another thread it stops and releases it itself."""
