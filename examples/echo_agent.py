@@ -20,7 +20,7 @@ import asyncio
 import os
 import sys
 
-from openprogram.agent import AgentTool, run_agent_loop
+from openprogram.agent import echo_tool, run_agent_loop
 from openprogram.providers import Context, Model, TextContent, UserMessage
 
 REAL_MODELS = {
@@ -43,16 +43,7 @@ async def main(word: str | None) -> int:
     def echo(text: str) -> str:
         return f"echo:{word if word is not None else text}"
 
-    tool = AgentTool(
-        name="echo",
-        description="Echo the given text back, prefixed with 'echo:'.",
-        parameters={
-            "type": "object",
-            "properties": {"text": {"type": "string", "description": "What to echo."}},
-            "required": ["text"],
-        },
-        function=echo,
-    )
+    tool = echo_tool(echo)
     context = Context(
         system_prompt="Call the echo tool with the user's words, then tell the user its result.",
         messages=[UserMessage(content="hi")],

@@ -6,30 +6,18 @@ import json
 from pathlib import Path
 from typing import Any
 
-from openprogram.agent import AgentRun, AgentTool, run_agent_loop
+from openprogram.agent import AgentRun, echo_tool, run_agent_loop
 from openprogram.providers import Context, Model, UserMessage
 
 SCRIPTED_MODEL = Model(id="echo-1", name="Echo", api="scripted", provider="scripted")
 
 
-def echo_tool(prefix: str = "echo:") -> AgentTool:
-    """A tool that answers `<prefix><text>`."""
-    return AgentTool(
-        name="echo",
-        description="Echo the text back.",
-        parameters={
-            "type": "object",
-            "properties": {"text": {"type": "string"}},
-            "required": ["text"],
-        },
-        function=lambda text: f"{prefix}{text}",
-    )
-
-
 async def run_echo_agent(said: str = "hi", prefix: str = "echo:") -> AgentRun:
     """The two-call echo loop over the scripted provider: call 0 asks the tool, call 1 answers."""
     context = Context(system_prompt="You echo.", messages=[UserMessage(content=said)])
-    return await run_agent_loop(SCRIPTED_MODEL, context, [echo_tool(prefix)])
+    return await run_agent_loop(
+        SCRIPTED_MODEL, context, [echo_tool(lambda text: f"{prefix}{text}")]
+    )
 
 
 def write_lines(path: Path, rows: list[dict[str, Any] | str]) -> Path:

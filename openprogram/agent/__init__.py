@@ -1,5 +1,6 @@
 """The agent loop over the shared provider boundary."""
 
+from openprogram.agent.echo import echo_tool
 from openprogram.agent.loop import DEFAULT_MAX_TURNS, AgentRun, AgentTurnLimitError, run_agent_loop
 from openprogram.agent.tools import AgentTool, run_tool
 
@@ -8,6 +9,7 @@ __all__ = [
     "AgentRun",
     "AgentTool",
     "AgentTurnLimitError",
+    "echo_tool",
     "run_agent_loop",
     "run_tool",
 ]

@@ -64,16 +64,11 @@ async def test_the_design_example_echo_bye(tmp_path: Path) -> None:
     await record_echo(path)
     register_api_provider("scripted", ReplayProvider(path))
 
-    from openprogram.agent import AgentTool, run_agent_loop
+    from openprogram.agent import echo_tool, run_agent_loop
     from openprogram.providers import Context, UserMessage
-    from tests.helpers import SCRIPTED_MODEL, echo_tool
+    from tests.helpers import SCRIPTED_MODEL
 
-    changed = AgentTool(
-        name="echo",
-        description=echo_tool().description,
-        parameters=echo_tool().parameters,
-        function=lambda text: "echo:bye",
-    )
+    changed = echo_tool(lambda text: "echo:bye")
     context = Context(system_prompt="You echo.", messages=[UserMessage(content="hi")])
     with pytest.raises(ReplayMismatch) as caught:
         await run_agent_loop(SCRIPTED_MODEL, context, [changed])

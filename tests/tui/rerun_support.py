@@ -18,12 +18,12 @@ from textual.binding import Binding, BindingType
 from textual.reactive import reactive
 from textual.screen import Screen
 
+from openprogram.agent import echo_tool
 from openprogram.providers import (
     AssistantMessage,
     Context,
     Model,
     TextContent,
-    Tool,
     ToolCall,
     ToolResultMessage,
     UserMessage,
@@ -37,15 +37,7 @@ CLOCK = 1_767_605_400_000
 ECHO_ARGV = ["python", "examples/echo_agent.py", "bye"]
 CWD = "/work/main"
 MODEL = Model(id="echo-1", name="Echo", api="scripted", provider="scripted")
-ECHO_TOOL = Tool(
-    name="echo",
-    description="Echo the given text back, prefixed with 'echo:'.",
-    parameters={
-        "type": "object",
-        "properties": {"text": {"type": "string", "description": "What to echo."}},
-        "required": ["text"],
-    },
-)
+ECHO_TOOL = echo_tool().definition()
 SYSTEM_PROMPT = "Call the echo tool with the user's words, then tell the user its result."
 LONG_PROMPT = "\n".join(
     [

@@ -15,7 +15,7 @@ import tempfile
 from collections.abc import AsyncIterable, AsyncIterator, Iterator
 from pathlib import Path
 
-from openprogram.agent import AgentTool, run_agent_loop
+from openprogram.agent import echo_tool, run_agent_loop
 from openprogram.providers import (
     ApiProvider,
     AssistantMessageEvent,
@@ -192,19 +192,6 @@ def _start_runtime_without_record_replay() -> None:
         raise RuntimeError(f"the demo records only with record/replay off (this process: {mode})")
 
 
-def _echo_tool() -> AgentTool:
-    return AgentTool(
-        name="echo",
-        description="Echo the given text back, prefixed with 'echo:'.",
-        parameters={
-            "type": "object",
-            "properties": {"text": {"type": "string", "description": "What to echo."}},
-            "required": ["text"],
-        },
-        function=lambda text: f"echo:{text}",
-    )
-
-
 async def record_demo_session(path: Path) -> Path:
     """Record the demo session into `path` (which must not exist yet); returns `path`."""
     sink = RecordingSink(
@@ -226,7 +213,7 @@ async def record_demo_session(path: Path) -> Path:
         for model, said in TURNS:
             context.messages.append(UserMessage(content=said))
             try:
-                run = await run_agent_loop(model, context, [_echo_tool()])
+                run = await run_agent_loop(model, context, [echo_tool()])
             except ConnectionResetError:
                 break
             context = run.context
