@@ -39,8 +39,8 @@ class CallList(RowList):
     """
     empty_text = "no calls"
 
-    class CallHighlighted(Message):
-        """The cursor moved to the call at `ordinal` (its position in the file)."""
+    class _CallMessage(Message):
+        """Something happened to the call at `ordinal` (its position in the file)."""
 
         def __init__(self, call_list: CallList, ordinal: int) -> None:
             super().__init__()
@@ -51,17 +51,11 @@ class CallList(RowList):
         def control(self) -> CallList:
             return self.call_list
 
-    class CallOpened(Message):
+    class CallHighlighted(_CallMessage):
+        """The cursor moved to the call at `ordinal`."""
+
+    class CallOpened(_CallMessage):
         """Enter (or a double click) on the call at `ordinal`."""
-
-        def __init__(self, call_list: CallList, ordinal: int) -> None:
-            super().__init__()
-            self.call_list = call_list
-            self.ordinal = ordinal
-
-        @property
-        def control(self) -> CallList:
-            return self.call_list
 
     def __init__(self, *, id: str | None = None, classes: str | None = None) -> None:
         super().__init__(id=id, classes=classes)
