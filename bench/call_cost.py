@@ -58,7 +58,7 @@ def windows(times: list[float]) -> tuple[float, float]:
 def main() -> None:
     from _common import banner, parse_args, scratch_dir, us, verdict
 
-    from openprogram.providers.recording_reader import read_recording
+    from openprogram.providers.recording.reader import read_recording
 
     def options(parser):  # type: ignore[no-untyped-def]
         parser.add_argument("--calls", type=int, default=None, help="calls in the file")

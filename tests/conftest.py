@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from openprogram.providers.initialization import _reset_runtime
+from openprogram.providers.api_registry import _reset_runtime
 
 
 @pytest.fixture(autouse=True)

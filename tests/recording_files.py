@@ -16,7 +16,7 @@ from typing import Any
 
 from openprogram.providers import Context, UserMessage
 from openprogram.providers.recording import RecordingProvider
-from openprogram.providers.recording_sink import RecordingSink
+from openprogram.providers.recording.writer import RecordingSink
 from openprogram.providers.scripted import ScriptedProvider, echo_responder
 from tests.helpers import SCRIPTED_MODEL
 
@@ -93,7 +93,7 @@ if "--no-scripted" in sys.argv:
     scripted.ScriptedProvider.stream_simple = broken
 
 from openprogram.providers import get_api_provider, provider_runtime_mode
-from openprogram.providers.initialization import provider_runtime_state
+from openprogram.providers.api_registry import provider_runtime_state
 from tests.helpers import run_echo_agent
 
 result = {}

@@ -13,8 +13,12 @@ from typing import TYPE_CHECKING, TypeAlias
 
 from openprogram.cli import recordings_rerun
 from openprogram.cli.output import Output, UsageRefused
-from openprogram.config import ConfigError, config_path, read_record_replay_config
-from openprogram.providers.recording_reader import RecordingFileError
+from openprogram.providers.recording.config import (
+    ConfigError,
+    config_path,
+    read_record_replay_config,
+)
+from openprogram.providers.recording.reader import RecordingFileError
 from openprogram.recordings import (
     RecordingRemovalError,
     RecordingSelectorError,

@@ -9,8 +9,8 @@ import stat
 from typing import TYPE_CHECKING
 
 from openprogram.cli.output import Output, aligned, human_size, one_line
-from openprogram.providers.recording_reader import RecordingFileError, read_recording_bytes
-from openprogram.providers.redaction import remove_secret_text
+from openprogram.providers.recording.reader import RecordingFileError, read_recording_bytes
+from openprogram.providers.recording.redaction import remove_secret_text
 from openprogram.recordings import (
     RecordingDetails,
     RecordingSelectorError,

@@ -1,11 +1,12 @@
 """The shared provider boundary: types, the registry, streaming and the runtime.
 
 Importing this package only defines names: it registers nothing, reads no configuration and opens
-no file. Recording and replay live in `openprogram.providers.recording` and `.replay`.
+no file. Recording and replay live in `openprogram.providers.recording` (public names there and in
+`openprogram.providers.replay`); the runtime starts them through the hook installed below.
 
 The names below are loaded on first use (PEP 562), so importing a submodule that needs no
-models (`recording_encoding`, `recording_errors`, ...) does not pay for building the pydantic
-types: a viewer can show the first rows of a file before they are built.
+models (`recording.rows`, `recording.errors`, ...) does not pay for building the pydantic types:
+a viewer can show the first rows of a file before they are built.
 """
 
 from __future__ import annotations
@@ -15,22 +16,24 @@ import sys
 from types import ModuleType
 from typing import TYPE_CHECKING
 
+from openprogram.providers.api_registry import use_record_replay_activation
+
 if TYPE_CHECKING:
     from openprogram.providers.accumulator import MessageAccumulator, assemble_message
     from openprogram.providers.api_registry import (
         ApiProvider,
+        ProviderRuntimeInitializationError,
         ProviderTransform,
         UnknownApiError,
         configure_provider_transform,
         get_api_provider,
+        initialize_provider_runtime,
+        provider_runtime_mode,
         register_api_provider,
         registered_apis,
     )
-    from openprogram.providers.initialization import (
-        ProviderRuntimeInitializationError,
-        initialize_provider_runtime,
-        provider_runtime_mode,
-    )
+    from openprogram.providers.http.anthropic_messages import AnthropicMessagesProvider
+    from openprogram.providers.http.openai_completions import OpenAICompletionsProvider
     from openprogram.providers.stream import (
         StreamEndedWithoutResultError,
         complete,
@@ -69,6 +72,7 @@ if TYPE_CHECKING:
     )
 
 __all__ = [
+    "AnthropicMessagesProvider",
     "ApiProvider",
     "AssistantMessage",
     "AssistantMessageEvent",
@@ -79,6 +83,7 @@ __all__ = [
     "Message",
     "MessageAccumulator",
     "Model",
+    "OpenAICompletionsProvider",
     "ProviderRuntimeInitializationError",
     "ProviderTransform",
     "SimpleStreamOptions",
@@ -115,20 +120,65 @@ __all__ = [
     "stream_simple",
 ]
 
-_SOURCES = ("accumulator", "api_registry", "initialization", "stream", "types")
-"""The submodules the public names come from."""
+_PUBLIC_NAMES: dict[str, str] = {
+    "MessageAccumulator": "accumulator",
+    "assemble_message": "accumulator",
+    "ApiProvider": "api_registry",
+    "ProviderTransform": "api_registry",
+    "UnknownApiError": "api_registry",
+    "configure_provider_transform": "api_registry",
+    "get_api_provider": "api_registry",
+    "register_api_provider": "api_registry",
+    "registered_apis": "api_registry",
+    "ProviderRuntimeInitializationError": "api_registry",
+    "initialize_provider_runtime": "api_registry",
+    "provider_runtime_mode": "api_registry",
+    "StreamEndedWithoutResultError": "stream",
+    "complete": "stream",
+    "complete_simple": "stream",
+    "stream": "stream",
+    "stream_simple": "stream",
+    "OpenAICompletionsProvider": "http.openai_completions",
+    "AnthropicMessagesProvider": "http.anthropic_messages",
+    "AssistantMessage": "types",
+    "AssistantMessageEvent": "types",
+    "Context": "types",
+    "DoneEvent": "types",
+    "ErrorEvent": "types",
+    "ImageContent": "types",
+    "Message": "types",
+    "Model": "types",
+    "SimpleStreamOptions": "types",
+    "StartEvent": "types",
+    "StreamOptions": "types",
+    "TextContent": "types",
+    "TextDeltaEvent": "types",
+    "TextEndEvent": "types",
+    "TextStartEvent": "types",
+    "ThinkingContent": "types",
+    "ThinkingDeltaEvent": "types",
+    "ThinkingEndEvent": "types",
+    "ThinkingStartEvent": "types",
+    "Tool": "types",
+    "ToolCall": "types",
+    "ToolCallDeltaEvent": "types",
+    "ToolCallEndEvent": "types",
+    "ToolCallStartEvent": "types",
+    "ToolResultMessage": "types",
+    "Usage": "types",
+    "UserMessage": "types",
+}
+"""Each public name and the submodule that defines it."""
 
 
 def __getattr__(name: str) -> object:
     """A public name, imported from its submodule the first time it is asked for."""
-    if name in __all__:
-        for source in _SOURCES:
-            module = importlib.import_module(f"{__name__}.{source}")
-            if name in vars(module):
-                value = vars(module)[name]
-                globals()[name] = value
-                return value
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    source = _PUBLIC_NAMES.get(name)
+    if source is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"{__name__}.{source}"), name)
+    globals()[name] = value
+    return value
 
 
 def __dir__() -> list[str]:
@@ -136,15 +186,27 @@ def __dir__() -> list[str]:
 
 
 class _Package(ModuleType):
-    """This package: importing its submodule `stream` must not hide the public `stream()`."""
+    """This package: importing its submodule `stream` must not hide the public `stream()`.
+
+    See docs/design-decisions.md ("The `stream` module and the `stream()` function").
+    """
 
     def __setattr__(self, name: str, value: object) -> None:
         # The import system binds every imported submodule as an attribute of its package; for
-        # `stream` that would shadow the function of the same name, so public names win (as they
-        # did when this package imported them eagerly). The module stays in `sys.modules`.
-        if name in __all__ and isinstance(value, ModuleType):
+        # `stream` that would shadow the function of the same name, so public names win.
+        if name in _PUBLIC_NAMES and isinstance(value, ModuleType):
             return
         super().__setattr__(name, value)
 
 
 sys.modules[__name__].__class__ = _Package
+
+
+def _activate_record_replay() -> str:
+    """The runtime's record/replay stage: the layer above the boundary, loaded when it starts."""
+    from openprogram.providers.recording.activation import activate_record_replay
+
+    return activate_record_replay()
+
+
+use_record_replay_activation(_activate_record_replay)

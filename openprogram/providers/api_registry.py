@@ -1,23 +1,35 @@
-"""The registry: the one place a model call finds its provider, keyed by `model.api`.
+"""The registry: the one place a model call finds its provider, keyed by `model.api`, and the runtime.
 
 Recording and replay are providers installed here (by a transform that wraps every entry), so no
 vendor module knows about them.
+
+The runtime registers the built-in providers once per process, then record/replay, the first time a
+provider is looked up. Record/replay is a layer above this boundary, so the runtime does not import it: the package
+`openprogram.providers` installs its activation with `use_record_replay_activation` when it is
+imported (which Python does before any of its submodules), and the runtime calls it at start.
+
+States NEW → INITIALIZING → READY | FAILED under one condition variable; concurrent first callers
+wait for the one initializer and share its result. A failure to register built-ins is FAILED for good
+(each caller gets a fresh error with the same facts); a record/replay activation failure never fails
+the runtime: it installs fail-closed providers instead, so nothing silently goes live.
 """
 
 from __future__ import annotations
 
 import contextlib
+import enum
 import threading
 from collections.abc import AsyncIterable, Callable, Iterator
-from typing import Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
-from openprogram.providers.types import (
-    AssistantMessageEvent,
-    Context,
-    Model,
-    SimpleStreamOptions,
-    StreamOptions,
-)
+if TYPE_CHECKING:
+    from openprogram.providers.types import (
+        AssistantMessageEvent,
+        Context,
+        Model,
+        SimpleStreamOptions,
+        StreamOptions,
+    )
 
 
 @runtime_checkable
@@ -95,8 +107,6 @@ def registered_apis() -> list[str]:
 
 def get_api_provider(api: str) -> ApiProvider:
     """The provider for `api`, initializing the provider runtime first if it has not run yet."""
-    from openprogram.providers.initialization import initialize_provider_runtime
-
     initialize_provider_runtime()
     return lookup_registered_provider(api)
 
@@ -156,3 +166,127 @@ def _reset_registry() -> None:
         _originals.clear()
         _effective.clear()
         _transform = None
+
+
+# The runtime
+MAX_CAUSE_MESSAGE = 500
+
+
+class RuntimeState(enum.Enum):
+    NEW = "new"
+    INITIALIZING = "initializing"
+    READY = "ready"
+    FAILED = "failed"
+
+
+class ProviderRuntimeInitializationError(RuntimeError):
+    """The provider runtime could not start; `stage`, `cause_type`, `cause_message` say why."""
+
+    def __init__(self, stage: str, cause_type: str, cause_message: str) -> None:
+        self.stage = stage
+        self.cause_type = cause_type
+        self.cause_message = cause_message
+        super().__init__(
+            f"provider runtime failed to initialize at stage {stage!r}: {cause_type}: {cause_message}"
+        )
+
+
+def builtin_providers() -> dict[str, ApiProvider]:
+    """One instance of every built-in provider, keyed by api name."""
+    from openprogram.providers.http.anthropic_messages import AnthropicMessagesProvider
+    from openprogram.providers.http.openai_completions import OpenAICompletionsProvider
+    from openprogram.providers.scripted import ScriptedProvider, echo_responder
+
+    return {
+        "openai-completions": OpenAICompletionsProvider(),
+        "anthropic-messages": AnthropicMessagesProvider(),
+        "scripted": ScriptedProvider(responder=echo_responder),
+    }
+
+
+class _Runtime:
+    def __init__(self) -> None:
+        self.condition = threading.Condition()
+        self.state = RuntimeState.NEW
+        self.failure: tuple[str, str, str] | None = None
+        self.mode = "off"
+
+
+_runtime = _Runtime()
+
+RecordReplayActivation = Callable[[], str]
+"""Applies the configured record/replay mode to the registry; returns the mode it started."""
+
+_activation: RecordReplayActivation | None = None
+
+
+def use_record_replay_activation(activation: RecordReplayActivation) -> None:
+    """Install the runtime's record/replay stage (done once, by the `openprogram.providers` package)."""
+    global _activation
+    _activation = activation
+
+
+def _bounded(text: str) -> str:
+    # Failures reach here already redacted (activation names no secret); this only bounds them.
+    clean = " ".join(text.split())
+    return clean if len(clean) <= MAX_CAUSE_MESSAGE else clean[: MAX_CAUSE_MESSAGE - 1] + "…"
+
+
+def _register_builtins() -> None:
+    # A provider registered before the runtime started (e.g. by a test) wins over the built-in.
+    taken = set(registered_apis())
+    register_api_providers({api: p for api, p in builtin_providers().items() if api not in taken})
+
+
+def _activate_record_replay() -> None:
+    if _activation is not None:
+        _runtime.mode = _activation()
+
+
+def initialize_provider_runtime() -> None:
+    """Start the provider runtime once per process; later calls return at once (or re-raise)."""
+    runtime = _runtime
+    with runtime.condition:
+        while runtime.state is RuntimeState.INITIALIZING:
+            runtime.condition.wait()
+        if runtime.state is RuntimeState.READY:
+            return
+        if runtime.state is RuntimeState.FAILED:
+            assert runtime.failure is not None
+            raise ProviderRuntimeInitializationError(*runtime.failure)
+        runtime.state = RuntimeState.INITIALIZING
+    stage = "register_builtins"
+    try:
+        _register_builtins()
+        stage = "activate_record_replay"
+        _activate_record_replay()
+    except BaseException as exc:
+        with runtime.condition:
+            runtime.failure = (stage, type(exc).__name__, _bounded(str(exc)))
+            runtime.state = RuntimeState.FAILED
+            runtime.condition.notify_all()
+        if not isinstance(exc, Exception):
+            raise  # KeyboardInterrupt and friends propagate; waiters are already released
+        raise ProviderRuntimeInitializationError(*runtime.failure) from exc
+    with runtime.condition:
+        runtime.state = RuntimeState.READY
+        runtime.condition.notify_all()
+
+
+def provider_runtime_state() -> RuntimeState:
+    """The runtime's current state."""
+    with _runtime.condition:
+        return _runtime.state
+
+
+def provider_runtime_mode() -> str:
+    """The record/replay mode the runtime started with: `off`, `record`, `replay` or `blocked`."""
+    with _runtime.condition:
+        return _runtime.mode
+
+
+def _reset_runtime() -> None:
+    """Back to NEW with an empty registry (for tests that start the runtime in-process)."""
+    global _runtime
+    _reset_registry()
+    _runtime = _Runtime()

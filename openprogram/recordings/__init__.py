@@ -5,6 +5,19 @@ provider runtime, so they keep working while the configured file or the configur
 They return typed results and never print: the CLI prints them, the TUI displays them.
 """
 
+from openprogram.providers.recording.store import (
+    RECORDING_ID_PATTERN,
+    RECORDING_SUFFIX,
+    RecordingLocation,
+    RecordingSelectorError,
+    check_recording_file,
+    ensure_recordings_dir,
+    locate_recording,
+    managed_path,
+    new_recording_id,
+    recordings_dir,
+    validate_recording_id,
+)
 from openprogram.recordings.details import (
     FIRST_TEXT_LIMIT,
     CallRow,
@@ -37,19 +50,6 @@ from openprogram.recordings.status import (
     APPLIES_ON_NEXT_START,
     RecordReplayStatus,
     read_status,
-)
-from openprogram.recordings.store import (
-    RECORDING_ID_PATTERN,
-    RECORDING_SUFFIX,
-    RecordingLocation,
-    RecordingSelectorError,
-    check_recording_file,
-    ensure_recordings_dir,
-    locate_recording,
-    managed_path,
-    new_recording_id,
-    recordings_dir,
-    validate_recording_id,
 )
 from openprogram.recordings.summary import (
     RecordingListing,

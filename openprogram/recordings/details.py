@@ -5,8 +5,8 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from openprogram.providers.recording_reader import RecordedCall
-from openprogram.recordings.store import locate_recording
+from openprogram.providers.recording.reader import RecordedCall
+from openprogram.providers.recording.store import locate_recording
 from openprogram.recordings.summary import (
     RecordingSummary,
     configured_mode_and_file,

@@ -18,17 +18,17 @@ from pathlib import Path
 
 from pydantic import BaseModel
 
-from openprogram.config import RecordReplayConfig, state_dir
-from openprogram.providers.recording_reader import scan_recording
-from openprogram.providers.redaction import remove_secret_text
-from openprogram.recordings.selection import create_recording_file
-from openprogram.recordings.store import (
+from openprogram.providers.recording.config import RecordReplayConfig, state_dir
+from openprogram.providers.recording.reader import scan_recording
+from openprogram.providers.recording.redaction import remove_secret_text
+from openprogram.providers.recording.store import (
     RecordingSelectorError,
     ensure_recordings_dir,
     managed_path,
     new_recording_id,
     validate_recording_id,
 )
+from openprogram.recordings.selection import create_recording_file
 
 
 class OneShotRecording(BaseModel):

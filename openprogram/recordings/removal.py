@@ -17,8 +17,12 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from openprogram.config import ConfigError, RecordReplayConfig, read_record_replay_config
-from openprogram.recordings.store import (
+from openprogram.providers.recording.config import (
+    ConfigError,
+    RecordReplayConfig,
+    read_record_replay_config,
+)
+from openprogram.providers.recording.store import (
     RECORDING_SUFFIX,
     RecordingLocation,
     RecordingSelectorError,

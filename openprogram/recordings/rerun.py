@@ -24,10 +24,10 @@ from typing import Any, Literal
 
 from pydantic import BaseModel
 
-from openprogram.config import REPLAY_REPORT_ENV, RecordReplayConfig
-from openprogram.providers.recording_reader import read_recording
-from openprogram.providers.redaction import remove_secret_values
-from openprogram.recordings.store import check_recording_file, locate_recording
+from openprogram.providers.recording.config import REPLAY_REPORT_ENV, RecordReplayConfig
+from openprogram.providers.recording.reader import read_recording
+from openprogram.providers.recording.redaction import remove_secret_values
+from openprogram.providers.recording.store import check_recording_file, locate_recording
 
 CheckStatus = Literal["ok", "mismatch", "incomplete", "error"]
 STDERR_TAIL_LINES = 20

@@ -13,16 +13,15 @@ import time
 from pathlib import Path
 from typing import Any
 
-from openprogram.config import (
+from openprogram.providers.recording.config import (
     ConfigError,
     RecordReplayConfig,
     read_record_replay_config,
     write_record_replay_config,
 )
-from openprogram.providers.recording_reader import read_recording
-from openprogram.providers.recording_sink import RecordingSink
-from openprogram.providers.redaction import REDACTION_VERSION
-from openprogram.recordings.store import (
+from openprogram.providers.recording.reader import read_recording
+from openprogram.providers.recording.redaction import REDACTION_VERSION
+from openprogram.providers.recording.store import (
     RecordingSelectorError,
     check_recording_file,
     ensure_recordings_dir,
@@ -31,6 +30,7 @@ from openprogram.recordings.store import (
     new_recording_id,
     validate_recording_id,
 )
+from openprogram.providers.recording.writer import RecordingSink
 from openprogram.recordings.summary import utc_timestamp
 
 

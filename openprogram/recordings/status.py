@@ -1,7 +1,7 @@
 """What the next start will do with the record/replay configuration, without starting anything.
 
 `read_status()` reads the configuration and the configured file once and predicts, by the same
-rules as `openprogram.providers.activation`, whether the provider runtime would come up blocked.
+rules as `openprogram.providers.recording.activation`, whether the provider runtime would come up blocked.
 It never repairs, creates or initializes anything, so it works while the configuration is broken.
 """
 
@@ -13,10 +13,15 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from openprogram.config import ConfigError, config_path, read_record_replay_config, state_dir
-from openprogram.providers.recording_format import RECORDING_FORMAT_VERSION
-from openprogram.providers.recording_reader import RecordingFileError, scan_recording
-from openprogram.recordings.store import (
+from openprogram.providers.recording.config import (
+    ConfigError,
+    config_path,
+    read_record_replay_config,
+    state_dir,
+)
+from openprogram.providers.recording.format import RECORDING_FORMAT_VERSION
+from openprogram.providers.recording.reader import RecordingFileError, scan_recording
+from openprogram.providers.recording.store import (
     RecordingLocation,
     RecordingSelectorError,
     check_recording_file,

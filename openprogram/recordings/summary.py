@@ -16,17 +16,17 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from openprogram.config import (
+from openprogram.providers.recording.config import (
     ConfigError,
     RecordReplayConfig,
     read_record_replay_config,
 )
-from openprogram.providers.recording_reader import (
+from openprogram.providers.recording.reader import (
     RecordingFileError,
     RecordingScan,
     scan_recording,
 )
-from openprogram.recordings.store import (
+from openprogram.providers.recording.store import (
     RECORDING_SUFFIX,
     RecordingLocation,
     RecordingSelectorError,

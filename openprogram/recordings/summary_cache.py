@@ -25,8 +25,8 @@ from typing import NamedTuple
 from pydantic import BaseModel, ConfigDict
 
 from openprogram import __version__
-from openprogram.config import state_dir
-from openprogram.providers.recording_format import RECORDING_FORMAT_VERSION
+from openprogram.providers.recording.config import state_dir
+from openprogram.providers.recording.format import RECORDING_FORMAT_VERSION
 
 CACHE_SCHEMA_VERSION = 1
 """Bump when the shape of the cache document changes."""

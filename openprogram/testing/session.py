@@ -16,9 +16,9 @@ from pathlib import Path
 from typing import Any, Literal
 
 from openprogram.providers.api_registry import ApiProvider, override_api_providers
-from openprogram.providers.recording import REDACTION_VERSION, RecordingProvider
-from openprogram.providers.recording_reader import RecordingFileError, read_recording
-from openprogram.providers.recording_sink import RecordingSink
+from openprogram.providers.recording.reader import RecordingFileError, read_recording
+from openprogram.providers.recording.recorder import REDACTION_VERSION, RecordingProvider
+from openprogram.providers.recording.writer import RecordingSink
 from openprogram.providers.replay import ReplayMismatch, ReplayProvider
 
 RecordMode = Literal["none", "once", "rewrite"]

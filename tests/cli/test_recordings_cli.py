@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from openprogram.providers.redaction import SECRET_PLACEHOLDER
+from openprogram.providers.recording.redaction import SECRET_PLACEHOLDER
 from tests.helpers import write_lines
 from tests.recording_files import (
     REPO_ROOT,
@@ -299,8 +299,11 @@ def test_management_commands_never_start_the_provider_runtime(
     openprogram_home: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     from openprogram.cli.main import main
-    from openprogram.providers.api_registry import registered_apis
-    from openprogram.providers.initialization import RuntimeState, provider_runtime_state
+    from openprogram.providers.api_registry import (
+        RuntimeState,
+        provider_runtime_state,
+        registered_apis,
+    )
 
     write_recording(managed_dir(openprogram_home) / "r.jsonl")
     for argv in (["record", "--name", "new"], ["replay", "r"], ["status"], ["list"], ["show", "r"]):

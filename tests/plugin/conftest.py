@@ -11,8 +11,8 @@ import pytest
 # Inline pytester runs drop modules first imported during the run from sys.modules afterwards, so
 # a later import builds new classes (httpx's exceptions among them) that `except` clauses of the
 # modules kept would not match. Importing the whole provider stack up front keeps one copy.
-import openprogram.providers.anthropic_messages
-import openprogram.providers.openai_completions  # noqa: F401
+import openprogram.providers.http.anthropic_messages
+import openprogram.providers.http.openai_completions  # noqa: F401
 from tests.plugin.inner_project import ECHO_TESTS, INNER_INI, InnerProject
 
 

@@ -16,7 +16,7 @@ from openprogram.providers import (
     register_api_provider,
 )
 from openprogram.providers.api_registry import ApiProvider, UnknownApiError, override_api_providers
-from openprogram.providers.differences import MISSING
+from openprogram.providers.recording.differences import MISSING
 from openprogram.providers.replay import ReplayMismatch
 from openprogram.pytest_plugin import CHOICES, _file_stem, resolve_record_mode
 from openprogram.testing import RECORD_MODES, tui_command

@@ -12,11 +12,11 @@ from typing import Any
 
 import pytest
 
-from openprogram.config import RecordReplayConfig, write_record_replay_config
+from openprogram.providers import api_registry as initialization_module
 from openprogram.providers import get_api_provider, provider_runtime_mode
-from openprogram.providers import initialization as initialization_module
-from openprogram.providers.activation import BlockedProvider
-from openprogram.providers.initialization import RuntimeState, provider_runtime_state
+from openprogram.providers.api_registry import RuntimeState, provider_runtime_state
+from openprogram.providers.recording.activation import BlockedProvider
+from openprogram.providers.recording.config import RecordReplayConfig, write_record_replay_config
 from openprogram.providers.scripted import ScriptedProvider, echo_responder
 from openprogram.recordings import ensure_recordings_dir
 from tests.recording_files import REPO_ROOT, run_echo_program, subprocess_env, write_recording
@@ -50,7 +50,7 @@ stream_module.credential_env_var = spy
 from openprogram.providers import (
     Context, Model, UserMessage, complete, get_api_provider, provider_runtime_mode,
 )
-from openprogram.providers.initialization import provider_runtime_state
+from openprogram.providers.api_registry import provider_runtime_state
 
 model = Model(
     id="gpt-x", name="GPT", api="openai-completions", provider="openai",

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from openprogram.providers.accumulator import assemble_message
-from openprogram.providers.anthropic_messages import AnthropicMessagesProvider, messages_url
+from openprogram.providers.http.anthropic_messages import AnthropicMessagesProvider, messages_url
 from openprogram.providers.stream import complete
 from openprogram.providers.types import (
     AssistantMessage,

@@ -5,7 +5,7 @@ import json
 from hypothesis import given
 from hypothesis import strategies as st
 
-from openprogram.providers.differences import (
+from openprogram.providers.recording.differences import (
     MISSING,
     find_first_difference,
     format_field_path,

@@ -12,8 +12,11 @@ import httpx
 import pytest
 
 from openprogram.providers.accumulator import assemble_message
-from openprogram.providers.openai_completions import OpenAICompletionsProvider, chat_completions_url
-from openprogram.providers.sse import SSEEvent, iter_sse_events
+from openprogram.providers.http.openai_completions import (
+    OpenAICompletionsProvider,
+    chat_completions_url,
+)
+from openprogram.providers.http.sse import SSEEvent, iter_sse_events
 from openprogram.providers.stream import complete
 from openprogram.providers.types import (
     AssistantMessage,

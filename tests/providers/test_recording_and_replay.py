@@ -10,7 +10,7 @@ import pytest
 
 from openprogram.providers import register_api_provider
 from openprogram.providers.recording import RecordingProvider
-from openprogram.providers.recording_reader import read_recording
+from openprogram.providers.recording.reader import read_recording
 from openprogram.providers.replay import ReplayMismatch, ReplayProvider
 from openprogram.providers.scripted import ScriptedProvider, echo_responder
 from tests.helpers import run_echo_agent

@@ -10,8 +10,12 @@ import pytest
 
 from openprogram.providers import Context, Model, UserMessage
 from openprogram.providers.recording import RecordingProvider
-from openprogram.providers.recording_reader import read_recording
-from openprogram.providers.replay import RecordedCallError, ReplayMismatch, ReplayProvider
+from openprogram.providers.recording.reader import read_recording
+from openprogram.providers.recording.replayer import (
+    RecordedCallError,
+    ReplayMismatch,
+    ReplayProvider,
+)
 from openprogram.providers.scripted import ScriptedProvider, TextStep
 from openprogram.providers.types import AssistantMessageEvent, DoneEvent, StreamOptions
 

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from openprogram.providers.recording_reader import (
+from openprogram.providers.recording.reader import (
     RecordingFileError,
     read_recording,
     scan_recording,

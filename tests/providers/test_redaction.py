@@ -8,7 +8,7 @@ import json
 
 import pytest
 
-from openprogram.providers.redaction import (
+from openprogram.providers.recording.redaction import (
     REDACTION_VERSION,
     SECRET_FIELD_NAMES,
     SECRET_PLACEHOLDER,

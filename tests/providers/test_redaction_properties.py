@@ -10,7 +10,7 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from openprogram.providers.redaction import (
+from openprogram.providers.recording.redaction import (
     SECRET_FIELD_NAMES,
     SECRET_PLACEHOLDER,
     is_secret_field_name,

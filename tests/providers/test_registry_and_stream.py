@@ -58,10 +58,10 @@ def test_import_has_no_side_effects_in_a_fresh_interpreter(tmp_path: Path) -> No
         real_open = builtins.open
         builtins.open = lambda *a, **k: (opened.append(a[0]), real_open(*a, **k))[1]
         import openprogram.providers as p
-        from openprogram.providers import api_registry, initialization
+        from openprogram.providers import api_registry
         assert api_registry.registered_apis() == [], api_registry.registered_apis()
         assert not api_registry.provider_transform_installed()
-        assert initialization.provider_runtime_state().value == "new"
+        assert api_registry.provider_runtime_state().value == "new"
         assert not os.path.exists(os.environ["OPENPROGRAM_HOME"])
         assert "textual" not in sys.modules
         assert [f for f in opened if "openprogram-home" in str(f)] == []

@@ -7,7 +7,11 @@ from pathlib import Path
 
 import pytest
 
-from openprogram.config import ConfigError, RecordReplayConfig, write_record_replay_config
+from openprogram.providers.recording.config import (
+    ConfigError,
+    RecordReplayConfig,
+    write_record_replay_config,
+)
 from openprogram.recordings import (
     RecordingRemovalError,
     RecordingSelectorError,

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from openprogram.providers.recording_reader import read_recording
+from openprogram.providers.recording.reader import read_recording
 from openprogram.recordings.rerun import CheckProgress, run_check
 from tests.recording_files import REPO_ROOT, run_cli
 

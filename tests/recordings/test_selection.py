@@ -9,14 +9,14 @@ from pathlib import Path
 
 import pytest
 
-from openprogram.config import (
+from openprogram.providers.recording.config import (
     ConfigError,
     RecordReplayConfig,
     read_record_replay_config,
     write_record_replay_config,
 )
-from openprogram.providers.recording_reader import RecordingFileError, read_recording
-from openprogram.providers.redaction import REDACTION_VERSION
+from openprogram.providers.recording.reader import RecordingFileError, read_recording
+from openprogram.providers.recording.redaction import REDACTION_VERSION
 from openprogram.recordings import (
     RECORDING_ID_PATTERN,
     RecordingSelectorError,

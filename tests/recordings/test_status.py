@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from openprogram.config import RecordReplayConfig, write_record_replay_config
-from openprogram.providers.activation import activate_record_replay
+from openprogram.providers.recording.activation import activate_record_replay
+from openprogram.providers.recording.config import RecordReplayConfig, write_record_replay_config
 from openprogram.recordings import ensure_recordings_dir, read_status
 from tests.recording_files import write_recording
 

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from openprogram.config import RecordReplayConfig, write_record_replay_config
-from openprogram.providers.recording_reader import RecordingScan
+from openprogram.providers.recording.config import RecordReplayConfig, write_record_replay_config
+from openprogram.providers.recording.reader import RecordingScan
 from openprogram.recordings import (
     describe_recording,
     ensure_recordings_dir,

@@ -13,8 +13,8 @@ from typing import Any
 import pytest
 
 from openprogram import __version__
-from openprogram.config import RecordReplayConfig, write_record_replay_config
-from openprogram.providers.recording_reader import RecordingScan
+from openprogram.providers.recording.config import RecordReplayConfig, write_record_replay_config
+from openprogram.providers.recording.reader import RecordingScan
 from openprogram.recordings import ensure_recordings_dir, list_recordings, summary_cache
 from openprogram.recordings import summary as summary_module
 from openprogram.recordings.summary_cache import cache_path

@@ -20,9 +20,9 @@ from pathlib import Path
 
 import pytest
 
-from openprogram.providers import background_sync
-from openprogram.providers.recording_reader import read_recording
-from openprogram.providers.recording_sink import RecordingSink, RecordingWriteError
+from openprogram.providers.recording import background_sync
+from openprogram.providers.recording.reader import read_recording
+from openprogram.providers.recording.writer import RecordingSink, RecordingWriteError
 from tests.recording_files import REPO_ROOT
 
 REQUEST = {"model": {"id": "m"}, "context": {"messages": []}, "options": None}
@@ -200,8 +200,8 @@ def test_one_call_starts_no_helper_and_close_or_dropping_the_sink_stops_it(tmp_p
 FORKED = textwrap.dedent(
     """
     import os, sys
-    from openprogram.providers.recording_reader import read_recording
-    from openprogram.providers.recording_sink import RecordingSink
+    from openprogram.providers.recording.reader import read_recording
+    from openprogram.providers.recording.writer import RecordingSink
 
     sink = RecordingSink(sys.argv[1])
     request = {"model": {"id": "m"}, "context": {"messages": []}, "options": None}

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections import Counter
 from pathlib import Path
 
-from openprogram.providers.recording_reader import read_recording
+from openprogram.providers.recording.reader import read_recording
 from tests.recording_files import append_concurrently
 
 

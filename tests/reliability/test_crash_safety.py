@@ -12,7 +12,7 @@ import textwrap
 import time
 from pathlib import Path
 
-from openprogram.providers.recording_reader import read_recording, scan_recording
+from openprogram.providers.recording.reader import read_recording, scan_recording
 from openprogram.recordings import repair_recording
 from tests.recording_files import REPO_ROOT
 

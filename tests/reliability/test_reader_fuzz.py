@@ -14,7 +14,7 @@ import pytest
 
 from openprogram.providers import Context, Model, UserMessage
 from openprogram.providers.recording import RecordingProvider
-from openprogram.providers.recording_reader import (
+from openprogram.providers.recording.reader import (
     RecordingFileError,
     read_recording,
     scan_recording,

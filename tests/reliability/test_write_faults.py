@@ -9,7 +9,7 @@ import sys
 import textwrap
 from pathlib import Path
 
-from openprogram.providers.recording_reader import scan_recording
+from openprogram.providers.recording.reader import scan_recording
 from tests.recording_files import REPO_ROOT
 
 # The kernel refuses writes past RLIMIT_FSIZE with EFBIG: a real write error, like a full disk.

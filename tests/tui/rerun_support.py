@@ -28,7 +28,7 @@ from openprogram.providers import (
     ToolResultMessage,
     UserMessage,
 )
-from openprogram.providers.recording import RecordingProvider, request_payload
+from openprogram.providers.recording.recorder import RecordingProvider, request_payload
 from openprogram.providers.replay import ReplayMismatch, ReplayProvider, find_first_difference
 from openprogram.providers.scripted import ScriptedProvider, TextStep
 from openprogram.recordings import CheckResult

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from openprogram.config import read_record_replay_config
-from openprogram.providers.recording_reader import scan_recording
+from openprogram.providers.recording.config import read_record_replay_config
+from openprogram.providers.recording.reader import scan_recording
 from tui.model.demo import (
     DAMAGED_DEMO_ID,
     DEMO_RECORDING_ID,

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from openprogram.providers.accumulator import assemble_message
-from openprogram.providers.recording_reader import scan_recording
+from openprogram.providers.recording.reader import scan_recording
 from tests.tui.tui_rows import call_rows, header, write_rows
 from tui.model import event_fold
 from tui.model.call_detail import LoadedCall

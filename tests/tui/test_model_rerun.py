@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from openprogram.providers.differences import MISSING, format_field_path
+from openprogram.providers.recording.differences import MISSING, format_field_path
 from openprogram.recordings import CheckResult
 from tests.recording_files import REPO_ROOT, write_recording
 from tests.tui import rerun_support as fixtures

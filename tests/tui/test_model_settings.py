@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from openprogram.config import config_path, read_record_replay_config
+from openprogram.providers.recording.config import config_path, read_record_replay_config
 from openprogram.recordings import list_recordings, managed_path
 from tui.model.settings import SettingsChoice, apply_settings, config_problem, replay_choices
 

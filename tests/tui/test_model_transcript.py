@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from openprogram.providers.recording_reader import scan_recording
+from openprogram.providers.recording.reader import scan_recording
 from openprogram.providers.types import AssistantMessage, TextContent, ToolCall
 from tui.model.transcript import message_entry, transcript_of
 

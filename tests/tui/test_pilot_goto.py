@@ -8,7 +8,7 @@ import pytest
 from textual.widgets import Input, TabbedContent
 
 from openprogram.providers.accumulator import assemble_message
-from openprogram.providers.recording_reader import scan_recording
+from openprogram.providers.recording.reader import scan_recording
 from tests.tui.pilot_support import notifications, recording_ready
 from tests.tui.tui_rows import call_rows, header, write_rows
 from tui.app import OpenProgramTUI

@@ -7,7 +7,7 @@ from pathlib import Path
 from textual.widgets import Input, TabbedContent, TextArea
 
 from openprogram.providers.accumulator import assemble_message
-from openprogram.providers.recording_reader import scan_recording
+from openprogram.providers.recording.reader import scan_recording
 from tests.tui.pilot_support import notifications, recording_ready, until
 from tui.app import OpenProgramTUI
 from tui.screens.help import HelpScreen

@@ -16,7 +16,7 @@ from textual.pilot import Pilot
 from textual.screen import Screen
 from textual.widgets import Input, Static
 
-from openprogram.providers.differences import MISSING
+from openprogram.providers.recording.differences import MISSING
 from openprogram.recordings import CheckProgress, CheckResult, record_command
 from tests.recording_files import REPO_ROOT
 from tests.tui import rerun_support as fixtures

@@ -7,7 +7,7 @@ from pathlib import Path
 from textual.pilot import Pilot
 from textual.widgets import Input, RadioButton, Select, Static
 
-from openprogram.config import config_path, read_record_replay_config
+from openprogram.providers.recording.config import config_path, read_record_replay_config
 from openprogram.recordings import managed_path
 from tests.tui.pilot_support import notifications, until
 from tui.app import OpenProgramTUI

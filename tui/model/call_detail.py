@@ -7,8 +7,8 @@ from dataclasses import dataclass
 
 from pydantic import ValidationError
 
-from openprogram.providers.recording_format import ROW_ADAPTER, CallEndRow, EventRow, RequestRow
-from openprogram.providers.recording_reader import RecordingFileError
+from openprogram.providers.recording.format import ROW_ADAPTER, CallEndRow, EventRow, RequestRow
+from openprogram.providers.recording.reader import RecordingFileError
 from openprogram.providers.types import (
     AssistantMessage,
     AssistantMessageEvent,

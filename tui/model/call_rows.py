@@ -12,7 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from openprogram.providers.recording_encoding import CALL_OUTCOMES
+from openprogram.providers.recording.rows import CALL_OUTCOMES
 from tui.model.bounded_cache import BoundedCache
 from tui.model.recording_index import CallSpan, RecordingIndex
 from tui.model.row_preview import int_field, peek_row, str_field

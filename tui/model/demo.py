@@ -34,7 +34,11 @@ from openprogram.providers import (
     register_api_provider,
     registered_apis,
 )
-from openprogram.providers.recording import REDACTION_VERSION, RecordingProvider, RecordingSink
+from openprogram.providers.recording.recorder import (
+    REDACTION_VERSION,
+    RecordingProvider,
+    RecordingSink,
+)
 from openprogram.providers.scripted import (
     ScriptedProvider,
     ScriptedResponse,

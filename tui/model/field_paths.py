@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 
-from openprogram.providers.differences import PathToken
+from openprogram.providers.recording.differences import PathToken
 
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_\-]*")
 _INDEX = re.compile(r"\[(\d+)\]")

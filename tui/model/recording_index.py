@@ -18,8 +18,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from openprogram.providers.recording_encoding import ROW_TYPES, classify_row_tail
-from openprogram.providers.recording_errors import open_for_reading
+from openprogram.providers.recording.errors import open_for_reading
+from openprogram.providers.recording.rows import ROW_TYPES, classify_row_tail
 from tui.model.row_preview import int_field, peek_row
 
 KIND_HEADER, KIND_REQUEST, KIND_EVENT, KIND_CALL_END = 0, 1, 2, 3

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from openprogram.providers.differences import (
+from openprogram.providers.recording.differences import (
     MISSING,
     DifferenceKind,
     FieldDifference,
@@ -20,8 +20,8 @@ from openprogram.providers.differences import (
     iter_request_differences,
     json_type_name,
 )
-from openprogram.providers.recording_reader import RecordingFileError, read_recording
-from openprogram.providers.replay import describe_path
+from openprogram.providers.recording.reader import RecordingFileError, read_recording
+from openprogram.providers.recording.replayer import describe_path
 from openprogram.recordings import CheckProgress, CheckResult, run_check
 from tui.model.event_rows import preview_event
 from tui.model.text_preview import plural

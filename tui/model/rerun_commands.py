@@ -17,8 +17,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from openprogram.config import state_dir
-from openprogram.providers.recording_reader import RecordingFileError
+from openprogram.providers.recording.config import state_dir
+from openprogram.providers.recording.reader import RecordingFileError
 from openprogram.recordings import entry_of
 
 COMMANDS_FILE = "tui-commands.json"

@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from openprogram.providers.recording_encoding import ROW_TYPES
+from openprogram.providers.recording.rows import ROW_TYPES
 
 
 def peek_row(line: bytes) -> dict[str, Any] | None:

@@ -12,8 +12,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from openprogram.config import ConfigError, read_record_replay_config
-from openprogram.providers.recording_reader import RecordingFileError
+from openprogram.providers.recording.config import ConfigError, read_record_replay_config
+from openprogram.providers.recording.reader import RecordingFileError
 from openprogram.recordings import (
     RecordingListing,
     RecordingSelectorError,

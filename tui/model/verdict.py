@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import tui
-from openprogram.providers.recording_reader import RecordingFileError, scan_recording
+from openprogram.providers.recording.reader import RecordingFileError, scan_recording
 
 IN_PROCESS_LIMIT = 4 << 20
 """Files up to this size are scanned in-process; bigger ones in a child process."""

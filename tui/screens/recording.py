@@ -18,7 +18,7 @@ from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import Input
 
-from openprogram.providers.recording_errors import RecordingFileError
+from openprogram.providers.recording.errors import RecordingFileError
 from tui.model.call_rows import CallTable
 from tui.model.recording_index import RecordingIndex
 from tui.widgets.call_list import CallList

@@ -15,7 +15,7 @@ from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import DataTable, Static
 
-from openprogram.config import ConfigError
+from openprogram.providers.recording.config import ConfigError
 from openprogram.recordings import (
     RecordingRemovalError,
     RecordingSelectorError,

@@ -23,7 +23,7 @@ from textual.widget import Widget
 from textual.widgets import Static
 from textual.worker import Worker, WorkerState
 
-from openprogram.providers.differences import PathToken
+from openprogram.providers.recording.differences import PathToken
 from openprogram.recordings import CheckProgress, CheckResult
 from tui.model.rerun import (
     EventTimeline,

@@ -16,7 +16,7 @@ from textual.message import Message
 from textual.widgets import Tree
 from textual.widgets.tree import TreeNode
 
-from openprogram.providers.differences import MISSING, PathToken
+from openprogram.providers.recording.differences import MISSING, PathToken
 from tui.model.json_nodes import JsonNode, describe_value, value_kind
 from tui.model.rerun import value_at
 from tui.widgets.json_tree import JsonNodeTree

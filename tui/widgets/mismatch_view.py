@@ -15,7 +15,7 @@ from textual.containers import Horizontal, Vertical
 from textual.message import Message
 from textual.reactive import reactive
 
-from openprogram.providers.differences import MISSING, FieldDifference, PathToken
+from openprogram.providers.recording.differences import MISSING, FieldDifference, PathToken
 from tui.model.rerun import MismatchReport
 from tui.model.string_diff import string_diff, wants_string_diff
 from tui.widgets.json_pane import JsonPane

@@ -7,8 +7,8 @@ from typing import ClassVar
 from rich.text import Text
 from textual.widgets import Static
 
-from openprogram.providers.differences import FieldDifference
-from openprogram.providers.replay import describe_path, format_value
+from openprogram.providers.recording.differences import FieldDifference
+from openprogram.providers.recording.replayer import describe_path, format_value
 from tui.model.rerun import describe_difference
 
 SEPARATOR = " › "

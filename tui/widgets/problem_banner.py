@@ -5,7 +5,7 @@ from __future__ import annotations
 from rich.text import Text
 from textual.widgets import Static
 
-from openprogram.providers.recording_errors import RecordingFileError
+from openprogram.providers.recording.errors import RecordingFileError
 from tui.model.text_preview import plural
 
 

@@ -10,7 +10,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
-from openprogram.providers.recording_encoding import (
+from openprogram.providers.recording.rows import (
     CALL_OUTCOMES,
     RECORDING_FORMAT_VERSION,
     ROW_TYPES,

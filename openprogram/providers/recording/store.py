@@ -15,7 +15,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from openprogram.config import ensure_private_dir, state_dir
+from openprogram.providers.recording.config import ensure_private_dir, state_dir
 
 RECORDING_SUFFIX = ".jsonl"
 RECORDING_ID_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,127}\Z")

@@ -10,8 +10,8 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
-from openprogram.providers.http_errors import vendor_error_text
-from openprogram.providers.sse import Block, BlockTranslator, DoneReason, SSEEvent, SseProvider
+from openprogram.providers.http.sse import Block, BlockTranslator, DoneReason, SSEEvent, SseProvider
+from openprogram.providers.http.transport import vendor_error_text
 from openprogram.providers.types import (
     AssistantMessage,
     AssistantMessageEvent,

@@ -13,17 +13,23 @@ import os
 from collections.abc import AsyncIterator, Callable
 from typing import Any
 
-from openprogram.config import (
+from openprogram.providers.api_registry import configure_provider_transform
+from openprogram.providers.recording import RecordingProvider
+from openprogram.providers.recording.config import (
     REPLAY_REPORT_ENV,
     ConfigError,
     config_path,
     read_record_replay_config,
 )
-from openprogram.providers.api_registry import configure_provider_transform
-from openprogram.providers.recording import RecordingProvider
-from openprogram.providers.recording_reader import RecordingFileError
-from openprogram.providers.recording_sink import RecordingSink
-from openprogram.providers.redaction import remove_secret_text
+from openprogram.providers.recording.reader import RecordingFileError
+from openprogram.providers.recording.redaction import remove_secret_text
+from openprogram.providers.recording.store import (
+    RecordingSelectorError,
+    check_recording_file,
+    ensure_recordings_dir,
+    locate_recording,
+)
+from openprogram.providers.recording.writer import RecordingSink
 from openprogram.providers.replay import ReplayProvider
 from openprogram.providers.types import (
     AssistantMessageEvent,
@@ -31,12 +37,6 @@ from openprogram.providers.types import (
     Model,
     SimpleStreamOptions,
     StreamOptions,
-)
-from openprogram.recordings.store import (
-    RecordingSelectorError,
-    check_recording_file,
-    ensure_recordings_dir,
-    locate_recording,
 )
 
 logger = logging.getLogger("openprogram.providers")

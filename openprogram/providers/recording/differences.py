@@ -10,7 +10,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from openprogram.providers.redaction import SECRET_PLACEHOLDER
+from openprogram.providers.recording.redaction import SECRET_PLACEHOLDER
 
 NON_DETERMINISTIC_FIELD_NAMES: frozenset[str] = frozenset({"timestamp"})
 """Wall-clock fields that replay never compares."""

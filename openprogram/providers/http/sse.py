@@ -17,7 +17,7 @@ from typing import Any, ClassVar, Literal
 import httpx
 
 from openprogram.providers.accumulator import MessageAccumulator, parse_partial_json
-from openprogram.providers.http_errors import (
+from openprogram.providers.http.transport import (
     ProviderStreamError,
     aborted_error,
     display_url,

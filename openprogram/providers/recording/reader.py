@@ -18,8 +18,8 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from openprogram.providers.recording_errors import RecordingFileError, open_for_reading
-from openprogram.providers.recording_format import (
+from openprogram.providers.recording.errors import RecordingFileError, open_for_reading
+from openprogram.providers.recording.format import (
     RECORDING_FORMAT_VERSION,
     ROW_ADAPTER,
     ROW_TYPES,

@@ -19,8 +19,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from openprogram.providers.background_sync import BackgroundSync
-from openprogram.providers.recording_format import (
+from openprogram.providers.recording.background_sync import BackgroundSync
+from openprogram.providers.recording.format import (
     RECORDING_FORMAT_VERSION,
     CallOutcome,
     classify_row_tail,
@@ -28,7 +28,7 @@ from openprogram.providers.recording_format import (
     encode_json,
     encode_row,
 )
-from openprogram.providers.recording_reader import RecordingFileError
+from openprogram.providers.recording.reader import RecordingFileError
 
 FLUSH_BYTES = 64 * 1024
 FLUSH_SECONDS = 0.1

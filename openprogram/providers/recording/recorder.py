@@ -17,14 +17,13 @@ from typing import Any
 from pydantic import BaseModel
 
 from openprogram.providers.api_registry import ApiProvider
-from openprogram.providers.recording_format import (
+from openprogram.providers.recording.format import (
     RECORDING_FORMAT_VERSION,
     CallOutcome,
     encode_json,
     encode_string,
 )
-from openprogram.providers.recording_sink import RecordingSink, RecordingWriteError
-from openprogram.providers.redaction import (
+from openprogram.providers.recording.redaction import (
     REDACTION_VERSION,
     SECRET_FIELD_NAMES,
     SECRET_PLACEHOLDER,
@@ -33,6 +32,7 @@ from openprogram.providers.redaction import (
     remove_secret_text,
     remove_secret_values,
 )
+from openprogram.providers.recording.writer import RecordingSink, RecordingWriteError
 from openprogram.providers.types import (
     AssistantMessageEvent,
     Context,

@@ -1,0 +1,292 @@
+"""Replay: answer provider calls offline from a recording, and name the first divergence exactly.
+
+`ReplayProvider(path)` strictly reads the whole file when constructed, holds no HTTP client and no
+live provider, and never falls back to one. Call k is compared with recorded call k (model, then
+context, then options); the first difference raises `ReplayMismatch`.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import threading
+from collections.abc import AsyncIterator, Callable
+from typing import Any
+
+from openprogram.providers.recording.differences import (
+    MISSING,
+    NON_DETERMINISTIC_FIELD_NAMES,
+    FieldDifference,
+    PathToken,
+    find_first_difference,
+    format_field_path,
+    iter_request_differences,
+)
+from openprogram.providers.recording.reader import (
+    RecordedCall,
+    Recording,
+    RecordingFileError,
+    read_recording,
+)
+from openprogram.providers.recording.recorder import redact_request_dump, request_dump
+from openprogram.providers.recording.redaction import remove_secret_values
+from openprogram.providers.types import (
+    AssistantMessageEvent,
+    Context,
+    Model,
+    SimpleStreamOptions,
+    StreamOptions,
+)
+
+__all__ = [
+    "NON_DETERMINISTIC_FIELD_NAMES",
+    "RecordedCallError",
+    "RecordingFileError",
+    "ReplayMismatch",
+    "ReplayProvider",
+    "find_first_difference",
+    "format_value",
+]
+
+VALUE_LIMIT = 200
+
+
+def format_value(value: Any, limit: int = VALUE_LIMIT) -> str:
+    """A value for a one-glance message: escaped, secrets removed, at most `limit` characters."""
+    if value is MISSING:
+        return "<missing>"
+    clean = remove_secret_values(value)
+    text = repr(clean) if isinstance(clean, str) else json.dumps(clean, ensure_ascii=False)
+    if len(text) <= limit:
+        return text
+    return f"{text[: limit - 1]}… ({len(text)} characters)"
+
+
+class ReplayMismatch(AssertionError):
+    """The run diverged from the recording at call `call_index`, field `field_path`.
+
+    `recorded` and `incoming` keep both values whole; the message shows them bounded and escaped.
+    `event_index` is set when the position diverged (the run read past where the recorded stream
+    stopped). `recorded_request`/`incoming_request` hold both whole (redacted) requests when known.
+    """
+
+    def __init__(
+        self,
+        call_index: int,
+        field_path: str,
+        recorded: Any,
+        incoming: Any,
+        event_index: int | None = None,
+        *,
+        path_tokens: tuple[PathToken, ...] | None = None,
+        detail: str | None = None,
+        recorded_request: dict[str, Any] | None = None,
+        incoming_request: dict[str, Any] | None = None,
+    ) -> None:
+        self.call_index = call_index
+        self.field_path = field_path
+        self.path_tokens = path_tokens if path_tokens is not None else (field_path,)
+        self.recorded = recorded
+        self.incoming = incoming
+        self.event_index = event_index
+        self.detail = detail
+        self.recorded_request = recorded_request
+        self.incoming_request = incoming_request
+        where = f"call {call_index}"
+        if event_index is not None:
+            where += f", event {event_index}"
+        values = detail or f"recorded {format_value(recorded)}, incoming {format_value(incoming)}"
+        super().__init__(f"replay mismatch at {where}, field {field_path}:\n{values}")
+
+    def to_dict(self) -> dict[str, Any]:
+        """Stable JSON fields for scripts and the rerun report (`recorded_present` marks missing)."""
+        return {
+            "call_index": self.call_index,
+            "event_index": self.event_index,
+            "field_path": self.field_path,
+            "path_tokens": list(self.path_tokens),
+            "recorded": None if self.recorded is MISSING else self.recorded,
+            "recorded_present": self.recorded is not MISSING,
+            "incoming": None if self.incoming is MISSING else self.incoming,
+            "incoming_present": self.incoming is not MISSING,
+            "message": str(self),
+            "recorded_request": self.recorded_request,
+            "incoming_request": self.incoming_request,
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> ReplayMismatch:
+        """Rebuild a mismatch from `to_dict` output (e.g. reported by a child process)."""
+        mismatch = cls(
+            data["call_index"],
+            data["field_path"],
+            data["recorded"] if data.get("recorded_present", True) else MISSING,
+            data["incoming"] if data.get("incoming_present", True) else MISSING,
+            data.get("event_index"),
+            path_tokens=tuple(data.get("path_tokens") or (data["field_path"],)),
+            recorded_request=data.get("recorded_request"),
+            incoming_request=data.get("incoming_request"),
+        )
+        mismatch.args = (data.get("message") or str(mismatch),)
+        return mismatch
+
+    @classmethod
+    def from_difference(
+        cls,
+        call_index: int,
+        difference: FieldDifference,
+        recorded_request: dict[str, Any],
+        incoming_request: dict[str, Any],
+    ) -> ReplayMismatch:
+        """The mismatch for the first differing field of two requests."""
+        return cls(
+            call_index,
+            difference.field_path,
+            difference.recorded,
+            difference.incoming,
+            path_tokens=difference.path_tokens,
+            recorded_request=recorded_request,
+            incoming_request=incoming_request,
+        )
+
+
+class RecordedCallError(RuntimeError):
+    """The recorded call itself failed (outcome `error`); replay reproduces that failure."""
+
+    def __init__(self, call_index: int, error: str | None) -> None:
+        self.call_index = call_index
+        self.error = error
+        super().__init__(
+            f"recorded call {call_index} failed when it was recorded: {error or 'unknown error'}"
+        )
+
+
+class ReplayProvider:
+    """Answers every call from the recording at `path`, offline; never opens a socket."""
+
+    requires_credentials = False
+
+    def __init__(
+        self,
+        path: str | os.PathLike[str] | Recording,
+        *,
+        on_report: Callable[[dict[str, Any]], None] | None = None,
+    ) -> None:
+        self.recording = path if isinstance(path, Recording) else read_recording(path)
+        self.path = self.recording.path
+        self._lock = threading.Lock()
+        self._consumed = 0
+        self._on_report = on_report
+        """Told `{"type": "consumed", ...}` per matched call and `{"type": "mismatch", ...}`."""
+
+    def _report(self, row: dict[str, Any]) -> None:
+        if self._on_report is not None:
+            self._on_report(row)
+
+    def _mismatch(self, mismatch: ReplayMismatch) -> ReplayMismatch:
+        self._report({"type": "mismatch", **mismatch.to_dict()})
+        return mismatch
+
+    @property
+    def call_count(self) -> int:
+        """How many recorded calls have been consumed (matched) so far."""
+        with self._lock:
+            return self._consumed
+
+    @property
+    def recorded_call_count(self) -> int:
+        """How many calls the recording holds."""
+        return len(self.recording.calls)
+
+    def assert_consumed(self) -> None:
+        """Raise `ReplayMismatch` (field `remaining_calls`) while recorded calls remain."""
+        consumed, total = self.call_count, self.recorded_call_count
+        if consumed < total:
+            never = f"call {consumed}" if total - consumed == 1 else f"calls {consumed}–{total - 1}"
+            raise ReplayMismatch(
+                consumed,
+                "remaining_calls",
+                total - consumed,
+                0,
+                detail=f"recorded {total} calls, the run made {consumed}: {never} never requested",
+            )
+
+    def _take(self, dump: dict[str, Any]) -> RecordedCall:
+        """Match the incoming request (its `request_dump`) with the next recorded call; consume it.
+
+        The recorded request is redacted, and redacting an already redacted value changes
+        nothing, so an incoming dump equal to it would stay equal once redacted: only a request
+        that differs is redacted before it is compared again and reported.
+        """
+        with self._lock:
+            index = self._consumed
+            total = len(self.recording.calls)
+            if index >= total:
+                incoming = redact_request_dump(dump)
+                raise self._mismatch(
+                    ReplayMismatch(
+                        index,
+                        "call_index",
+                        total,
+                        index,
+                        detail=f"the recording has {total} calls; the run made call {index} "
+                        "(more calls than were recorded)",
+                        incoming_request=incoming,
+                    )
+                )
+            recorded_call = self.recording.calls[index]
+            recorded = recorded_call.request_payload()
+            if next(iter_request_differences(recorded, dump), None) is not None:
+                incoming = redact_request_dump(dump)
+                difference = next(iter_request_differences(recorded, incoming), None)
+                if difference is not None:
+                    raise self._mismatch(
+                        ReplayMismatch.from_difference(index, difference, recorded, incoming)
+                    )
+            self._consumed += 1
+            self._report({"type": "consumed", "call_index": index, "calls_recorded": total})
+            return recorded_call
+
+    def stream(
+        self, model: Model, context: Context, options: StreamOptions | None = None
+    ) -> AsyncIterator[AssistantMessageEvent]:
+        """Replay the next recorded call if this request matches it."""
+        return self._replay(request_dump(model, context, options))
+
+    def stream_simple(
+        self, model: Model, context: Context, options: SimpleStreamOptions | None = None
+    ) -> AsyncIterator[AssistantMessageEvent]:
+        """Same as `stream`."""
+        return self._replay(request_dump(model, context, options))
+
+    async def _replay(self, dump: dict[str, Any]) -> AsyncIterator[AssistantMessageEvent]:
+        call = self._take(dump)
+        for event in call.events:
+            yield event
+        if call.outcome == "error":
+            raise RecordedCallError(call.call_index, call.error)
+        if call.outcome in ("cancelled", "abandoned"):
+            count = len(call.events)
+            raise self._mismatch(
+                ReplayMismatch(
+                    call.call_index,
+                    "event_index",
+                    count,
+                    count,
+                    event_index=count,
+                    path_tokens=("event_index",),
+                    detail=f"the recorded stream stopped after {count} events (outcome "
+                    f"{call.outcome}); the run read past it",
+                )
+            )
+
+
+def describe_path(call_index: int, tokens: tuple[PathToken, ...]) -> str:
+    """A breadcrumb: `call 1 › context › messages[2] › content[0] › text`."""
+    crumbs = [f"call {call_index}"]
+    for token in tokens:
+        if isinstance(token, int) and len(crumbs) > 1:
+            crumbs[-1] += f"[{token}]"
+        else:
+            crumbs.append(format_field_path([token]))
+    return " › ".join(crumbs)
