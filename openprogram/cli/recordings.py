@@ -7,21 +7,15 @@ runtime, so these commands keep working while the configured file or the configu
 from __future__ import annotations
 
 import argparse
-from collections.abc import Callable
-from functools import wraps
-from typing import TYPE_CHECKING, TypeAlias
+from typing import TYPE_CHECKING
 
-from openprogram.cli import recordings_rerun
+from openprogram.cli import recordings_removal, recordings_rerun, recordings_views
+from openprogram.cli.commands import add_command
 from openprogram.cli.output import Output, UsageRefused
 from openprogram.providers.recording.config import (
-    ConfigError,
-    config_path,
     read_record_replay_config,
 )
-from openprogram.providers.recording.reader import RecordingFileError
 from openprogram.recordings import (
-    RecordingRemovalError,
-    RecordingSelectorError,
     RecordReplayStatus,
     read_status,
     select_replay,
@@ -29,16 +23,8 @@ from openprogram.recordings import (
     turn_off,
 )
 
-Handler = Callable[[argparse.Namespace, Output], int]
 if TYPE_CHECKING:
-    Subcommands: TypeAlias = argparse._SubParsersAction[argparse.ArgumentParser]
-EXPECTED_ERRORS = (
-    ConfigError,
-    RecordingFileError,
-    RecordingRemovalError,
-    RecordingSelectorError,
-    OSError,
-)
+    from openprogram.cli.commands import Subcommands
 
 RECORDINGS_EPILOG = """\
 examples:
@@ -59,46 +45,8 @@ Modes apply on the next start of a program. Recordings live in $OPENPROGRAM_HOME
 (default ~/.openprogram/recordings); they can hold prompts, answers and personal data."""
 
 
-def handles_errors(handler: Handler) -> Handler:
-    """Turn expected failures into `error: …` (exit 1) and refused confirmations into exit 2."""
-
-    @wraps(handler)
-    def run(args: argparse.Namespace, out: Output) -> int:
-        try:
-            return handler(args, out)
-        except UsageRefused as exc:
-            out.error(exc)
-            return 2
-        except ConfigError as exc:
-            resettable = exc.path == config_path() and handler is not off
-            hint = "; `openprogram recordings off` sets it aside and resets it"
-            out.error(f"{exc}{hint}" if resettable and "recordings off" not in str(exc) else exc)
-            return 1
-        except EXPECTED_ERRORS as exc:
-            out.error(exc)
-            return 1
-
-    return run
-
-
-def add_command(
-    commands: Subcommands, name: str, handler: Handler, summary: str, epilog: str
-) -> argparse.ArgumentParser:
-    """Register one `recordings` subcommand with its one-line summary and examples."""
-    parser: argparse.ArgumentParser = commands.add_parser(
-        name,
-        help=summary,
-        description=summary,
-        epilog=f"examples:\n{epilog}",
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
-    parser.set_defaults(handler=handles_errors(handler))
-    return parser
-
-
 def register_recordings_command(commands: Subcommands) -> None:
     """Add `openprogram recordings` and every one of its subcommands."""
-    from openprogram.cli import recordings_removal, recordings_views
 
     parser = commands.add_parser(
         "recordings",
@@ -176,6 +124,7 @@ def register_off(commands: Subcommands) -> None:
         "Make provider calls live again from the next start (the last file is kept).",
         "  openprogram recordings off\n\n"
         "An unreadable configuration file is moved aside (the backup path is printed).",
+        suggest_off=False,
     )
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING
 
+from openprogram.cli.commands import add_command
 from openprogram.cli.output import Output, human_size
 from openprogram.recordings import (
     PruneReport,
@@ -14,7 +15,7 @@ from openprogram.recordings import (
 )
 
 if TYPE_CHECKING:
-    from openprogram.cli.recordings import Subcommands
+    from openprogram.cli.commands import Subcommands
 
 
 def _days(text: str) -> int:
@@ -29,7 +30,6 @@ def _days(text: str) -> int:
 
 def register(commands: Subcommands) -> None:
     """Add `delete` and `prune`."""
-    from openprogram.cli.recordings import add_command
 
     parser = add_command(
         commands,

@@ -7,13 +7,14 @@ import shlex
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
+from openprogram.cli.commands import add_command
 from openprogram.cli.output import Output, UsageRefused
 from openprogram.recordings.oneshot import record_command
 from openprogram.recordings.repair import repair_recording
 from openprogram.recordings.rerun import CheckProgress, CheckResult, CheckUsageError, run_check
 
 if TYPE_CHECKING:
-    from openprogram.cli.recordings import Subcommands
+    from openprogram.cli.commands import Subcommands
 
 CHECK_EPILOG = """\
   openprogram recordings check echo
@@ -60,7 +61,6 @@ def record_once(args: argparse.Namespace, out: Output) -> int:
 
 def register_check(commands: Subcommands) -> None:
     """`check <ID-or-PATH> [--json] [--timeout S] [-- COMMAND...]`."""
-    from openprogram.cli.recordings import add_command
 
     parser = add_command(
         commands,
@@ -151,7 +151,6 @@ def check(args: argparse.Namespace, out: Output) -> int:
 
 def register_repair(commands: Subcommands) -> None:
     """`repair <ID> [--json]`."""
-    from openprogram.cli.recordings import add_command
 
     parser = add_command(
         commands,

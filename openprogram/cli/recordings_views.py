@@ -8,6 +8,7 @@ import os
 import stat
 from typing import TYPE_CHECKING
 
+from openprogram.cli.commands import add_command
 from openprogram.cli.output import Output, aligned, human_size, one_line
 from openprogram.providers.recording.reader import RecordingFileError, read_recording_bytes
 from openprogram.providers.recording.redaction import remove_secret_text
@@ -21,7 +22,7 @@ from openprogram.recordings import (
 )
 
 if TYPE_CHECKING:
-    from openprogram.cli.recordings import Subcommands
+    from openprogram.cli.commands import Subcommands
 
 CONTENT_REMINDER = (
     "recordings can hold prompts, model answers, tool results, file excerpts and personal data; "
@@ -33,7 +34,6 @@ CALL_HEADING = ("CALL", "API", "PROVIDER", "MODEL", "EVENTS", "OUTCOME")
 
 def register(commands: Subcommands) -> None:
     """Add `list` and `show`."""
-    from openprogram.cli.recordings import add_command
 
     parser = add_command(
         commands,

@@ -8,7 +8,7 @@ from textual.app import App, ComposeResult
 from textual.containers import VerticalScroll
 from textual.widgets import Static
 
-from tui.widgets.lazy_static import LazyStatic
+from tui.widgets.common.lazy_static import LazyStatic
 
 
 def long_text() -> Text:

@@ -81,8 +81,8 @@ async def test_call_and_field_open_the_request_at_that_field(demo_file: Path) ->
     from textual.widgets import TabbedContent
 
     from tui.model.navigation import GotoTarget
-    from tui.widgets.event_list import EventList
-    from tui.widgets.json_tree import JsonTree
+    from tui.widgets.common.json_tree import JsonTree
+    from tui.widgets.recording.event_list import EventList
 
     app = OpenProgramTUI([demo_file], start_at=GotoTarget(1), field=("context", "messages", 2))
     async with app.run_test(size=(120, 40)) as pilot:

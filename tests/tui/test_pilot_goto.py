@@ -12,11 +12,11 @@ from openprogram.providers.recording.reader import scan_recording
 from tests.tui.pilot_support import notifications, recording_ready
 from tests.tui.tui_rows import call_rows, header, write_rows
 from tui.app import OpenProgramTUI
-from tui.widgets.call_list import CallList
-from tui.widgets.event_list import EventList
-from tui.widgets.goto_bar import GotoBar
-from tui.widgets.key_footer import KeyFooter
-from tui.widgets.message_view import MessageView
+from tui.widgets.common.key_footer import KeyFooter
+from tui.widgets.recording.call_list import CallList
+from tui.widgets.recording.event_list import EventList
+from tui.widgets.recording.goto_bar import GotoBar
+from tui.widgets.recording.message_view import MessageView
 
 SIZE = (120, 40)
 CALLS = 15

@@ -11,12 +11,12 @@ from openprogram.providers.recording.reader import scan_recording
 from tests.tui.pilot_support import notifications, recording_ready, until
 from tui.app import OpenProgramTUI
 from tui.screens.help import HelpScreen
-from tui.widgets.call_detail import CallDetail
-from tui.widgets.call_list import CallList
-from tui.widgets.event_list import EventList
-from tui.widgets.goto_bar import GotoBar
-from tui.widgets.message_view import MessageView
-from tui.widgets.problem_banner import ProblemBanner
+from tui.widgets.recording.call_detail import CallDetail
+from tui.widgets.recording.call_list import CallList
+from tui.widgets.recording.event_list import EventList
+from tui.widgets.recording.goto_bar import GotoBar
+from tui.widgets.recording.message_view import MessageView
+from tui.widgets.recording.problem_banner import ProblemBanner
 
 SIZE = (120, 40)
 
@@ -81,7 +81,7 @@ async def test_brackets_switch_tabs_from_inside_a_tab_too(demo_file: Path) -> No
 
 
 async def test_the_footer_is_rebuilt_only_when_its_keys_change(demo_file: Path) -> None:
-    from tui.widgets.key_footer import KeyFooter
+    from tui.widgets.common.key_footer import KeyFooter
 
     app = OpenProgramTUI([demo_file])
     async with app.run_test(size=SIZE) as pilot:

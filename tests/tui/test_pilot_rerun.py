@@ -24,12 +24,12 @@ from tests.tui.pilot_support import notifications, until
 from tui.model.rerun_commands import commands_path, remember_command, remembered_command
 from tui.screens.command_editor import CommandEditorScreen
 from tui.screens.rerun import RerunScreen
-from tui.widgets.event_timeline import EventTimelineView
-from tui.widgets.json_pane import JsonPane
-from tui.widgets.mismatch_view import MismatchView
-from tui.widgets.path_bar import PathBar
-from tui.widgets.rerun_outcome import RerunOutcome
-from tui.widgets.string_diff import StringDiffView
+from tui.widgets.rerun.event_timeline import EventTimelineView
+from tui.widgets.rerun.json_pane import JsonPane
+from tui.widgets.rerun.mismatch_view import MismatchView
+from tui.widgets.rerun.path_bar import PathBar
+from tui.widgets.rerun.rerun_outcome import RerunOutcome
+from tui.widgets.rerun.string_diff import StringDiffView
 
 ECHO = [sys.executable, "examples/echo_agent.py"]
 SIZE = (120, 40)

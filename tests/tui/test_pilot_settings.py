@@ -12,7 +12,7 @@ from openprogram.recordings import managed_path
 from tests.tui.pilot_support import notifications, until
 from tui.app import OpenProgramTUI
 from tui.screens.settings import SettingsScreen
-from tui.widgets.mode_badge import ModeBadge
+from tui.widgets.common.mode_badge import ModeBadge
 
 SIZE = (120, 40)
 

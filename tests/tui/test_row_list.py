@@ -7,7 +7,7 @@ from rich.segment import Segment
 from rich.style import Style
 from rich.text import Text
 
-from tui.widgets.row_list import row_segments
+from tui.widgets.common.row_list import row_segments
 
 BASE = Style(color="white", bgcolor="black")
 CURSOR = Style(bgcolor="blue", bold=True)

@@ -20,8 +20,8 @@ from tests.tui import rerun_support as fixtures
 from tests.tui.pilot_support import until
 from tui.screens.command_editor import CommandEditorScreen
 from tui.screens.rerun import RerunScreen
-from tui.widgets.mismatch_view import MismatchView
-from tui.widgets.rerun_outcome import RerunOutcome
+from tui.widgets.rerun.mismatch_view import MismatchView
+from tui.widgets.rerun.rerun_outcome import RerunOutcome
 
 SIZE = (120, 40)
 SnapCompare = Callable[..., bool]

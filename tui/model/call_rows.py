@@ -8,13 +8,13 @@ while the row models are not built yet) with `row_preview`'s plain JSON reading.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from openprogram.providers.recording.rows import CALL_OUTCOMES
 from tui.model.bounded_cache import BoundedCache
 from tui.model.recording_index import CallSpan, RecordingIndex
+from tui.model.row_facts import FactsReader, RowFacts
 from tui.model.row_preview import int_field, peek_row, str_field
 from tui.model.text_preview import plural
 
@@ -56,22 +56,6 @@ class CallSummary:
         """The row as plain text: `#1  openai/gpt-4o-mini  143 ev  complete`."""
         number = f"#{self.call_index}".ljust(index_width + 1)
         return f"{number}  {self.model_label}  {self.event_count} ev  {self.outcome}"
-
-
-@dataclass(frozen=True)
-class RowFacts:
-    """What a call's request and `call_end` rows say, or why they cannot be read."""
-
-    call_index: int | None = None
-    model: dict[str, Any] = field(default_factory=dict)
-    request_problem: str | None = None
-    outcome: str | None = None
-    """The recorded outcome; None when there is no `call_end` (or it cannot be read)."""
-    error: str | None = None
-    end_problem: str | None = None
-
-
-FactsReader = Callable[[RecordingIndex, CallSpan], RowFacts]
 
 
 def preview_facts(index: RecordingIndex, span: CallSpan) -> RowFacts:

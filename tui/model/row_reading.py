@@ -9,8 +9,8 @@ from __future__ import annotations
 from pydantic import ValidationError
 
 from openprogram.providers.recording.format import ROW_ADAPTER, CallEndRow, RequestRow
-from tui.model.call_rows import RowFacts
 from tui.model.recording_index import CallSpan, RecordingIndex
+from tui.model.row_facts import RowFacts
 from tui.model.text_preview import one_line
 
 

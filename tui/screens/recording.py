@@ -21,20 +21,20 @@ from textual.widgets import Input
 from openprogram.providers.recording.errors import RecordingFileError
 from tui.model.call_rows import CallTable
 from tui.model.recording_index import RecordingIndex
-from tui.widgets.call_list import CallList
-from tui.widgets.find_bar import FindBar
-from tui.widgets.key_footer import KeyFooter
-from tui.widgets.problem_banner import ProblemBanner
-from tui.widgets.recording_loader import RecordingLoader
-from tui.widgets.row_list import RowList
-from tui.widgets.title_bar import TitleBar
+from tui.widgets.common.key_footer import KeyFooter
+from tui.widgets.common.row_list import RowList
+from tui.widgets.common.title_bar import TitleBar
+from tui.widgets.recording.call_list import CallList
+from tui.widgets.recording.find_bar import FindBar
+from tui.widgets.recording.problem_banner import ProblemBanner
+from tui.widgets.recording.recording_loader import RecordingLoader
 
 if TYPE_CHECKING:
     from tui.model.call_detail import LoadedCall
     from tui.model.navigation import GotoTarget
     from tui.model.verdict import Verdict
-    from tui.widgets.call_detail import CallDetail
-    from tui.widgets.goto_bar import GotoBar
+    from tui.widgets.recording.call_detail import CallDetail
+    from tui.widgets.recording.goto_bar import GotoBar
 
 RESUME_COLLECTION_AFTER = 1.0
 """Seconds after a jump when garbage collection resumes even if no frame has been drawn."""
@@ -146,7 +146,7 @@ class RecordingScreen(Screen[None]):
     def _first_rows_shown(self) -> None:
         self.query_one(RecordingLoader).first_rows_drawn()
         self.post_message(self.FirstRowsShown())
-        from tui.widgets.call_detail import CallDetail
+        from tui.widgets.recording.call_detail import CallDetail
 
         if self.table is not None:
             self.table.use_strict_rows()
@@ -157,7 +157,7 @@ class RecordingScreen(Screen[None]):
 
     def _mount_goto_bar(self) -> GotoBar:
         # Mounted once the first rows are drawn, like the call detail: not needed for them.
-        from tui.widgets.goto_bar import GotoBar
+        from tui.widgets.recording.goto_bar import GotoBar
 
         if self._goto_bar is None:
             self._goto_bar = GotoBar()

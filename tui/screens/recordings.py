@@ -29,8 +29,8 @@ from tui.model.paths import display_path
 from tui.model.text_preview import human_size, one_line, plural
 from tui.screens.confirm import ConfirmScreen
 from tui.screens.recording import RecordingScreen
-from tui.widgets.key_footer import KeyFooter
-from tui.widgets.title_bar import TitleBar
+from tui.widgets.common.key_footer import KeyFooter
+from tui.widgets.common.title_bar import TitleBar
 
 COLUMNS = ("", "ID", "Created (UTC)", "Calls", "Events", "Size", "Status")
 STATUS_WIDTH = 44

@@ -43,13 +43,13 @@ from tui.model.rerun_commands import (
     initial_command,
 )
 from tui.screens.command_editor import CommandEditorScreen
-from tui.widgets.event_timeline import EventTimelineView
-from tui.widgets.json_pane import JsonPane
-from tui.widgets.key_footer import KeyFooter
-from tui.widgets.mismatch_view import MismatchView
-from tui.widgets.rerun_outcome import RerunOutcome
-from tui.widgets.rerun_progress import RerunProgress
-from tui.widgets.title_bar import TitleBar
+from tui.widgets.common.key_footer import KeyFooter
+from tui.widgets.common.title_bar import TitleBar
+from tui.widgets.rerun.event_timeline import EventTimelineView
+from tui.widgets.rerun.json_pane import JsonPane
+from tui.widgets.rerun.mismatch_view import MismatchView
+from tui.widgets.rerun.rerun_outcome import RerunOutcome
+from tui.widgets.rerun.rerun_progress import RerunProgress
 
 
 class RerunScreen(Screen[None]):

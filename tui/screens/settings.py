@@ -32,8 +32,8 @@ from tui.model.settings import (
     apply_settings,
     replay_choices,
 )
-from tui.widgets.key_footer import KeyFooter
-from tui.widgets.title_bar import TitleBar
+from tui.widgets.common.key_footer import KeyFooter
+from tui.widgets.common.title_bar import TitleBar
 
 MODE_LABELS = {
     "off": "Off — calls go to the live provider",

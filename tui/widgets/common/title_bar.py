@@ -7,7 +7,7 @@ from textual.app import ComposeResult
 from textual.containers import Horizontal
 from textual.widgets import Label
 
-from tui.widgets.mode_badge import ModeBadge
+from tui.widgets.common.mode_badge import ModeBadge
 
 
 class TitleBar(Horizontal):

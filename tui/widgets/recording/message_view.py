@@ -9,7 +9,7 @@ from textual.widgets import Static
 
 from openprogram.providers.types import AssistantMessage
 from tui.model.transcript import message_entry
-from tui.widgets.transcript_entry import TranscriptEntryBox
+from tui.widgets.recording.transcript_entry import TranscriptEntryBox
 
 
 def usage_line(message: AssistantMessage) -> str:

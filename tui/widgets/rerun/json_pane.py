@@ -19,7 +19,7 @@ from textual.widgets.tree import TreeNode
 from openprogram.providers.recording.differences import MISSING, PathToken
 from tui.model.json_nodes import JsonNode, describe_value, value_kind
 from tui.model.rerun import value_at
-from tui.widgets.json_tree import JsonNodeTree
+from tui.widgets.common.json_tree import JsonNodeTree
 
 """An object or array lists at most this many children (plus the one on the marked path)."""
 GHOST = "⟨missing⟩"

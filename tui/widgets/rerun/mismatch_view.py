@@ -18,9 +18,9 @@ from textual.reactive import reactive
 from openprogram.providers.recording.differences import MISSING, FieldDifference, PathToken
 from tui.model.rerun import MismatchReport
 from tui.model.string_diff import string_diff, wants_string_diff
-from tui.widgets.json_pane import JsonPane
-from tui.widgets.path_bar import PathBar
-from tui.widgets.string_diff import StringDiffView
+from tui.widgets.rerun.json_pane import JsonPane
+from tui.widgets.rerun.path_bar import PathBar
+from tui.widgets.rerun.string_diff import StringDiffView
 
 
 class MismatchView(Vertical):

@@ -11,11 +11,11 @@ from textual.widgets import Static, TabbedContent, TabPane, Tabs
 from tui.model.call_detail import LoadedCall
 from tui.model.text_preview import human_size, plural
 from tui.model.transcript import TranscriptEntry, TranscriptPart, transcript_of
-from tui.widgets.event_list import EventList
-from tui.widgets.json_tree import JsonTree
-from tui.widgets.message_view import MessageView
-from tui.widgets.problem_banner import ProblemBanner
-from tui.widgets.transcript import Transcript
+from tui.widgets.common.json_tree import JsonTree
+from tui.widgets.recording.event_list import EventList
+from tui.widgets.recording.message_view import MessageView
+from tui.widgets.recording.problem_banner import ProblemBanner
+from tui.widgets.recording.transcript import Transcript
 
 TAB_IDS = ("tab-request", "tab-events", "tab-response", "tab-raw")
 

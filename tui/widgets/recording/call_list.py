@@ -8,7 +8,7 @@ from rich.text import Text
 from textual.message import Message
 
 from tui.model.call_rows import PENDING, CallTable
-from tui.widgets.row_list import RowList
+from tui.widgets.common.row_list import RowList
 
 OUTCOME_WIDTH = len("complete")
 """Longer outcomes (`unfinished`, `cancelled`) take the room of the model name."""

@@ -5,7 +5,7 @@ from __future__ import annotations
 from rich.text import Text
 
 from tui.model.transcript import Role, TranscriptEntry, bounded_entry
-from tui.widgets.lazy_static import LazyStatic
+from tui.widgets.common.lazy_static import LazyStatic
 
 
 def entry_text(entry: TranscriptEntry) -> Text:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from textual.containers import VerticalScroll
 
 from tui.model.transcript import TranscriptEntry
-from tui.widgets.transcript_entry import TranscriptEntryBox
+from tui.widgets.recording.transcript_entry import TranscriptEntryBox
 
 
 class Transcript(VerticalScroll):

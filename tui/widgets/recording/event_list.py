@@ -8,7 +8,7 @@ from rich.text import Text
 from textual.message import Message
 
 from tui.model.call_detail import LoadedCall
-from tui.widgets.row_list import RowList
+from tui.widgets.common.row_list import RowList
 
 TYPE_WIDTH = len("thinking_delta")
 

@@ -14,7 +14,7 @@ from textual.message import Message
 from textual.widgets import Input, Label
 
 from tui.model.navigation import compile_query, find_rows
-from tui.widgets.row_list import RowList
+from tui.widgets.common.row_list import RowList
 
 RowBytes = Callable[[int], bytes]
 
