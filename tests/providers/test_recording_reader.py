@@ -108,6 +108,61 @@ CASES: list[tuple[str, list[dict[str, Any] | str], int | None, int | None, str]]
         None,
         "format_version 2 is not supported",
     ),
+    *(
+        (
+            f"format_version {value!r}",
+            [{"format_version": value, "type": "header"}],
+            1,
+            None,
+            "header row field format_version: Input should be a valid integer",
+        )
+        for value in ("1", 1.0, True)
+    ),
+    *(
+        (
+            f"call_index {value!r}",
+            [HEADER, {**request(0), "call_index": value}],
+            2,
+            None,
+            "request row field call_index: Input should be a valid integer",
+        )
+        for value in ("0", 0.0, False)
+    ),
+    (
+        "event_index false",
+        [HEADER, request(0), {**event(0, 0), "event_index": False}, end(0, 1)],
+        3,
+        0,
+        "event row field event_index: Input should be a valid integer",
+    ),
+    (
+        "event_count as text",
+        [HEADER, request(0), {**end(0, 0), "event_count": "0"}],
+        3,
+        0,
+        "call_end row field event_count: Input should be a valid integer",
+    ),
+    (
+        "unknown key in a request",
+        [HEADER, {**request(0), "prompt_cache": True}],
+        2,
+        0,
+        "request row has an unknown key 'prompt_cache'",
+    ),
+    (
+        "unknown key in an event",
+        [HEADER, request(0), {**event(0, 0), "delay_ms": 3}, end(0, 1)],
+        3,
+        0,
+        "event row has an unknown key 'delay_ms'",
+    ),
+    (
+        "unknown key in a call_end",
+        [HEADER, request(0), {**end(0, 0), "cost": 1}],
+        3,
+        0,
+        "call_end row has an unknown key 'cost'",
+    ),
     (
         "bad outcome",
         [HEADER, request(0), end(0, 0, "exploded")],
@@ -136,6 +191,13 @@ def test_malformed_files_are_refused_with_line_call_and_reason(
     assert reason in error.reason
     assert "\n" not in str(error)
     assert str(error).startswith(f"recording file {path} at line {line}")
+
+
+def test_optional_header_metadata_is_still_ignored(tmp_path: Path) -> None:
+    """Only the header may carry keys a reader does not know (metadata never bumps the version)."""
+    header = {**HEADER, "recording_id": "x", "created_at": "2026-12-02T10:00:00Z", "future": [1]}
+    rows: list[dict[str, Any] | str] = [header, request(0), end(0, 0)]
+    assert len(read_recording(write_lines(tmp_path / "meta.jsonl", rows)).calls) == 1
 
 
 def test_the_message_reads_as_in_the_design(tmp_path: Path) -> None:

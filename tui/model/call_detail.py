@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 from pydantic import ValidationError
 
-from openprogram.providers.recording.format import ROW_ADAPTER, CallEndRow, EventRow, RequestRow
+from openprogram.providers.recording.format import CallEndRow, EventRow, RequestRow, parse_row
 from openprogram.providers.recording.reader import RecordingFileError
 from openprogram.providers.types import (
     AssistantMessage,
@@ -92,7 +92,7 @@ class LoadedCall:
         if cached is None:
             line = self.span.event_lines[event_index]
             try:
-                row = ROW_ADAPTER.validate_json(self.index.line(line))
+                row = parse_row(self.index.line(line))
                 if not isinstance(row, EventRow):
                     raise EventUnreadable(event_index, line + 1, f"a {row.type} row")
                 cached = row.event

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from pydantic import ValidationError
 
-from openprogram.providers.recording.format import ROW_ADAPTER, CallEndRow, RequestRow
+from openprogram.providers.recording.format import CallEndRow, RequestRow, parse_row
 from tui.model.recording_index import CallSpan, RecordingIndex
 from tui.model.row_facts import RowFacts
 from tui.model.text_preview import one_line
@@ -25,7 +25,7 @@ def row_problem(exc: ValidationError) -> str:
 def read_request(index: RecordingIndex, span: CallSpan) -> RequestRow | str:
     """The call's request row, or the reason it cannot be read."""
     try:
-        row = ROW_ADAPTER.validate_json(index.line(span.request_line))
+        row = parse_row(index.line(span.request_line))
     except ValidationError as exc:
         return f"line {span.request_line + 1}: request row {row_problem(exc)}"
     return row if isinstance(row, RequestRow) else f"line {span.request_line + 1}: not a request"
@@ -36,7 +36,7 @@ def read_call_end(index: RecordingIndex, span: CallSpan) -> CallEndRow | str | N
     if span.end_line is None:
         return None
     try:
-        row = ROW_ADAPTER.validate_json(index.line(span.end_line))
+        row = parse_row(index.line(span.end_line))
     except ValidationError as exc:
         return f"line {span.end_line + 1}: call_end row {row_problem(exc)}"
     return row if isinstance(row, CallEndRow) else f"line {span.end_line + 1}: not a call_end"

@@ -38,13 +38,17 @@ __all__ = [
     "encode_json",
     "encode_row",
     "encode_string",
+    "parse_row",
 ]
 
 CallOutcome = Literal["complete", "error", "cancelled", "abandoned"]
 
 
 class _Row(BaseModel):
-    model_config = ConfigDict(extra="ignore", frozen=True)
+    # A strict reader refuses what it was not written as: unknown keys of a request, event or
+    # call_end row are errors (only the header carries optional metadata), and `parse_row`
+    # validates in strict mode (no "1", 1.0 or true where an integer belongs).
+    model_config = ConfigDict(extra="forbid", frozen=True)
 
 
 class HeaderRow(_Row):
@@ -87,4 +91,9 @@ class CallEndRow(_Row):
 
 Row = Annotated[HeaderRow | RequestRow | EventRow | CallEndRow, Field(discriminator="type")]
 ROW_ADAPTER: TypeAdapter[Row] = TypeAdapter(Row)
-"""Parses and validates one stored line (bytes or str) into its row class."""
+"""The row union; parse lines with `parse_row`, which validates strictly."""
+
+
+def parse_row(line: bytes | str) -> Row:
+    """Parse and strictly validate one stored line into its row class (raises `ValidationError`)."""
+    return ROW_ADAPTER.validate_json(line, strict=True)

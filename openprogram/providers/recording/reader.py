@@ -21,7 +21,6 @@ from pydantic import ValidationError
 from openprogram.providers.recording.errors import RecordingFileError, open_for_reading
 from openprogram.providers.recording.format import (
     RECORDING_FORMAT_VERSION,
-    ROW_ADAPTER,
     ROW_TYPES,
     CallEndRow,
     CallOutcome,
@@ -29,6 +28,7 @@ from openprogram.providers.recording.format import (
     HeaderRow,
     RequestRow,
     Row,
+    parse_row,
 )
 from openprogram.providers.types import EVENT_TYPES, AssistantMessageEvent
 
@@ -135,7 +135,7 @@ def _explain(line: bytes, exc: ValidationError) -> tuple[int | None, str]:
         return None, "line nests JSON too deeply to be a recording row"
     if not isinstance(value, dict):
         return None, f"row must be a JSON object, found {type(value).__name__}"
-    call_index = value.get("call_index") if isinstance(value.get("call_index"), int) else None
+    call_index = value.get("call_index") if type(value.get("call_index")) is int else None
     kind = value.get("type")
     if kind not in ROW_TYPES:
         return call_index, f"unknown row type {kind!r}"
@@ -144,6 +144,8 @@ def _explain(line: bytes, exc: ValidationError) -> tuple[int | None, str]:
         return call_index, f"unknown event type {event.get('type')!r}"
     first = exc.errors()[0]
     location = ".".join(str(part) for part in first["loc"][1:]) or "row"
+    if first["type"] == "extra_forbidden":
+        return call_index, f"{kind} row has an unknown key {location!r}"
     return call_index, f"{kind} row field {location}: {first['msg']}"
 
 
@@ -196,7 +198,7 @@ def _parse(target: Path, data: bytes, strict: bool) -> RecordingScan:
         if line[:1] != b"{" and not line.strip():  # rows start with "{"; others may be blank
             continue
         try:
-            row: Row = ROW_ADAPTER.validate_json(line)
+            row: Row = parse_row(line)
         except ValidationError as exc:
             call_index, reason = _explain(line, exc)
             if call_index in open_calls:
