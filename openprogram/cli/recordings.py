@@ -88,6 +88,7 @@ def register_record(commands: Subcommands) -> None:
         record,
         "Create a new managed recording and record every provider call into it from the next start.",
         "  openprogram recordings record\n  openprogram recordings record --name login-flow\n"
+        "  openprogram recordings record --name login-flow --append\n"
         "  openprogram recordings record --name echo -- python examples/echo_agent.py hi\n\n"
         "With `-- COMMAND`: record one run of COMMAND only, leaving the next-start configuration\n"
         "alone; the recording is kept if COMMAND succeeds and its exit code is passed through.",
@@ -96,6 +97,11 @@ def register_record(commands: Subcommands) -> None:
         "--name",
         metavar="NAME",
         help="the recording ID (letters, digits, '.', '_', '-'); default: UTC time plus 8 hex digits",
+    )
+    parser.add_argument(
+        "--append",
+        action="store_true",
+        help="with --name: record into that recording when it exists (new calls follow its last one)",
     )
     recordings_rerun.extend_record(parser)
 
@@ -184,12 +190,19 @@ def show_status(args: argparse.Namespace, out: Output) -> int:
 
 def record(args: argparse.Namespace, out: Output) -> int:
     """Create the recording and select it; with `-- COMMAND`, record one run of it instead."""
+    if args.append and not args.name:
+        raise UsageRefused("--append needs --name (the recording to add to)")
     if args.command:
+        if args.append:
+            raise UsageRefused(
+                "--append does not go with `-- COMMAND` (a one-shot recording is new)"
+            )
         return recordings_rerun.record_once(args, out)
     if args.keep_failed:
         raise UsageRefused("--keep-failed needs a COMMAND after `--`")
-    path = start_recording(args.name)
-    out.line("Next start records into ", (path.stem, "bold"))
+    path = start_recording(args.name, append=args.append)
+    verb = "adds to" if args.append else "records into"
+    out.line(f"Next start {verb} ", (path.stem, "bold"))
     out.line("file:    ", str(path))
     out.line(("Changes apply on the next start.", "dim"))
     out.line(

@@ -44,19 +44,26 @@ def _configured_path(config: RecordReplayConfig) -> Path | None:
 
 
 def create_recording_file(
-    path: Path, recording_id: str, entry: dict[str, Any] | None = None, now: float | None = None
+    path: Path,
+    recording_id: str,
+    entry: dict[str, Any] | None = None,
+    now: float | None = None,
+    *,
+    appendable: bool = False,
 ) -> Path:
     """Create a new 0600 recording at `path` holding only its header; refuses anything already there.
 
     The header carries `recording_id`, `created_at`, `redaction_version` (and `entry` when given).
+    `appendable` adds `--append` to the refusal's suggestions (for `record --name` without a command).
     """
     flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
     try:
         os.close(os.open(path, flags, 0o600))
     except FileExistsError:
+        append = ", add --append to record into it" if appendable else ""
         raise RecordingSelectorError(
             recording_id,
-            f"already exists ({path}); choose another --name, or remove it first with "
+            f"already exists ({path}); choose another --name{append}, or remove it first with "
             f"`openprogram recordings delete {recording_id}`",
         ) from None
     header: dict[str, Any] = {
@@ -77,22 +84,27 @@ def create_recording_file(
     return path
 
 
-def start_recording(name: str | None = None, entry: dict[str, Any] | None = None) -> Path:
+def start_recording(
+    name: str | None = None, entry: dict[str, Any] | None = None, *, append: bool = False
+) -> Path:
     """Create a new managed recording and make the next start record into it; returns its path.
 
     The ID is `name` (validated) or a fresh `YYYYMMDDTHHMMSSZ-xxxxxxxx`. The 0600 file starts with
     a header holding `recording_id`, `created_at`, `redaction_version` (and `entry` when given).
-    An existing name is refused unless it is already the configured record file.
+    An existing name is refused, naming the file; with `append` the next start records into the
+    existing recording instead (it must be strictly valid), adding calls after its last one.
     """
     now = time.time()
     recording_id = validate_recording_id(name) if name is not None else new_recording_id(now)
-    config = read_record_replay_config()  # a broken configuration fails before any file exists
+    read_record_replay_config()  # a broken configuration fails before any file exists
     path = managed_path(recording_id)
-    if config.mode == "record" and _configured_path(config) == path and path.exists():
+    if append and (path.exists() or path.is_symlink()):
         check_recording_file(locate_recording(recording_id), repair_managed=True)
+        read_recording(path)
+        write_record_replay_config(RecordReplayConfig(mode="record", file=recording_id))
         return path
     ensure_recordings_dir()
-    create_recording_file(path, recording_id, entry, now)
+    create_recording_file(path, recording_id, entry, now, appendable=name is not None)
     try:
         write_record_replay_config(RecordReplayConfig(mode="record", file=recording_id))
     except BaseException:

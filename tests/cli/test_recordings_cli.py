@@ -312,3 +312,18 @@ def test_management_commands_never_start_the_provider_runtime(
     assert main(["recordings", "delete", "new", "--yes"]) == 0
     assert main(["recordings", "prune", "--older-than-days", "0", "--yes"]) == 0
     assert provider_runtime_state() is RuntimeState.NEW and registered_apis() == []
+
+
+def test_record_refuses_an_existing_name_unless_told_to_append(openprogram_home: Path) -> None:
+    assert run_cli(openprogram_home, "record", "--name", "login").returncode == 0
+    path = openprogram_home / "recordings" / "login.jsonl"
+    before = path.read_bytes()
+    again = run_cli(openprogram_home, "record", "--name", "login")
+    assert again.returncode == 1
+    assert str(path) in one_error_line(again.stderr) and "--append" in again.stderr
+    assert path.read_bytes() == before
+    appended = run_cli(openprogram_home, "record", "--name", "login", "--append")
+    assert appended.returncode == 0 and "adds to login" in appended.stdout
+    assert config(openprogram_home)["record_replay"] == {"mode": "record", "file": "login"}
+    one_shot = run_cli(openprogram_home, "record", "--name", "login", "--append", "--", "true")
+    assert one_shot.returncode == 2 and "--append does not go with" in one_shot.stderr

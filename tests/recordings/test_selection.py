@@ -62,16 +62,23 @@ def test_record_keeps_other_configuration_keys_and_stores_the_entry(
     assert json.loads((openprogram_home / "config.json").read_text())["theme"] == "dark"
 
 
-def test_an_existing_name_is_refused_unless_it_is_already_the_record_file() -> None:
+def test_an_existing_name_is_refused_even_when_it_is_the_record_file() -> None:
     first = start_recording("demo")
     before = first.read_bytes()
-    assert start_recording("demo") == first  # already configured: nothing new is written
-    assert first.read_bytes() == before
-    turn_off()
-    with pytest.raises(RecordingSelectorError, match="already exists"):
-        start_recording("demo")
-    assert first.read_bytes() == before
+    for _ in range(2):  # configured for record, then off: refused both times, naming the file
+        with pytest.raises(RecordingSelectorError, match=f"already exists \\({first}\\).*--append"):
+            start_recording("demo")
+        assert first.read_bytes() == before
+        turn_off()
     assert read_record_replay_config().mode == "off"
+
+
+def test_append_records_into_an_existing_recording_after_its_last_call() -> None:
+    first = start_recording("demo")
+    turn_off()
+    assert start_recording("demo", append=True) == first
+    assert read_record_replay_config() == RecordReplayConfig(mode="record", file="demo")
+    assert start_recording("fresh", append=True).exists()  # nothing to add to: a new one
 
 
 @pytest.mark.parametrize("name", ["../escape", "a/b", "..", ".hidden", "x..y", "", "a b"])
