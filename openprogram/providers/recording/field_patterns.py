@@ -1,0 +1,196 @@
+"""Field patterns: request paths as a mismatch prints them, with `[*]`, `*` and `**` wildcards.
+
+`context.messages[*].content[*].text` matches the text of every block of every message;
+`options.metadata.*` any key of the metadata; `**.request_id` a `request_id` key at any depth;
+`["odd.key"]` a key holding a dot. A pattern also covers everything below the field it names.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any, Literal
+
+from openprogram.providers.recording.differences import PathToken
+
+TokenKind = Literal["key", "index", "any_key", "any_index", "any_depth"]
+
+_TOKEN = re.compile(
+    r"""(?P<any_depth>\*\*)
+      | (?P<any_key>\*)
+      | \[(?P<any_index>\*)\]
+      | \[(?P<index>\d+)\]
+      | \["(?P<quoted>(?:[^"\\]|\\.)*)"\]
+      | (?P<key>[A-Za-z_][A-Za-z0-9_\-]*)
+    """,
+    re.VERBOSE,
+)
+
+
+class FieldPatternError(ValueError):
+    """A field pattern that cannot be parsed; `pattern` and `reason` say why."""
+
+    def __init__(self, pattern: str, reason: str) -> None:
+        self.pattern = pattern
+        self.reason = reason
+        super().__init__(f"field pattern {pattern!r}: {reason}")
+
+
+@dataclass(frozen=True)
+class PatternToken:
+    """One step of a pattern: a key, an index, or a wildcard."""
+
+    kind: TokenKind
+    value: str | int | None = None
+
+
+@dataclass(frozen=True)
+class FieldPattern:
+    """A parsed field pattern; `matches(tokens)` says whether it covers a field path."""
+
+    text: str
+    tokens: tuple[PatternToken, ...]
+
+    def matches(self, path: tuple[PathToken, ...]) -> bool:
+        """True when the pattern names `path` or one of the fields that contain it."""
+        return _covers(self.tokens, tuple(path))
+
+    def names_exactly(self, path: tuple[PathToken, ...]) -> bool:
+        """True when the pattern names `path` itself (not only a field containing it)."""
+        return _matches_exactly(self.tokens, tuple(path))
+
+
+def parse_field_pattern(text: str) -> FieldPattern:
+    """Parse `context.messages[*].content[*].text`-style text; raises `FieldPatternError`."""
+    tokens: list[PatternToken] = []
+    position = 0
+    while position < len(text):
+        if tokens and text[position] == ".":
+            position += 1
+        match = _TOKEN.match(text, position)
+        if match is None:
+            raise FieldPatternError(text, f"cannot read it from column {position + 1}")
+        position = match.end()
+        kind = match.lastgroup
+        if kind == "quoted":
+            quoted = match.group("quoted")
+            tokens.append(PatternToken("key", re.sub(r"\\(.)", r"\1", quoted)))
+        elif kind == "key":
+            tokens.append(PatternToken("key", match.group("key")))
+        elif kind == "index":
+            tokens.append(PatternToken("index", int(match.group("index"))))
+        else:
+            wildcard: TokenKind = "any_depth" if kind == "any_depth" else "any_key"
+            tokens.append(PatternToken("any_index" if kind == "any_index" else wildcard))
+    if not tokens:
+        raise FieldPatternError(text, "it is empty")
+    return FieldPattern(text, tuple(tokens))
+
+
+def _step(token: PatternToken, value: PathToken) -> bool:
+    if token.kind == "key":
+        return isinstance(value, str) and value == token.value
+    if token.kind == "index":
+        return isinstance(value, int) and value == token.value
+    if token.kind == "any_key":
+        return isinstance(value, str)
+    return isinstance(value, int)  # any_index
+
+
+@lru_cache(maxsize=65536)
+def _matches_exactly(tokens: tuple[PatternToken, ...], path: tuple[PathToken, ...]) -> bool:
+    if not tokens:
+        return not path
+    head, rest = tokens[0], tokens[1:]
+    if head.kind == "any_depth":
+        return any(_matches_exactly(rest, path[skip:]) for skip in range(len(path) + 1))
+    return bool(path) and _step(head, path[0]) and _matches_exactly(rest, path[1:])
+
+
+def _covers(tokens: tuple[PatternToken, ...], path: tuple[PathToken, ...]) -> bool:
+    return any(_matches_exactly(tokens, path[:end]) for end in range(len(path), -1, -1))
+
+
+def generalise_path(path: tuple[PathToken, ...]) -> str:
+    """The pattern text for `path` with every index as `[*]`: `context.messages[*].content[*].text`."""
+    from openprogram.providers.recording.differences import format_field_path
+
+    text = format_field_path(list(path))
+    return re.sub(r"\[\d+\]", "[*]", text)
+
+
+# Whether a pattern can match any field of a request: walked over the JSON schema of the
+# request models, so a typo (`context.mesages`) is a configuration error, not a silent no-op.
+
+
+def _resolve(schema: dict[str, Any], root: dict[str, Any]) -> list[dict[str, Any]]:
+    if "$ref" in schema:
+        name = schema["$ref"].rsplit("/", 1)[-1]
+        return _resolve(root["$defs"][name], root)
+    for union in ("anyOf", "oneOf", "allOf"):
+        if union in schema:
+            return [leaf for option in schema[union] for leaf in _resolve(option, root)]
+    return [schema]
+
+
+StepKind = Literal["key", "index", "any"]
+
+
+def _children(schema: dict[str, Any], step: StepKind, value: PathToken | None) -> list[Any] | None:
+    """The schemas one step below `schema` (a key, an index, or any step); None means free-form."""
+    kind = schema.get("type")
+    if kind is None and "properties" not in schema and "items" not in schema:
+        return None  # `Any`: anything may be below
+    found: list[Any] = []
+    if (kind == "object" or "properties" in schema) and step != "index":
+        properties: dict[str, Any] = schema.get("properties", {})
+        extra = schema.get("additionalProperties", "properties" not in schema)
+        if step == "key" and value in properties:
+            found.append(properties[str(value)])
+        elif step == "any":
+            found.extend(properties.values())
+        if extra is True and (step == "any" or value not in properties):
+            return None
+        if isinstance(extra, dict) and (step == "any" or value not in properties):
+            found.append(extra)
+    if kind == "array" and step != "key":
+        items = schema.get("items")
+        if items is None or items is True:
+            return None
+        found.extend(items if isinstance(items, list) else [items])
+    return found
+
+
+def can_match(pattern: FieldPattern, schema: dict[str, Any]) -> bool:
+    """True when some field allowed by the JSON `schema` is named by `pattern`."""
+    return _can_match(pattern.tokens, schema, schema, 0)
+
+
+def _can_match(
+    tokens: tuple[PatternToken, ...], node: Any, root: dict[str, Any], depth: int
+) -> bool:
+    if not tokens or depth > 24 or not isinstance(node, dict):
+        return True  # the end of the pattern, a recursive schema, or a free-form `true`
+    head, rest = tokens[0], tokens[1:]
+    for schema in _resolve(node, root):
+        if head.kind == "any_depth":
+            if _can_match(rest, schema, root, depth):
+                return True
+            below = _children(schema, "any", None)
+            if below is None or any(_can_match(tokens, s, root, depth + 1) for s in below):
+                return True
+            continue
+        step: StepKind = "key" if head.kind in ("key", "any_key") else "index"
+        below = _children(schema, step, head.value if head.value is not None else "*")
+        if head.kind in ("any_key", "any_index") and below is not None:
+            below = _children(schema, "any", None) if _has_step(schema, step) else []
+        if below is None or any(_can_match(rest, s, root, depth + 1) for s in below):
+            return True
+    return False
+
+
+def _has_step(schema: dict[str, Any], step: StepKind) -> bool:
+    if step == "key":
+        return schema.get("type") == "object" or "properties" in schema
+    return schema.get("type") == "array"
