@@ -1,0 +1,276 @@
+"""Compare two recordings call by call: requests (every difference) and answers (as answers).
+
+Calls are aligned by index when both recordings have the same shape; otherwise by a sequence
+alignment on a per-call signature (model, tool names, the
+last message's role and content), so an inserted or removed call shows as "only in A" or "only in
+B" instead of shifting every later call. Matching rules mark the request differences they absorb.
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+from openprogram.providers.accumulator import assemble_message
+from openprogram.providers.recording.differences import FieldDifference, iter_differences
+from openprogram.providers.recording.reader import RecordedCall, Recording, read_recording
+from openprogram.providers.recording.rules import (
+    NO_RULES,
+    MatchingRules,
+    RuledDifference,
+    iter_ruled_differences,
+)
+from openprogram.providers.types import AssistantMessage, Usage
+
+CallStatus = Literal[
+    "same", "request_changed", "answer_changed", "both_changed", "only_a", "only_b"
+]
+WordOp = Literal["equal", "delete", "insert"]
+
+
+@dataclass(frozen=True)
+class WordChange:
+    """One run of a word-level text diff: kept, only in A (`delete`) or only in B (`insert`)."""
+
+    op: WordOp
+    text: str
+
+
+@dataclass(frozen=True)
+class Answer:
+    """What a recorded call answered, folded from its events."""
+
+    text: str
+    thinking: str
+    tool_calls: tuple[tuple[str, dict[str, Any]], ...]
+    stop_reason: str | None
+    error: str | None
+    usage: Usage
+
+    @classmethod
+    def of(cls, call: RecordedCall) -> Answer:
+        """The answer of `call` (its events folded by the one accumulator)."""
+        message: AssistantMessage | None = assemble_message(call.events)
+        if message is None:
+            return cls("", "", (), None, call.error, Usage())
+        text = "".join(b.text for b in message.content if b.type == "text")
+        thinking = "".join(b.thinking for b in message.content if b.type == "thinking")
+        tools = tuple((b.name, b.arguments) for b in message.content if b.type == "toolCall")
+        return cls(
+            text,
+            thinking,
+            tools,
+            message.stop_reason,
+            message.error_message or call.error,
+            message.usage,
+        )
+
+
+@dataclass(frozen=True)
+class AnswerDifference:
+    """How two answers differ: each part that changed (empty tuple: the answers are the same)."""
+
+    text: tuple[WordChange, ...] = ()
+    thinking: tuple[WordChange, ...] = ()
+    tool_calls: tuple[FieldDifference, ...] = ()
+    stop_reason: tuple[str | None, str | None] | None = None
+    error: tuple[str | None, str | None] | None = None
+
+    @property
+    def changed(self) -> bool:
+        """True when any part of the answer differs (usage alone does not count)."""
+        return bool(self.text or self.thinking or self.tool_calls or self.stop_reason or self.error)
+
+
+@dataclass(frozen=True)
+class CallPair:
+    """One row of the diff: a call of A and/or a call of B, and how they compare."""
+
+    a: RecordedCall | None
+    b: RecordedCall | None
+    request: tuple[RuledDifference, ...] = ()
+    answer: AnswerDifference = field(default_factory=AnswerDifference)
+    usage_a: Usage | None = None
+    usage_b: Usage | None = None
+
+    @property
+    def status(self) -> CallStatus:
+        """same, request_changed, answer_changed, both_changed, only_a or only_b."""
+        if self.b is None:
+            return "only_a"
+        if self.a is None:
+            return "only_b"
+        request = any(not d.absorbed for d in self.request)
+        if request and self.answer.changed:
+            return "both_changed"
+        if request:
+            return "request_changed"
+        return "answer_changed" if self.answer.changed else "same"
+
+    @property
+    def counting_request_differences(self) -> tuple[FieldDifference, ...]:
+        """The request differences no rule absorbed."""
+        return tuple(d.difference for d in self.request if not d.absorbed)
+
+
+@dataclass(frozen=True)
+class DiffSummary:
+    """Counts per status and token totals of each side."""
+
+    same: int
+    request_changed: int
+    answer_changed: int
+    only_a: int
+    only_b: int
+    tokens_a: Usage
+    tokens_b: Usage
+
+
+@dataclass(frozen=True)
+class RecordingDiff:
+    """Two recordings compared call by call."""
+
+    a: Path
+    b: Path
+    rules: MatchingRules
+    pairs: tuple[CallPair, ...]
+    aligned_by: Literal["index", "signature"]
+
+    @property
+    def identical(self) -> bool:
+        """True when every pair is `same`."""
+        return all(pair.status == "same" for pair in self.pairs)
+
+    def summary(self) -> DiffSummary:
+        """Counts per status (a call whose request and answer changed counts in both)."""
+        statuses = [pair.status for pair in self.pairs]
+        return DiffSummary(
+            same=statuses.count("same"),
+            request_changed=statuses.count("request_changed") + statuses.count("both_changed"),
+            answer_changed=statuses.count("answer_changed") + statuses.count("both_changed"),
+            only_a=statuses.count("only_a"),
+            only_b=statuses.count("only_b"),
+            tokens_a=_total(p.usage_a for p in self.pairs),
+            tokens_b=_total(p.usage_b for p in self.pairs),
+        )
+
+
+def _total(usages: Any) -> Usage:
+    total = Usage()
+    for usage in usages:
+        if usage is not None:
+            total = Usage(
+                input=total.input + usage.input,
+                output=total.output + usage.output,
+                cache_read=total.cache_read + usage.cache_read,
+                cache_write=total.cache_write + usage.cache_write,
+                total_tokens=total.total_tokens + usage.total_tokens,
+            )
+    return total
+
+
+def call_signature(call: RecordedCall) -> str:
+    """What identifies a call across two sessions: model, tool names, last message role + content."""
+    context = call.request.context
+    messages = context.get("messages") or []
+    last = messages[-1] if messages else {}
+    tools = sorted(
+        tool.get("name", "") for tool in context.get("tools") or [] if isinstance(tool, dict)
+    )
+    content = last.get("content") if isinstance(last, dict) else None
+    return json.dumps(
+        [
+            call.request.model.get("id"),
+            tools,
+            last.get("role") if isinstance(last, dict) else None,
+            content,
+        ],
+        sort_keys=True,
+        default=str,
+    )
+
+
+_WORDS = re.compile(r"\s+|[^\s]+")
+
+
+def word_diff(a: str, b: str) -> tuple[WordChange, ...]:
+    """A word-level diff (whitespace kept), or () when the texts are equal."""
+    if a == b:
+        return ()
+    left, right = _WORDS.findall(a), _WORDS.findall(b)
+    changes: list[WordChange] = []
+    matcher = difflib.SequenceMatcher(None, left, right, autojunk=False)
+    for op, i1, i2, j1, j2 in matcher.get_opcodes():
+        if op == "equal":
+            changes.append(WordChange("equal", "".join(left[i1:i2])))
+            continue
+        if i2 > i1:
+            changes.append(WordChange("delete", "".join(left[i1:i2])))
+        if j2 > j1:
+            changes.append(WordChange("insert", "".join(right[j1:j2])))
+    return tuple(changes)
+
+
+def compare_answers(a: Answer, b: Answer) -> AnswerDifference:
+    """Each part of two answers that differs."""
+    tools_a = [{"name": name, "arguments": args} for name, args in a.tool_calls]
+    tools_b = [{"name": name, "arguments": args} for name, args in b.tool_calls]
+    return AnswerDifference(
+        text=word_diff(a.text, b.text),
+        thinking=word_diff(a.thinking, b.thinking),
+        tool_calls=tuple(iter_differences(tools_a, tools_b, ("tool_calls",))),
+        stop_reason=None if a.stop_reason == b.stop_reason else (a.stop_reason, b.stop_reason),
+        error=None if a.error == b.error else (a.error, b.error),
+    )
+
+
+def _pair(a: RecordedCall | None, b: RecordedCall | None, rules: MatchingRules) -> CallPair:
+    if a is None or b is None:
+        only = a or b
+        assert only is not None
+        usage = Answer.of(only).usage
+        return CallPair(a, b, usage_a=usage if a else None, usage_b=usage if b else None)
+    answer_a, answer_b = Answer.of(a), Answer.of(b)
+    request = tuple(iter_ruled_differences(a.request_payload(), b.request_payload(), rules))
+    return CallPair(
+        a, b, request, compare_answers(answer_a, answer_b), answer_a.usage, answer_b.usage
+    )
+
+
+def align_calls(
+    a: Sequence[RecordedCall], b: Sequence[RecordedCall]
+) -> tuple[list[tuple[RecordedCall | None, RecordedCall | None]], Literal["index", "signature"]]:
+    """Pairs of calls: by index when both have the same shape (as many calls, and the signature
+    alignment finds nothing inserted or removed), else by the signature alignment."""
+    matcher = difflib.SequenceMatcher(
+        None, [call_signature(c) for c in a], [call_signature(c) for c in b], autojunk=False
+    )
+    opcodes = matcher.get_opcodes()
+    same_shape = len(a) == len(b) and all(
+        op in ("equal", "replace") and i2 - i1 == j2 - j1 for op, i1, i2, j1, j2 in opcodes
+    )
+    if same_shape:
+        return list(zip(a, b, strict=True)), "index"
+    pairs: list[tuple[RecordedCall | None, RecordedCall | None]] = []
+    for op, i1, i2, j1, j2 in opcodes:
+        common = min(i2 - i1, j2 - j1) if op in ("equal", "replace") else 0
+        pairs.extend(zip(a[i1 : i1 + common], b[j1 : j1 + common], strict=True))
+        pairs.extend((call, None) for call in a[i1 + common : i2])
+        pairs.extend((None, call) for call in b[j1 + common : j2])
+    return pairs, "signature"
+
+
+def diff_recordings(
+    a: Recording | str | Path, b: Recording | str | Path, rules: MatchingRules = NO_RULES
+) -> RecordingDiff:
+    """Compare two recordings (paths are read with the strict reader)."""
+    left = a if isinstance(a, Recording) else read_recording(a)
+    right = b if isinstance(b, Recording) else read_recording(b)
+    aligned, how = align_calls(left.calls, right.calls)
+    pairs = tuple(_pair(x, y, rules) for x, y in aligned)
+    return RecordingDiff(left.path, right.path, rules, pairs, how)
