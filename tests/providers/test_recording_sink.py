@@ -83,3 +83,53 @@ def test_symlinks_wide_permissions_and_foreign_files_are_refused(tmp_path: Path)
     with pytest.raises(RecordingFileError, match="format_version 9"):
         RecordingSink(foreign).begin_call({"model": {}, "context": {}, "options": None})
     assert foreign.read_text() == '{"format_version":9,"type":"header"}\n'
+
+
+async def test_every_finished_call_is_on_disk_before_its_last_event_is_delivered(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """No finished call is left unsynced: `done` reaches the caller only after the fsync that
+    covers its `call_end` (the disk is the edge: fsync is observed, not replaced)."""
+    import os as os_module
+
+    path = tmp_path / "synced.jsonl"
+    synced_sizes: list[int] = []
+    real_fsync = os_module.fsync
+
+    def observed_fsync(fd: int) -> None:
+        real_fsync(fd)
+        synced_sizes.append(os_module.fstat(fd).st_size)
+
+    monkeypatch.setattr(os_module, "fsync", observed_fsync)
+    model = Model(id="m", api="scripted", provider="scripted")
+    script = ScriptedProvider([[TextStep(text="one two")], [TextStep(text="three")]])
+    recorder = RecordingProvider(script, path)
+    for said in ("first", "second"):
+        async for event in recorder.stream(model, Context(messages=[UserMessage(content=said)])):
+            if event.type == "done":
+                assert synced_sizes and synced_sizes[-1] == path.stat().st_size
+                assert path.read_bytes().rstrip(b"\n").endswith(b'"type":"call_end"}')
+    assert len(read_recording(path).calls) == 2
+
+
+async def test_a_failed_fsync_fails_the_call_naming_the_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import errno
+    import os as os_module
+
+    from openprogram.providers.recording import RecordingWriteError
+
+    def failing_fsync(fd: int) -> None:
+        raise OSError(errno.EIO, "Input/output error")
+
+    path = tmp_path / "eio.jsonl"
+    recorder = RecordingProvider(ScriptedProvider([[TextStep(text="hi")]]), path)
+    recorder.sink.ensure_header()
+    monkeypatch.setattr(os_module, "fsync", failing_fsync)
+    model = Model(id="m", api="scripted", provider="scripted")
+    delivered: list[str] = []
+    with pytest.raises(RecordingWriteError) as caught:
+        async for event in recorder.stream(model, Context(messages=[UserMessage(content="go")])):
+            delivered.append(event.type)
+    assert str(path) in str(caught.value) and "done" not in delivered

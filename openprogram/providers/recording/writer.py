@@ -3,8 +3,8 @@
 Every write holds a thread lock and an exclusive `flock`, writes whole lines, and never truncates.
 The next `call_index` is kept in memory and re-checked under the lock by file size: when another
 writer appended, only the bytes it added are read, so the cost of a call never grows with the file.
-The `fsync` after each `call_end` runs in a helper process (`background_sync`) and is waited for
-before the next `call_end` is written.
+Each `call_end` is written and `fsync`ed before the call's terminal event reaches the caller
+(docs/design-decisions.md says why inline).
 """
 
 from __future__ import annotations
@@ -19,7 +19,6 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from openprogram.providers.recording.background_sync import BackgroundSync
 from openprogram.providers.recording.format import (
     RECORDING_FORMAT_VERSION,
     CallOutcome,
@@ -96,10 +95,8 @@ class RecordingSink:
     """Appends header, request, event and call_end rows to one recording file.
 
     Thread-safe and process-safe. A crash leaves at most the unfinished calls, which the strict
-    reader names. Every `call_end` is followed by an `fsync`, in a helper process; it is waited for
-    before the next `call_end` is written and by `close()`, so at most the last finished call is not
-    yet on disk (a crash of the process loses nothing: the rows are written before `end_call`
-    returns).
+    reader names. Every `call_end` is followed by an `fsync` before `end_call` returns, so no
+    finished call is lost to a crash of the process or of the machine.
     """
 
     def __init__(self, path: str | os.PathLike[str], header: dict[str, Any] | None = None) -> None:
@@ -111,7 +108,6 @@ class RecordingSink:
         self._next_call = 0
         self._torn_tail = False
         self._pending: dict[int, _PendingRows] = {}
-        self._sync = BackgroundSync()
 
     # -- file access, always under self._lock --
 
@@ -219,20 +215,19 @@ class RecordingSink:
             if pending.size >= FLUSH_BYTES or now - pending.since >= FLUSH_SECONDS:
                 self._flush(call_index)
 
-    def _flush(self, call_index: int, tail: bytes = b"") -> None:
+    def _flush(self, call_index: int, tail: bytes = b"", *, sync: bool = False) -> None:
         pending = self._pending[call_index]
         data = b"".join(pending.rows) + tail
         pending.rows, pending.size = [], 0
         if data:
-            self._append(lambda: data)
+            self._append(lambda: data, sync=sync)
 
     def end_call(
         self, call_index: int, event_count: int, outcome: CallOutcome, error: str | None = None
     ) -> None:
-        """Append the call's remaining events and its `call_end` row, then start its `fsync`.
+        """Append the call's remaining events and its `call_end` row, and `fsync` the file.
 
-        The previous call's `fsync` is waited for first; if it failed, this raises
-        `RecordingWriteError` and writes nothing.
+        A failed write or `fsync` raises `RecordingWriteError` naming the file.
         """
         row: dict[str, Any] = {
             "call_index": call_index,
@@ -243,19 +238,8 @@ class RecordingSink:
         if error is not None:
             row["error"] = error
         with self._lock:
-            self._wait_for_sync()
-            self._flush(call_index, encode_row(row))
+            self._flush(call_index, encode_row(row), sync=True)
             del self._pending[call_index]
-            if self._fd is not None:
-                self._sync.start(self._fd)
-
-    def _wait_for_sync(self) -> None:
-        try:
-            self._sync.wait()
-        except OSError as exc:
-            # What the failed fsync covered may not be on disk: read the file again next time.
-            self._known_size = self._next_call = 0
-            raise RecordingWriteError(self.path, exc) from exc
 
     def close(self) -> None:
         """Close the file descriptor (rows of calls still open are appended first)."""
@@ -264,11 +248,6 @@ class RecordingSink:
                 for call_index in list(self._pending):
                     self._flush(call_index)
             finally:
-                try:
-                    self._sync.close()
-                except OSError as exc:
-                    raise RecordingWriteError(self.path, exc) from exc
-                finally:
-                    if self._fd is not None:
-                        os.close(self._fd)
-                        self._fd = None
+                if self._fd is not None:
+                    os.close(self._fd)
+                    self._fd = None
