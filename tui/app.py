@@ -83,10 +83,6 @@ class OpenProgramTUI(App[None]):
         # it is drawn (Textual holds back frames drawn during start-up).
         self.call_later(self._open_first_screens)
 
-    def on_unmount(self) -> None:
-        if collector := sys.modules.get("tui.collector"):  # loaded with the first recording shown
-            collector.release()
-
     def _open_first_screens(self) -> None:
         if self.check is not None:
             from tui.screens.rerun import RerunScreen

@@ -241,3 +241,20 @@ async def test_theme_toggles_and_q_quits(demo_file: Path) -> None:
         await pilot.press("ctrl+t", "q")
         assert app.theme == "textual-dark"
     assert app.return_code == 0
+
+
+async def test_objects_alive_once_a_recording_is_shown_are_frozen_out_of_collections(
+    demo_file: Path,
+) -> None:
+    """One `gc.freeze()` after the first recording is on screen keeps full collections (which
+    would walk every loaded model) out of later frames such as a jump's."""
+    import gc
+
+    gc.unfreeze()
+    app = OpenProgramTUI([demo_file])
+    try:
+        async with app.run_test(size=SIZE) as pilot:
+            await recording_ready(pilot)
+            await until(pilot, lambda: gc.get_freeze_count() > 0)
+    finally:
+        gc.unfreeze()

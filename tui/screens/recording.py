@@ -8,6 +8,7 @@ show them.
 
 from __future__ import annotations
 
+import gc
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
 
@@ -35,9 +36,6 @@ if TYPE_CHECKING:
     from tui.model.verdict import Verdict
     from tui.widgets.recording.call_detail import CallDetail
     from tui.widgets.recording.goto_bar import GotoBar
-
-RESUME_COLLECTION_AFTER = 1.0
-"""Seconds after a jump when garbage collection resumes even if no frame has been drawn."""
 
 
 class RecordingScreen(Screen[None]):
@@ -168,9 +166,9 @@ class RecordingScreen(Screen[None]):
         self._ready_detail = message.call_detail
         self._show_call(self.query_one(CallList).cursor)
         self._apply_start()
-        from tui import collector  # loaded once the first rows are drawn
-
-        self.call_after_refresh(collector.freeze_startup_objects)  # start-up is over
+        # What is alive once a recording is shown lives as long as the app: leave it out of later
+        # garbage collections, which would otherwise walk ~100k objects inside a jump's frame.
+        self.call_after_refresh(gc.freeze)
 
     def _apply_start(self) -> None:
         """Go where the command line asked, once that call is indexed (or the index is done)."""
@@ -251,12 +249,6 @@ class RecordingScreen(Screen[None]):
     def _goto(self, target: GotoTarget | None) -> None:
         if target is None:
             return
-        from tui import collector
-
-        # A jump redraws most of the screen; a collection started meanwhile would double that.
-        collector.pause()
-        self.call_after_refresh(collector.resume)
-        self.app.set_timer(RESUME_COLLECTION_AFTER, collector.resume)  # should no frame follow
         ordinal = self.table.ordinal_of(target.call_index) if self.table else None
         if ordinal is None:
             last = max((self.table.count if self.table else 0) - 1, 0)
