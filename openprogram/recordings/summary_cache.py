@@ -16,7 +16,6 @@ from __future__ import annotations
 import contextlib
 import errno
 import os
-import secrets
 import stat
 import time
 from pathlib import Path
@@ -25,7 +24,7 @@ from typing import NamedTuple
 from pydantic import BaseModel, ConfigDict
 
 from openprogram import __version__
-from openprogram.providers.recording.config import state_dir
+from openprogram.providers.recording.config import atomic_write_text, ensure_private_dir, state_dir
 from openprogram.providers.recording.format import RECORDING_FORMAT_VERSION
 
 CACHE_SCHEMA_VERSION = 1
@@ -147,7 +146,7 @@ class SummaryCache:
             entries=self._kept,
         )
         with contextlib.suppress(OSError, ValueError):
-            _write_document(document.model_dump_json().encode())
+            _write_document(document.model_dump_json())
 
 
 def _is_text(key: str) -> bool:
@@ -231,44 +230,11 @@ def _read_all(fd: int) -> bytes:
     return b"".join(chunks)
 
 
-def _write_document(data: bytes) -> None:
-    """Replace the cache file with `data`: a 0600 temporary file in the 0700 cache directory,
-    then a rename, all relative to directories opened without following symlinks."""
-    state_fd = os.open(state_dir(), _DIRECTORY_FLAGS)
-    try:
-        with contextlib.suppress(FileExistsError):
-            os.mkdir("cache", 0o700, dir_fd=state_fd)
-        directory_fd = os.open("cache", _DIRECTORY_FLAGS, dir_fd=state_fd)
-    finally:
-        os.close(state_fd)
-    try:
-        directory = os.fstat(directory_fd)
-        if directory.st_uid != os.getuid():
-            return
-        if directory.st_mode & 0o077:
-            os.fchmod(directory_fd, 0o700)
-        _replace_file(directory_fd, data)
-    finally:
-        os.close(directory_fd)
+def _write_document(text: str) -> None:
+    """Replace the cache file atomically in the 0700 cache directory (config.py's private writes).
 
-
-def _replace_file(directory_fd: int, data: bytes) -> None:
-    """Write `data` to a fresh temporary file and rename it over the cache file (last one wins).
-
-    No fsync: a cache lost or cut short by a crash is ignored and rebuilt by the next listing.
+    A symlinked state or cache directory is refused there; a symlinked cache file was found by
+    `_read_document` and disables saving, so it is never replaced.
     """
-    temporary = f".{CACHE_FILE_NAME}.{os.getpid()}.{secrets.token_hex(4)}.tmp"
-    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
-    fd = os.open(temporary, flags, 0o600, dir_fd=directory_fd)
-    try:
-        try:
-            view = memoryview(data)
-            while view:
-                view = view[os.write(fd, view) :]
-        finally:
-            os.close(fd)
-        os.replace(temporary, CACHE_FILE_NAME, src_dir_fd=directory_fd, dst_dir_fd=directory_fd)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(temporary, dir_fd=directory_fd)
-        raise
+    directory = ensure_private_dir(state_dir() / "cache")
+    atomic_write_text(directory / CACHE_FILE_NAME, text)
