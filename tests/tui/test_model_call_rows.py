@@ -10,12 +10,13 @@ from tui.model.recording_index import RecordingIndex
 from tui.model.verdict import check_file
 
 
-def table_of(path: Path, strict: bool = True) -> CallTable:
+def table_of(path: Path, judged: bool = True) -> CallTable:
+    """The call table of `path`, with the strict reader's verdict applied (unless `judged` is off)."""
     index = RecordingIndex.open(path)
     index.build()
     table = CallTable(index)
-    if strict:
-        table.use_strict_rows()
+    if judged:
+        table.set_verdict(check_file(path))
     return table
 
 
@@ -38,7 +39,7 @@ def test_index_width_aligns_numbers(tmp_path: Path) -> None:
 
 
 def test_unfinished_call_is_named_and_verdict_marks_damage(damaged_file: Path) -> None:
-    table = table_of(damaged_file)
+    table = table_of(damaged_file, judged=False)
     assert table.summary(table.count - 1).outcome == UNFINISHED
     table.set_verdict(check_file(damaged_file))
     assert table.summary(table.count - 1).outcome == UNFINISHED
@@ -63,32 +64,33 @@ def test_unreadable_request_makes_the_call_damaged(tmp_path: Path) -> None:
     summary = table.summary(0)
     assert summary.outcome == DAMAGED
     assert summary.model_label == "?/?"
-    assert summary.error is not None and summary.error.startswith("line 2: request row")
+    assert summary.error is not None  # the strict reader's reason, not the list's guess
+    assert summary.error.startswith("line 2: line is not valid JSON")
 
 
-def test_first_rows_read_before_the_row_models_match_the_strict_rows(demo_file: Path) -> None:
-    preview, strict = table_of(demo_file, strict=False), table_of(demo_file)
-    rows = range(strict.count)
-    assert [preview.summary(n) for n in rows] == [strict.summary(n) for n in rows]
+def test_rows_of_a_valid_file_are_the_same_before_and_after_the_verdict(demo_file: Path) -> None:
+    shown, judged = table_of(demo_file, judged=False), table_of(demo_file)
+    rows = range(judged.count)
+    assert [shown.summary(n) for n in rows] == [judged.summary(n) for n in rows]
 
 
-def test_the_strict_rows_name_a_request_the_preview_could_only_show(tmp_path: Path) -> None:
+def test_the_verdict_names_a_request_the_list_could_only_show(tmp_path: Path) -> None:
     rows = call_rows(0, ["x"])
     rows[0] = rows[0].replace(b'"call_index":0', b'"call_index":"zero"', 1)
     path = write_rows(tmp_path / "r.jsonl", [header(), *rows])
-    first = table_of(path, strict=False)
+    first = table_of(path, judged=False)
     assert first.summary(0).model_label == "openai/gpt-4o-mini"  # shown at once, judged later
-    table = table_of(path, strict=False)
-    table.use_strict_rows()
+    table = table_of(path)
     summary = table.summary(0)
     assert summary.outcome == DAMAGED
-    assert summary.error is not None and summary.error.startswith("line 2: request row call_index")
+    assert summary.error is not None
+    assert summary.error.startswith("line 2: request row field call_index: Input should be")
 
 
 def test_rows_that_are_not_json_are_damaged_before_the_row_models_exist(tmp_path: Path) -> None:
     rows = call_rows(0, ["x"])
     rows[-1] = rows[-1].replace(b'"outcome":', b'"out\xffcome":', 1)  # not UTF-8; the tail intact
-    table = table_of(write_rows(tmp_path / "r.jsonl", [header(), *rows]), strict=False)
+    table = table_of(write_rows(tmp_path / "r.jsonl", [header(), *rows]), judged=False)
     summary = table.summary(0)
     assert summary.outcome == DAMAGED
     assert summary.error == f"line {len(rows) + 1}: call_end row cannot be read"

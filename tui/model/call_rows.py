@@ -1,20 +1,18 @@
 """The call table: one row per call (`#1  openai/gpt-4o-mini  143 ev  complete`), parsed on demand.
 
 A row needs the call's request (for the model) and its `call_end` (for the outcome); both are read
-when the row is first shown, never for calls nobody looks at: with the strict row parser
-(`row_reading`) once `use_strict_rows()` has loaded it, and before that (the first rows of a file,
-while the row models are not built yet) with `row_preview`'s plain JSON reading.
+as plain JSON (`row_preview`) when the row is first shown, never for calls nobody looks at. One
+judge decides what is damaged and why: the strict reader, whose verdict marks the rows it names.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from openprogram.providers.recording.rows import CALL_OUTCOMES
 from tui.model.bounded_cache import BoundedCache
 from tui.model.recording_index import CallSpan, RecordingIndex
-from tui.model.row_facts import FactsReader, RowFacts
 from tui.model.row_preview import int_field, peek_row, str_field
 from tui.model.text_preview import plural
 
@@ -58,8 +56,21 @@ class CallSummary:
         return f"{number}  {self.model_label}  {self.event_count} ev  {self.outcome}"
 
 
-def preview_facts(index: RecordingIndex, span: CallSpan) -> RowFacts:
-    """The row facts read as plain JSON (`row_preview`), before the row models are built."""
+@dataclass(frozen=True)
+class RowFacts:
+    """What a call's request and `call_end` rows say, or why they cannot be read."""
+
+    call_index: int | None = None
+    model: dict[str, Any] = field(default_factory=dict)
+    request_problem: str | None = None
+    outcome: str | None = None
+    """The recorded outcome; None when there is no `call_end` (or it cannot be read)."""
+    error: str | None = None
+    end_problem: str | None = None
+
+
+def read_facts(index: RecordingIndex, span: CallSpan) -> RowFacts:
+    """The row facts read as plain JSON (`row_preview`): what the list shows, judged by no one."""
     request = peek_row(index.line(span.request_line))
     if request is None or request["type"] != "request":
         problem = f"line {span.request_line + 1}: request row cannot be read"
@@ -88,16 +99,9 @@ class CallTable:
     def __init__(self, index: RecordingIndex) -> None:
         self.index = index
         self.verdict: Verdict | None = None
-        self._damaged: frozenset[int] = frozenset()
+        self._damaged: dict[int, str] = {}
+        self._problem_lines: dict[int, str] = {}
         self._rows: BoundedCache[int, CallSummary] = BoundedCache(4096)
-        self._read_facts: FactsReader = preview_facts
-
-    def use_strict_rows(self) -> None:
-        """Read rows with the strict row parser from now on (this builds the row models)."""
-        from tui.model.row_reading import strict_facts
-
-        self._read_facts = strict_facts
-        self._rows.clear()
 
     @property
     def count(self) -> int:
@@ -110,10 +114,23 @@ class CallTable:
         return len(str(max(self.count - 1, 0)))
 
     def set_verdict(self, verdict: Verdict) -> None:
-        """Mark the calls the strict reader found damaged."""
+        """Mark the calls the strict reader found damaged, with its reasons."""
         self.verdict = verdict
-        self._damaged = verdict.damaged_calls()
+        self._damaged, self._problem_lines = {}, {}
+        for problem in reversed(verdict.problems):  # the first problem of a call or line wins
+            reason = f"line {problem.line_number}: {problem.reason}"
+            if problem.call_index is not None:
+                self._damaged[problem.call_index] = reason
+            if problem.line_number is not None:
+                self._problem_lines[problem.line_number] = reason
         self._rows.clear()
+
+    def _strict_problem(self, span: CallSpan, call_index: int) -> str | None:
+        """The strict reader's reason why this call is damaged, once its verdict is in."""
+        for line in (span.request_line, span.end_line):
+            if line is not None and line + 1 in self._problem_lines:
+                return self._problem_lines[line + 1]
+        return self._damaged.get(call_index)
 
     def refresh(self) -> None:
         """Forget rows of calls that were still being indexed."""
@@ -146,7 +163,7 @@ class CallTable:
         if cached is not None:
             return cached
         span = self.index.calls[ordinal]
-        facts = self._read_facts(self.index, span)
+        facts = read_facts(self.index, span)
         call_index = ordinal if facts.call_index is None else facts.call_index
         error = facts.request_problem or facts.end_problem or facts.error
         outcome: str
@@ -156,8 +173,11 @@ class CallTable:
             outcome = DAMAGED
         else:
             outcome = UNFINISHED if self.index.complete else PENDING
-        if facts.request_problem or (call_index in self._damaged and outcome != UNFINISHED):
+        if facts.request_problem:
             outcome = DAMAGED
+        strict = self._strict_problem(span, call_index) if outcome != UNFINISHED else None
+        if strict is not None:
+            outcome, error = DAMAGED, strict
         summary = CallSummary(
             ordinal=ordinal,
             call_index=call_index,

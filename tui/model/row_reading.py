@@ -1,8 +1,4 @@
-"""A call's request and `call_end` rows read with the library's strict row parser.
-
-Loaded once the first rows are on screen (it builds the pydantic row models); until then the call
-list shows what `row_preview` reads.
-"""
+"""The opened call's request and `call_end` rows, read with the library's strict row parser."""
 
 from __future__ import annotations
 
@@ -10,7 +6,6 @@ from pydantic import ValidationError
 
 from openprogram.providers.recording.format import CallEndRow, RequestRow, parse_row
 from tui.model.recording_index import CallSpan, RecordingIndex
-from tui.model.row_facts import RowFacts
 from tui.model.text_preview import one_line
 
 
@@ -40,16 +35,3 @@ def read_call_end(index: RecordingIndex, span: CallSpan) -> CallEndRow | str | N
     except ValidationError as exc:
         return f"line {span.end_line + 1}: call_end row {row_problem(exc)}"
     return row if isinstance(row, CallEndRow) else f"line {span.end_line + 1}: not a call_end"
-
-
-def strict_facts(index: RecordingIndex, span: CallSpan) -> RowFacts:
-    """The call list's facts of a call, read with the strict row parser."""
-    request, end = read_request(index, span), read_call_end(index, span)
-    return RowFacts(
-        call_index=None if isinstance(request, str) else request.call_index,
-        model={} if isinstance(request, str) else request.model,
-        request_problem=request if isinstance(request, str) else None,
-        outcome=end.outcome if isinstance(end, CallEndRow) else None,
-        error=end.error if isinstance(end, CallEndRow) else None,
-        end_problem=end if isinstance(end, str) else None,
-    )

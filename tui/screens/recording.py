@@ -146,10 +146,6 @@ class RecordingScreen(Screen[None]):
         self.post_message(self.FirstRowsShown())
         from tui.widgets.recording.call_detail import CallDetail
 
-        if self.table is not None:
-            self.table.use_strict_rows()
-            self.query_one(CallList).clear_cache()
-
         self.query_one("#browser").mount(CallDetail(id="detail"))
         self._mount_goto_bar()
 
