@@ -6,6 +6,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from openprogram.agent.tools import AgentTool, run_tool
+from openprogram.errors import OpenProgramError
 from openprogram.providers.stream import drain, stream_simple
 from openprogram.providers.types import (
     AssistantMessage,
@@ -18,7 +19,7 @@ from openprogram.providers.types import (
 DEFAULT_MAX_TURNS = 16
 
 
-class AgentTurnLimitError(RuntimeError):
+class AgentTurnLimitError(OpenProgramError, RuntimeError):
     """The model kept asking for tools past `max_turns` calls."""
 
     def __init__(self, max_turns: int) -> None:

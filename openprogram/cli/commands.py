@@ -1,7 +1,7 @@
 """What every `openprogram` subcommand shares: registration with examples, and error handling.
 
-A handler only prints; the expected failures (`EXPECTED_ERRORS`) become one `error: …` line and
-exit 1, a refused confirmation or bad usage exit 2.
+A handler only prints; every library error (`OpenProgramError`) and system error becomes one
+`error: …` line and exit 1, a refused confirmation or bad usage exit 2.
 """
 
 from __future__ import annotations
@@ -12,21 +12,14 @@ from functools import wraps
 from typing import TYPE_CHECKING, TypeAlias
 
 from openprogram.cli.output import Output, UsageRefused
+from openprogram.errors import OpenProgramError
 from openprogram.providers.recording.config import ConfigError, config_path
-from openprogram.providers.recording.errors import RecordingFileError
-from openprogram.providers.recording.store import RecordingSelectorError
-from openprogram.recordings import RecordingRemovalError
 
 Handler = Callable[[argparse.Namespace, Output], int]
 if TYPE_CHECKING:
     Subcommands: TypeAlias = argparse._SubParsersAction[argparse.ArgumentParser]
-EXPECTED_ERRORS = (
-    ConfigError,
-    RecordingFileError,
-    RecordingRemovalError,
-    RecordingSelectorError,
-    OSError,
-)
+EXPECTED_ERRORS = (OpenProgramError, OSError)
+"""Failures a command reports as one `error: …` line: every library error, and the system's."""
 
 
 def handles_errors(handler: Handler, *, suggest_off: bool = True) -> Handler:

@@ -15,8 +15,10 @@ from typing import Any, TextIO
 from rich.console import Console
 from rich.text import Text
 
+from openprogram.errors import OpenProgramError
 
-class UsageRefused(Exception):
+
+class UsageRefused(OpenProgramError):
     """A command that needs confirmation was not confirmed (exit code 2)."""
 
 

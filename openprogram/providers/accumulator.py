@@ -10,6 +10,7 @@ import json
 from collections.abc import Iterable
 from typing import Any
 
+from openprogram.errors import OpenProgramError
 from openprogram.providers.types import (
     AssistantMessage,
     AssistantMessageEvent,
@@ -31,7 +32,7 @@ from openprogram.providers.types import (
 )
 
 
-class AccumulatorError(ValueError):
+class AccumulatorError(OpenProgramError, ValueError):
     """An event that cannot follow the events before it (e.g. a delta before its start)."""
 
 

@@ -22,6 +22,8 @@ import threading
 from collections.abc import AsyncIterable, Callable, Iterator
 from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
+from openprogram.errors import OpenProgramError
+
 if TYPE_CHECKING:
     from openprogram.providers.types import (
         AssistantMessageEvent,
@@ -51,7 +53,7 @@ ProviderTransform = Callable[[str, ApiProvider], ApiProvider]
 """Given an api name and its original provider, return the provider to use instead."""
 
 
-class UnknownApiError(LookupError):
+class UnknownApiError(OpenProgramError, LookupError):
     """No provider is registered for the requested api."""
 
     def __init__(self, api: str, registered: list[str]) -> None:
@@ -179,7 +181,7 @@ class RuntimeState(enum.Enum):
     FAILED = "failed"
 
 
-class ProviderRuntimeInitializationError(RuntimeError):
+class ProviderRuntimeInitializationError(OpenProgramError, RuntimeError):
     """The provider runtime could not start; `stage`, `cause_type`, `cause_message` say why."""
 
     def __init__(self, stage: str, cause_type: str, cause_message: str) -> None:

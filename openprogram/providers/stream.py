@@ -8,6 +8,7 @@ import re
 from collections.abc import AsyncIterable, AsyncIterator
 from typing import TypeVar
 
+from openprogram.errors import OpenProgramError
 from openprogram.providers.accumulator import MessageAccumulator
 from openprogram.providers.api_registry import ApiProvider, get_api_provider
 from openprogram.providers.types import (
@@ -22,7 +23,7 @@ from openprogram.providers.types import (
 _Options = TypeVar("_Options", bound=StreamOptions)
 
 
-class StreamEndedWithoutResultError(RuntimeError):
+class StreamEndedWithoutResultError(OpenProgramError, RuntimeError):
     """A provider stream stopped without a `done` or `error` event."""
 
 

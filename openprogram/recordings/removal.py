@@ -17,6 +17,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+from openprogram.errors import OpenProgramError
 from openprogram.providers.recording.config import (
     ConfigError,
     RecordReplayConfig,
@@ -37,7 +38,7 @@ from openprogram.recordings.summary import (
 )
 
 
-class RecordingRemovalError(RuntimeError):
+class RecordingRemovalError(OpenProgramError, RuntimeError):
     """A recording that will not be removed; `path` and `reason` say why."""
 
     def __init__(self, path: Path, reason: str, action: str = "delete") -> None:

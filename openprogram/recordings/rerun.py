@@ -24,6 +24,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel
 
+from openprogram.errors import OpenProgramError
 from openprogram.providers.recording.config import REPLAY_REPORT_ENV, RecordReplayConfig
 from openprogram.providers.recording.reader import read_recording
 from openprogram.providers.recording.redaction import remove_secret_values
@@ -79,7 +80,7 @@ class CheckResult(BaseModel):
         return f"error: {self.error}"
 
 
-class CheckUsageError(ValueError):
+class CheckUsageError(OpenProgramError, ValueError):
     """The check cannot start: no command to run, or an unusable recording."""
 
 

@@ -15,6 +15,7 @@ from contextlib import ExitStack, suppress
 from pathlib import Path
 from typing import Any, Literal
 
+from openprogram.errors import OpenProgramError
 from openprogram.providers.api_registry import ApiProvider, override_api_providers
 from openprogram.providers.recording.reader import RecordingFileError, read_recording
 from openprogram.providers.recording.recorder import REDACTION_VERSION, RecordingProvider
@@ -30,7 +31,7 @@ REQUEST_ROOTS = ("model", "context", "options")
 """First tokens of a field path that the TUI can show inside a recorded request."""
 
 
-class RecordingUnavailable(Exception):
+class RecordingUnavailable(OpenProgramError):
     """The test cannot start: its recording is missing or unreadable (the message says what to do)."""
 
 

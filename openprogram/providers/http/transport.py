@@ -16,11 +16,13 @@ from typing import Any, Literal
 
 import httpx
 
+from openprogram.errors import OpenProgramError
+
 MAX_MESSAGE_CHARS = 400
 SECRET_PLACEHOLDER = "[secret removed]"
 
 
-class ProviderStreamError(Exception):
+class ProviderStreamError(OpenProgramError):
     """A vendor call that cannot finish; `message` is the one-line text for `error_message`."""
 
     def __init__(self, message: str, reason: Literal["error", "aborted"] = "error") -> None:

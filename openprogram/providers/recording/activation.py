@@ -13,6 +13,7 @@ import os
 from collections.abc import AsyncIterator, Callable
 from typing import Any
 
+from openprogram.errors import OpenProgramError
 from openprogram.providers.api_registry import configure_provider_transform
 from openprogram.providers.recording import RecordingProvider
 from openprogram.providers.recording.config import (
@@ -52,7 +53,7 @@ def replay_reporter(path: str) -> Callable[[dict[str, Any]], None]:
     return report
 
 
-class RecordReplayBlockedError(RuntimeError):
+class RecordReplayBlockedError(OpenProgramError, RuntimeError):
     """Record/replay was configured but could not start, so every provider call is refused."""
 
     def __init__(self, cause: str) -> None:
@@ -88,7 +89,7 @@ class BlockedProvider:
         return self._refuse()
 
 
-class ActivationError(Exception):
+class ActivationError(OpenProgramError):
     """Why the configured record/replay mode cannot start (becomes the blocked diagnostic)."""
 
 

@@ -18,6 +18,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
+from openprogram.errors import OpenProgramError
+
 REPLAY_REPORT_ENV = "OPENPROGRAM_REPLAY_REPORT"
 """Set by `openprogram recordings check`: a file where replay reports progress and mismatches,
 so the parent learns what happened even when the program swallows the exception."""
@@ -26,7 +28,7 @@ RecordReplayMode = Literal["off", "record", "replay"]
 RECORD_REPLAY_MODES: tuple[str, ...] = ("off", "record", "replay")
 
 
-class ConfigError(ValueError):
+class ConfigError(OpenProgramError, ValueError):
     """The configuration file cannot be read or is not valid; `path` and `reason` say why."""
 
     def __init__(self, path: Path, reason: str) -> None:

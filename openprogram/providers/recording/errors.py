@@ -10,8 +10,10 @@ import os
 import stat
 from pathlib import Path
 
+from openprogram.errors import OpenProgramError
 
-class RecordingFileError(ValueError):
+
+class RecordingFileError(OpenProgramError, ValueError):
     """A recording file that cannot be used, with the `path`, `line_number`, `call_index`, `reason`."""
 
     def __init__(

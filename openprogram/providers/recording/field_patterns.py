@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, Literal
 
+from openprogram.errors import OpenProgramError
 from openprogram.providers.recording.differences import PathToken
 
 TokenKind = Literal["key", "index", "any_key", "any_index", "any_depth"]
@@ -28,7 +29,7 @@ _TOKEN = re.compile(
 )
 
 
-class FieldPatternError(ValueError):
+class FieldPatternError(OpenProgramError, ValueError):
     """A field pattern that cannot be parsed; `pattern` and `reason` say why."""
 
     def __init__(self, pattern: str, reason: str) -> None:

@@ -13,6 +13,7 @@ import threading
 from collections.abc import AsyncIterator, Callable
 from typing import Any
 
+from openprogram.errors import OpenProgramError
 from openprogram.providers.recording.differences import (
     MISSING,
     NON_DETERMINISTIC_FIELD_NAMES,
@@ -62,7 +63,7 @@ def format_value(value: Any, limit: int = VALUE_LIMIT) -> str:
     return f"{text[: limit - 1]}… ({len(text)} characters)"
 
 
-class ReplayMismatch(AssertionError):
+class ReplayMismatch(OpenProgramError, AssertionError):
     """The run diverged from the recording at call `call_index`, field `field_path`.
 
     `recorded` and `incoming` keep both values whole; the message shows them bounded and escaped.
@@ -150,7 +151,7 @@ class ReplayMismatch(AssertionError):
         )
 
 
-class RecordedCallError(RuntimeError):
+class RecordedCallError(OpenProgramError, RuntimeError):
     """The recorded call itself failed (outcome `error`); replay reproduces that failure."""
 
     def __init__(self, call_index: int, error: str | None) -> None:

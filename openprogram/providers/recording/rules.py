@@ -20,6 +20,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from openprogram.errors import OpenProgramError
 from openprogram.providers.recording.differences import (
     MISSING,
     FieldDifference,
@@ -57,7 +58,7 @@ PRESETS: dict[str, tuple[str, str]] = {
 """Each preset's regular expression and replacement: values that change by themselves."""
 
 
-class RulesConfigError(ValueError):
+class RulesConfigError(OpenProgramError, ValueError):
     """Rules that cannot be used; the message names where they come from and the key."""
 
     def __init__(self, where: str, reason: str) -> None:

@@ -15,13 +15,14 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from openprogram.errors import OpenProgramError
 from openprogram.providers.recording.config import ensure_private_dir, state_dir
 
 RECORDING_SUFFIX = ".jsonl"
 RECORDING_ID_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,127}\Z")
 
 
-class RecordingSelectorError(ValueError):
+class RecordingSelectorError(OpenProgramError, ValueError):
     """A recording ID or path that cannot be used; `selector` and `reason` say why."""
 
     def __init__(self, selector: str, reason: str) -> None:

@@ -19,6 +19,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from openprogram.errors import OpenProgramError
 from openprogram.providers.recording.format import (
     RECORDING_FORMAT_VERSION,
     CallOutcome,
@@ -34,7 +35,7 @@ FLUSH_SECONDS = 0.1
 """Event rows of a call are buffered and appended together at most this long after the first."""
 
 
-class RecordingWriteError(OSError):
+class RecordingWriteError(OpenProgramError, OSError):
     """Rows could not be appended (disk full, I/O error); the provider call is stopped."""
 
     def __init__(self, path: Path, cause: OSError) -> None:

@@ -1,0 +1,39 @@
+"""The root of every error OpenProgram raises, so one `except OpenProgramError` catches them all.
+
+Each error keeps the builtin base callers relied on before it had a root (a `ReplayMismatch` is
+still an `AssertionError`, so test runners report it as a failure; a `RecordingWriteError` is still
+an `OSError`). The tree, with the module that defines each error:
+
+    OpenProgramError
+    ├── the provider boundary (openprogram.providers)
+    │   ├── UnknownApiError (LookupError) ............ api_registry: no provider for `model.api`
+    │   ├── ProviderRuntimeInitializationError (RuntimeError)  api_registry: the runtime cannot start
+    │   ├── ProviderStreamError ...................... http.transport: a vendor call cannot finish
+    │   ├── StreamEndedWithoutResultError (RuntimeError)  stream: no `done` or `error` event came
+    │   └── AccumulatorError (ValueError) ............ accumulator: events that do not fold
+    ├── recording files (openprogram.providers.recording)
+    │   ├── RecordingFileError (ValueError) .......... errors: the strict reader refuses a file
+    │   ├── RecordingWriteError (OSError) ............ writer: a row could not be written or synced
+    │   ├── RecordingSelectorError (ValueError) ...... store: an unusable recording ID or path
+    │   ├── ConfigError (ValueError) ................. config: an unreadable configuration
+    │   │   └── UnsafeDirectoryError ................. config: a symlinked or foreign directory
+    │   ├── FieldPatternError (ValueError) ........... field_patterns: an unreadable field pattern
+    │   └── RulesConfigError (ValueError) ............ rules: matching rules that cannot be used
+    ├── replay (openprogram.providers.recording)
+    │   ├── ReplayMismatch (AssertionError) .......... replayer: the run diverged from the recording
+    │   ├── RecordedCallError (RuntimeError) ......... replayer: the recorded call itself failed
+    │   ├── RecordReplayBlockedError (RuntimeError) .. activation: configured but cannot start
+    │   └── ActivationError .......................... activation: why (becomes the blocked cause)
+    ├── management and tools
+    │   ├── RecordingRemovalError (RuntimeError) ..... recordings.removal: refused or failed delete
+    │   ├── CheckUsageError (ValueError) ............. recordings.rerun: a check that cannot start
+    │   ├── AgentTurnLimitError (RuntimeError) ....... agent.loop: the loop did not stop in time
+    │   ├── RecordingUnavailable ..................... testing.session: no recording for a test
+    │   └── UsageRefused ............................. cli.output: bad usage or a refused prompt
+"""
+
+from __future__ import annotations
+
+
+class OpenProgramError(Exception):
+    """Any error raised by OpenProgram (see the tree in this module's docstring)."""
