@@ -16,6 +16,7 @@ from rich.console import Console
 from rich.text import Text
 
 from openprogram.errors import OpenProgramError
+from openprogram.text import one_line
 
 
 class UsageRefused(OpenProgramError):
@@ -26,21 +27,6 @@ def colour_enabled(stream: TextIO) -> bool:
     """True when `stream` is a terminal and `NO_COLOR` is not set."""
     isatty = getattr(stream, "isatty", None)
     return bool(isatty and isatty()) and "NO_COLOR" not in os.environ
-
-
-def one_line(text: object) -> str:
-    """`text` on a single line (runs of whitespace, newlines included, become one space)."""
-    return " ".join(str(text).split())
-
-
-def human_size(size: int) -> str:
-    """A byte count for people: `512 B`, `1.5 KiB`, `3.2 MiB`."""
-    value = float(size)
-    for unit in ("B", "KiB", "MiB", "GiB"):
-        if value < 1024 or unit == "GiB":
-            return f"{size} B" if unit == "B" else f"{value:.1f} {unit}"
-        value /= 1024
-    raise AssertionError("unreachable")
 
 
 class Output:

@@ -6,13 +6,14 @@ import argparse
 from typing import TYPE_CHECKING
 
 from openprogram.cli.commands import add_command
-from openprogram.cli.output import Output, human_size
+from openprogram.cli.output import Output
 from openprogram.recordings import (
     PruneReport,
     delete_recording,
     plan_deletion,
     prune_recordings,
 )
+from openprogram.text import human_size
 
 if TYPE_CHECKING:
     from openprogram.cli.commands import Subcommands

@@ -113,7 +113,7 @@ def print_check(result: CheckResult, out: Output, command: Sequence[str] = ()) -
         f"{result.duration_seconds:.2f} s"
     )
     if result.mismatch is not None:
-        out.raw(result.mismatch["message"] + "\n")
+        out.raw(result.mismatch.message + "\n")
     elif result.status == "incomplete":
         never = ", ".join(str(index) for index in result.never_requested)
         out.line(f"never requested: call {never}")

@@ -9,7 +9,7 @@ import stat
 from typing import TYPE_CHECKING
 
 from openprogram.cli.commands import add_command
-from openprogram.cli.output import Output, aligned, human_size, one_line
+from openprogram.cli.output import Output, aligned
 from openprogram.providers.recording.reader import RecordingFileError, read_recording_bytes
 from openprogram.providers.recording.redaction import remove_secret_text
 from openprogram.recordings import (
@@ -20,6 +20,7 @@ from openprogram.recordings import (
     list_recordings,
     locate_recording,
 )
+from openprogram.text import human_size, one_line
 
 if TYPE_CHECKING:
     from openprogram.cli.commands import Subcommands

@@ -1,11 +1,20 @@
 """Strict offline replay: the public names (the implementation is `openprogram.providers.recording`).
 
 `ReplayProvider(path)` answers every call from a recording and raises `ReplayMismatch` on the first
-request that differs from the recorded one; `find_first_difference` is the walk it uses.
+request that differs from the recorded one (`MismatchReport` is its JSON form);
+`find_first_difference` is the walk it uses.
 """
 
 from openprogram.providers.recording.differences import find_first_difference
 from openprogram.providers.recording.errors import RecordingFileError
-from openprogram.providers.recording.replayer import ReplayMismatch, ReplayProvider
+from openprogram.providers.recording.mismatch import MismatchKind, MismatchReport, ReplayMismatch
+from openprogram.providers.recording.replayer import ReplayProvider
 
-__all__ = ["RecordingFileError", "ReplayMismatch", "ReplayProvider", "find_first_difference"]
+__all__ = [
+    "MismatchKind",
+    "MismatchReport",
+    "RecordingFileError",
+    "ReplayMismatch",
+    "ReplayProvider",
+    "find_first_difference",
+]

@@ -26,8 +26,8 @@ from pydantic import BaseModel
 
 from openprogram.errors import OpenProgramError
 from openprogram.providers.recording.config import REPLAY_REPORT_ENV, RecordReplayConfig
+from openprogram.providers.recording.mismatch import MismatchReport
 from openprogram.providers.recording.reader import read_recording
-from openprogram.providers.recording.redaction import remove_secret_values
 from openprogram.providers.recording.store import check_recording_file, locate_recording
 
 CheckStatus = Literal["ok", "mismatch", "incomplete", "error"]
@@ -61,8 +61,8 @@ class CheckResult(BaseModel):
     never_requested: list[int]
     duration_seconds: float
     exit_code: int | None
-    mismatch: dict[str, Any] | None
-    """`ReplayMismatch.to_dict()`: call, event, field path and tokens, both values and requests."""
+    mismatch: MismatchReport | None
+    """The mismatch's kind, call, event, field path and tokens, both values and requests."""
     error: str | None
     stderr_tail: list[str]
 
@@ -71,7 +71,7 @@ class CheckResult(BaseModel):
         if self.status == "ok":
             return f"ok: {self.calls_consumed}/{self.calls_recorded} calls replayed and consumed"
         if self.status == "mismatch" and self.mismatch:
-            return self.mismatch["message"].replace("\n", " ")
+            return self.mismatch.one_line
         if self.status == "incomplete":
             return (
                 f"incomplete: the program made {self.calls_consumed} of "
@@ -204,9 +204,12 @@ def run_check(
     finally:
         shutil.rmtree(home, ignore_errors=True)
     consumed = sum(row.get("type") == "consumed" for row in rows)
-    mismatch = next((row for row in rows if row.get("type") == "mismatch"), None)
-    if mismatch is not None:
-        mismatch = {k: v for k, v in mismatch.items() if k != "type"}
+    reported = next((row for row in rows if row.get("type") == "mismatch"), None)
+    mismatch = (
+        MismatchReport.model_validate({k: v for k, v in reported.items() if k != "type"})
+        if reported is not None
+        else None
+    )
     status: CheckStatus
     if mismatch is not None:
         status = "mismatch"
@@ -227,7 +230,7 @@ def run_check(
         never_requested=list(range(consumed, total)) if status != "ok" else [],
         duration_seconds=round(time.monotonic() - started, 3),
         exit_code=exit_code,
-        mismatch=remove_secret_values(mismatch) if mismatch else None,
+        mismatch=mismatch,
         error=error,
         stderr_tail=[line.rstrip("\n") for line in stderr_tail],
     )

@@ -20,24 +20,19 @@ from openprogram.providers.api_registry import ApiProvider, override_api_provide
 from openprogram.providers.recording.reader import RecordingFileError, read_recording
 from openprogram.providers.recording.recorder import REDACTION_VERSION, RecordingProvider
 from openprogram.providers.recording.writer import RecordingSink
-from openprogram.providers.replay import ReplayMismatch, ReplayProvider
+from openprogram.providers.replay import MismatchReport, ReplayMismatch, ReplayProvider
+from openprogram.text import plural
 
 RecordMode = Literal["none", "once", "rewrite"]
 """`none`: replay only; `once`: record when the file is missing; `rewrite`: always record again."""
 
 RECORD_MODES: tuple[RecordMode, ...] = ("none", "once", "rewrite")
 
-REQUEST_ROOTS = ("model", "context", "options")
 """First tokens of a field path that the TUI can show inside a recorded request."""
 
 
 class RecordingUnavailable(OpenProgramError):
     """The test cannot start: its recording is missing or unreadable (the message says what to do)."""
-
-
-def shell_quote(text: str) -> str:
-    """`text` in single quotes for a POSIX shell, whatever it holds."""
-    return "'" + text.replace("'", "'\"'\"'") + "'"
 
 
 def tui_command(display_path: str, mismatch: ReplayMismatch | None = None) -> str:
@@ -49,11 +44,10 @@ def tui_command(display_path: str, mismatch: ReplayMismatch | None = None) -> st
     parts = ["openprogram-tui", shlex.quote(display_path)]
     if mismatch is None:
         return " ".join(parts)
-    if mismatch.field_path != "call_index":  # past the last recorded call: nothing to point at
+    if mismatch.kind != "extra_call":  # past the last recorded call: nothing to point at
         parts += ["--call", str(mismatch.call_index)]
-        tokens = mismatch.path_tokens
-        if tokens and tokens[0] in REQUEST_ROOTS:
-            parts += ["--field", shell_quote(mismatch.field_path)]
+        if mismatch.kind == "request" and mismatch.field_path is not None:
+            parts += ["--field", shlex.quote(mismatch.field_path)]
     return " ".join(parts)
 
 
@@ -138,7 +132,9 @@ class OpenProgramRecording:
         def on_report(row: dict[str, Any]) -> None:
             if row.get("type") == "mismatch":
                 fields = {key: value for key, value in row.items() if key != "type"}
-                self.mismatches.append(ReplayMismatch.from_dict(fields))
+                self.mismatches.append(
+                    ReplayMismatch.from_report(MismatchReport.model_validate(fields))
+                )
 
         try:
             replay = ReplayProvider(self.path, on_report=on_report)
@@ -204,10 +200,11 @@ class OpenProgramRecording:
         try:
             self.assert_consumed()
         except ReplayMismatch as mismatch:
-            remaining = mismatch.recorded
-            calls = "call" if remaining == 1 else "calls"
-            return f"openprogram: {remaining} recorded {calls} unconsumed\n" + self.mismatch_report(
-                mismatch
+            assert self.replay is not None
+            remaining = self.replay.recorded_call_count - self.replay.call_count
+            return (
+                f"openprogram: {plural(remaining, 'recorded call')} unconsumed\n"
+                + self.mismatch_report(mismatch)
             )
         return None
 
@@ -270,11 +267,11 @@ class OpenProgramRecording:
 
 
 def _where(mismatch: ReplayMismatch) -> str:
-    if mismatch.path_tokens and mismatch.path_tokens[0] in REQUEST_ROOTS:
+    if mismatch.kind == "request":
         return "at the mismatching field"
-    if mismatch.field_path == "remaining_calls":
+    if mismatch.kind == "unconsumed":
         return "at the first call the run never made"
-    if mismatch.field_path == "call_index":
+    if mismatch.kind == "extra_call":
         return "(the run made more calls than it holds)"
     return "at the call"
 

@@ -71,7 +71,7 @@ def test_fewer_calls_than_recorded_fail_teardown_as_unconsumed(inner: InnerProje
         [
             "*ERROR at teardown of test_loop*",
             "openprogram: 1 recorded call unconsumed",
-            "replay mismatch at call 1, field remaining_calls:",
+            "replay mismatch at call 1:",
             "recorded 2 calls, the run made 1: call 1 never requested",
             "",
             "recording: recordings/test_inner_echo/test_loop.jsonl",
@@ -88,8 +88,8 @@ def test_more_calls_than_recorded_fail_naming_the_recorded_count(inner: InnerPro
     result.assert_outcomes(failed=1)
     result.stdout.fnmatch_lines(
         [
-            "replay mismatch at call 1, field call_index:",
-            "the recording has 1 calls; the run made call 1 (more calls than were recorded)",
+            "replay mismatch at call 1:",
+            "the recording has 1 call; the run made call 1 (more calls than were recorded)",
             "",
             "recording: recordings/test_inner_echo/test_loop_sync.jsonl",
             "open it in the TUI (the run made more calls than it holds):",

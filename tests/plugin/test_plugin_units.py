@@ -16,7 +16,6 @@ from openprogram.providers import (
     register_api_provider,
 )
 from openprogram.providers.api_registry import ApiProvider, UnknownApiError, override_api_providers
-from openprogram.providers.recording.differences import MISSING
 from openprogram.providers.replay import ReplayMismatch
 from openprogram.pytest_plugin import CHOICES, _file_stem, resolve_record_mode
 from openprogram.testing import RECORD_MODES, tui_command
@@ -80,7 +79,10 @@ def test_an_unknown_ini_mode_is_a_usage_error() -> None:
 
 def test_the_tui_command_quotes_fields_and_paths_for_the_shell() -> None:
     field = """context.messages[0]["it's"]"""
-    mismatch = ReplayMismatch(3, field, "a", "b", path_tokens=("context", "messages", 0, "it's"))
+    tokens = ("context", "messages", 0, "it's")
+    mismatch = ReplayMismatch(
+        "request", 3, field_path=field, recorded="a", incoming="b", path_tokens=tokens
+    )
     command = tui_command("my recordings/x.jsonl", mismatch)
     assert shlex.split(command) == [
         "openprogram-tui",
@@ -90,14 +92,18 @@ def test_the_tui_command_quotes_fields_and_paths_for_the_shell() -> None:
         "--field",
         field,
     ]
-    simple = ReplayMismatch(0, "model.id", "a", "b", path_tokens=("model", "id"))
-    assert tui_command("x.jsonl", simple) == "openprogram-tui x.jsonl --call 0 --field 'model.id'"
-    past_end = ReplayMismatch(2, "call_index", 2, 2, detail="more calls")
+    simple = ReplayMismatch(
+        "request", 0, field_path="model.id", recorded="a", incoming="b", path_tokens=("model", "id")
+    )
+    assert tui_command("x.jsonl", simple) == "openprogram-tui x.jsonl --call 0 --field model.id"
+    past_end = ReplayMismatch("extra_call", 2, detail="more calls")
     assert tui_command("x.jsonl", past_end) == "openprogram-tui x.jsonl"
-    remaining = ReplayMismatch(1, "remaining_calls", 1, 0, detail="left")
+    remaining = ReplayMismatch("unconsumed", 1, detail="left")
     assert tui_command("x.jsonl", remaining) == "openprogram-tui x.jsonl --call 1"
-    missing = ReplayMismatch(0, "options.x", MISSING, 1, path_tokens=("options", "x"))
-    assert tui_command("x.jsonl", missing).endswith("--field 'options.x'")
+    missing = ReplayMismatch(
+        "request", 0, field_path="options.x", incoming=1, path_tokens=("options", "x")
+    )
+    assert tui_command("x.jsonl", missing).endswith("--field options.x")
 
 
 @pytest.mark.parametrize(

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from openprogram.providers.recording.reader import read_recording
+from openprogram.providers.replay import MismatchReport
 from openprogram.recordings.rerun import CheckProgress, run_check
 from tests.recording_files import REPO_ROOT, run_cli
 
@@ -73,6 +74,8 @@ def test_a_changed_program_is_a_mismatch_at_call_1_with_stable_json(
     }  # fmt: skip
     assert result["status"] == "mismatch"
     mismatch = result["mismatch"]
+    assert set(mismatch) == set(MismatchReport.model_fields)  # the documented shape, no more
+    assert mismatch["kind"] == "request"
     assert mismatch["call_index"] == 1 and mismatch["event_index"] is None
     assert mismatch["field_path"] == "context.messages[2].content[0].text"
     assert mismatch["path_tokens"] == ["context", "messages", 2, "content", 0, "text"]

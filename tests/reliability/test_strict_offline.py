@@ -100,5 +100,8 @@ def test_the_check_child_never_opens_a_socket_or_builds_a_client(
     monkeypatch.setenv("OPENPROGRAM_EXAMPLE_MODEL", "openai:gpt-4o-mini")
     result = run_check(str(recording), program, cwd=str(REPO_ROOT))
     assert result.status == "mismatch" and result.mismatch is not None
-    assert result.mismatch["field_path"].startswith("model.")
+    assert result.mismatch.kind == "request"
+    assert result.mismatch.field_path is not None and result.mismatch.field_path.startswith(
+        "model."
+    )
     assert log.read_text() == "", json.dumps(log.read_text())

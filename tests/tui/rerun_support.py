@@ -29,7 +29,12 @@ from openprogram.providers import (
     UserMessage,
 )
 from openprogram.providers.recording.recorder import RecordingProvider, request_payload
-from openprogram.providers.replay import ReplayMismatch, ReplayProvider, find_first_difference
+from openprogram.providers.replay import (
+    MismatchReport,
+    ReplayMismatch,
+    ReplayProvider,
+    find_first_difference,
+)
 from openprogram.providers.scripted import ScriptedProvider, TextStep
 from openprogram.recordings import CheckResult
 
@@ -118,14 +123,14 @@ def echo_request(tool_answer: str = "echo:hi", **changes: Any) -> dict[str, Any]
 
 def mismatch_of(
     recorded: dict[str, Any], incoming: dict[str, Any], call: int = 1
-) -> dict[str, Any]:
-    """`ReplayMismatch.to_dict()` for the first difference of two requests, as a rerun reports it."""
+) -> MismatchReport:
+    """The report of the first difference of two requests, as a rerun reports it."""
     difference = find_first_difference(recorded, incoming)
     assert difference is not None
-    return ReplayMismatch.from_difference(call, difference, recorded, incoming).to_dict()
+    return ReplayMismatch.from_difference(call, difference, recorded, incoming).report()
 
 
-def check_result(status: str, mismatch: dict[str, Any] | None = None, **fields: Any) -> CheckResult:
+def check_result(status: str, mismatch: MismatchReport | None = None, **fields: Any) -> CheckResult:
     """A finished check with fixed, screen-safe values (no temporary paths, no clock)."""
     values: dict[str, Any] = {
         "status": status,
@@ -219,13 +224,13 @@ def record_abandoned_call(path: Path) -> Path:
 def position_mismatch(recording: Path) -> CheckResult:
     """A real replay of `recording` that reads past its abandoned stream."""
 
-    async def replay() -> dict[str, Any]:
+    async def replay() -> MismatchReport:
         stream = ReplayProvider(recording).stream(MODEL, echo_context("echo:hi"))
         try:
             while True:
                 await stream.__anext__()
         except ReplayMismatch as exc:
-            return exc.to_dict()
+            return exc.report()
 
     mismatch = asyncio.run(replay())
     return check_result(
@@ -244,14 +249,14 @@ def past_end_mismatch(recording: Path) -> CheckResult:
     incoming = copy.deepcopy(echo_context("echo:hi"))
     incoming.messages.append(UserMessage(content="and again", timestamp=CLOCK + 300))
 
-    async def replay() -> dict[str, Any]:
+    async def replay() -> MismatchReport:
         async for _ in provider.stream(MODEL, echo_context("echo:hi")):
             pass
         try:
             async for _ in provider.stream(MODEL, incoming):
                 pass
         except ReplayMismatch as exc:
-            return exc.to_dict()
+            return exc.report()
         raise AssertionError("replay took a call that was not recorded")
 
     mismatch = asyncio.run(replay())

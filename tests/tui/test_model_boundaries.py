@@ -9,8 +9,9 @@ from pathlib import Path
 import pytest
 
 import tui
+from openprogram.text import human_size, plural
 from tui.model.paths import display_path
-from tui.model.text_preview import human_size, one_line, plural
+from tui.model.text_preview import preview_line
 
 
 def test_model_imports_without_textual() -> None:
@@ -38,11 +39,11 @@ def test_the_first_rows_of_a_file_need_no_pydantic() -> None:
 
 
 def test_previews() -> None:
-    assert one_line("a\nb\tc") == "a⏎b⇥c"
-    assert one_line("x" * 100, 10) == "x" * 9 + "…"
-    assert one_line("\x00") == "·"
-    assert human_size(812) == "812 B" and human_size(4200) == "4.2 KB"
-    assert human_size(98_400_000) == "98.4 MB"
+    assert preview_line("a\nb\tc") == "a⏎b⇥c"
+    assert preview_line("x" * 100, 10) == "x" * 9 + "…"
+    assert preview_line("\x00") == "·"
+    assert human_size(812) == "812 B" and human_size(4200) == "4.1 KiB"  # as the CLI says
+    assert human_size(98_400_000) == "93.8 MiB"
     assert plural(1, "call") == "1 call" and plural(1200, "event") == "1,200 events"
 
 

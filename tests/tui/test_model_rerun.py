@@ -17,7 +17,7 @@ from tests.tui import rerun_support as fixtures
 from tui.model.field_paths import FieldPathError, parse_field_path
 from tui.model.rerun import (
     EXPLANATIONS,
-    MismatchReport,
+    RequestComparison,
     describe_difference,
     event_timeline,
     headline,
@@ -68,7 +68,8 @@ def test_position_and_past_the_end_come_from_real_replays(tmp_path: Path) -> Non
     past = fixtures.past_end_mismatch(fixtures.record_one_call(tmp_path / "one.jsonl"))
     assert outcome_kind(past) == "past_end"
     assert "the run made call 1; the recording has 1 call" in headline(past)
-    assert ("replay", past.mismatch["message"].replace("\n", " ")) in result_facts(past)  # type: ignore[index]
+    assert past.mismatch is not None
+    assert ("replay", past.mismatch.message.replace("\n", " ")) in result_facts(past)
 
 
 def test_a_cancelled_run_is_not_reported_as_a_failure_of_the_code() -> None:
@@ -95,7 +96,7 @@ def test_facts_name_calls_time_exit_and_what_was_never_requested() -> None:
 
 
 def test_a_content_mismatch_lists_the_reported_field_first() -> None:
-    report = MismatchReport.from_mismatch(fixtures.content_mismatch().mismatch or {})
+    report = RequestComparison.from_mismatch(fixtures.content_mismatch().mismatch or {})
     assert report.call_index == 1 and report.first == 0
     assert [d.field_path for d in report.differences] == ["context.messages[2].content[0].text"]
     difference = report.differences[0]
@@ -105,7 +106,7 @@ def test_a_content_mismatch_lists_the_reported_field_first() -> None:
 
 
 def test_every_differing_field_is_listed_not_only_the_first() -> None:
-    report = MismatchReport.from_mismatch(fixtures.long_string_mismatch().mismatch or {})
+    report = RequestComparison.from_mismatch(fixtures.long_string_mismatch().mismatch or {})
     assert [d.field_path for d in report.differences] == [
         "context.messages[2].content[0].text",
         "context.system_prompt",
@@ -115,21 +116,24 @@ def test_every_differing_field_is_listed_not_only_the_first() -> None:
 
 
 def test_missing_keys_and_type_changes_are_named_as_such() -> None:
-    missing = MismatchReport.from_mismatch(fixtures.missing_key_mismatch().mismatch or {})
+    missing = RequestComparison.from_mismatch(fixtures.missing_key_mismatch().mismatch or {})
     gone = missing.differences[missing.first]
     assert gone.field_path == "context.tools[0].parameters.required"
     assert gone.incoming is MISSING and gone.recorded == ["text"]
     assert describe_difference(gone) == "missing in the incoming request"
-    typed = MismatchReport.from_mismatch(fixtures.type_change_mismatch().mismatch or {})
+    typed = RequestComparison.from_mismatch(fixtures.type_change_mismatch().mismatch or {})
     changed = typed.differences[typed.first]
     assert changed.field_path == "context.messages[1].content[0].arguments.count"
     assert describe_difference(changed) == "type changed: number → string"
 
 
 def test_a_mismatch_without_requests_still_shows_the_reported_field() -> None:
-    mismatch = dict(fixtures.content_mismatch().mismatch or {})
-    mismatch.update(recorded_request=None, incoming_request=None, recorded_present=False)
-    report = MismatchReport.from_mismatch(mismatch)
+    reported = fixtures.content_mismatch().mismatch
+    assert reported is not None
+    mismatch = reported.model_copy(
+        update={"recorded_request": None, "incoming_request": None, "recorded_present": False}
+    )
+    report = RequestComparison.from_mismatch(mismatch)
     assert len(report.differences) == 1
     assert report.differences[0].recorded is MISSING
     assert describe_difference(report.differences[0]).startswith("added in the incoming")

@@ -18,7 +18,7 @@ from openprogram.providers.types import (
     ToolCallEndEvent,
     ToolCallStartEvent,
 )
-from tui.model.text_preview import one_line
+from tui.model.text_preview import preview_line
 
 
 @dataclass(frozen=True)
@@ -37,14 +37,14 @@ class EventSummary:
 def preview_event(event: AssistantMessageEvent) -> str:
     """The part of an event worth a glance: the delta, the tool, the stop reason."""
     if isinstance(event, TextDeltaEvent | ThinkingDeltaEvent | ToolCallDeltaEvent):
-        return one_line(event.delta)
+        return preview_line(event.delta)
     if isinstance(event, TextEndEvent | ThinkingEndEvent):
-        return one_line(event.content)
+        return preview_line(event.content)
     if isinstance(event, ToolCallStartEvent):
         return f"{event.name} ({event.id})"
     if isinstance(event, ToolCallEndEvent):
         arguments = json.dumps(event.tool_call.arguments, ensure_ascii=False, sort_keys=True)
-        return one_line(f"{event.tool_call.name} {arguments}")
+        return preview_line(f"{event.tool_call.name} {arguments}")
     if isinstance(event, StartEvent):
         partial = event.partial
         return f"{partial.provider}/{partial.model}"
@@ -52,7 +52,7 @@ def preview_event(event: AssistantMessageEvent) -> str:
         usage = event.message.usage
         return f"{event.reason} · {usage.total_tokens} tokens"
     if isinstance(event, ErrorEvent):
-        return one_line(f"{event.reason}: {event.error.error_message or ''}".rstrip(": "))
+        return preview_line(f"{event.reason}: {event.error.error_message or ''}".rstrip(": "))
     return ""
 
 

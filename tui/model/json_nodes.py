@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-from tui.model.text_preview import one_line
+from tui.model.text_preview import preview_line
 
 STRING_PREVIEW = 60
 """Longer strings are shown cut, with their full length."""
@@ -38,7 +38,7 @@ def describe_value(value: Any) -> str:
     if isinstance(value, list):
         return "[]" if not value else f"[{len(value)} item{'s' if len(value) != 1 else ''}]"
     if isinstance(value, str):
-        shown = json.dumps(one_line(value, STRING_PREVIEW), ensure_ascii=False)
+        shown = json.dumps(preview_line(value, STRING_PREVIEW), ensure_ascii=False)
         return shown if len(value) <= STRING_PREVIEW else f"{shown} ({len(value):,} chars)"
     return json.dumps(value)
 

@@ -22,9 +22,10 @@ from openprogram.providers.recording.differences import (
 )
 from openprogram.providers.recording.reader import RecordingFileError, read_recording
 from openprogram.providers.recording.replayer import describe_path
+from openprogram.providers.replay import MismatchKind, MismatchReport
 from openprogram.recordings import CheckProgress, CheckResult, run_check
+from openprogram.text import plural
 from tui.model.event_rows import preview_event
-from tui.model.text_preview import plural
 
 OutcomeKind = Literal["ok", "mismatch", "position", "past_end", "incomplete", "error", "cancelled"]
 """`position`: the run read past where a recorded stream stopped (the mismatch has `event_index`);
@@ -65,36 +66,40 @@ def run_rerun(
         )
 
 
+_OUTCOME_OF_KIND: dict[MismatchKind, OutcomeKind] = {
+    "request": "mismatch",
+    "read_past_end": "position",
+    "extra_call": "past_end",
+    "unconsumed": "incomplete",
+}
+
+
 def outcome_kind(result: CheckResult, cancelled: bool = False) -> OutcomeKind:
     """Which screen a result gets; `cancelled` when the user stopped the run."""
     if cancelled and result.status == "error":
         return "cancelled"
     if result.status != "mismatch" or result.mismatch is None:
         return "error" if result.status == "mismatch" else result.status
-    if result.mismatch.get("event_index") is not None:
-        return "position"
-    if result.mismatch.get("field_path") == "call_index":
-        return "past_end"
-    return "mismatch"
+    return _OUTCOME_OF_KIND[result.mismatch.kind]
 
 
 def headline(result: CheckResult, cancelled: bool = False) -> str:
     """The one line on top of the result."""
     kind = outcome_kind(result, cancelled)
-    mismatch = result.mismatch or {}
+    mismatch = result.mismatch
     consumed = f"{result.calls_consumed}/{result.calls_recorded}"
     if kind == "ok":
         return f"✓ ok · {consumed} calls replayed and consumed in {result.duration_seconds:.2f} s"
-    if kind == "mismatch":
-        return f"✗ mismatch at call {mismatch['call_index']} · {mismatch['field_path']}"
-    if kind == "position":
+    if kind == "mismatch" and mismatch is not None:
+        return f"✗ mismatch at call {mismatch.call_index} · {mismatch.field_path}"
+    if kind == "position" and mismatch is not None:
         return (
-            f"✗ the run read past the recorded stream of call {mismatch['call_index']} "
-            f"at event {mismatch['event_index']}"
+            f"✗ the run read past the recorded stream of call {mismatch.call_index} "
+            f"at event {mismatch.event_index}"
         )
-    if kind == "past_end":
+    if kind == "past_end" and mismatch is not None:
         return (
-            f"✗ call past the end: the run made call {mismatch['call_index']}; the recording "
+            f"✗ call past the end: the run made call {mismatch.call_index}; the recording "
             f"has {plural(result.calls_recorded, 'call')}"
         )
     if kind == "incomplete":
@@ -161,10 +166,10 @@ def value_at(document: Any, tokens: Sequence[PathToken]) -> Any:
     return value
 
 
-def _reported_difference(mismatch: dict[str, Any]) -> FieldDifference:
-    tokens = tuple(mismatch.get("path_tokens") or (mismatch["field_path"],))
-    recorded = mismatch["recorded"] if mismatch.get("recorded_present", True) else MISSING
-    incoming = mismatch["incoming"] if mismatch.get("incoming_present", True) else MISSING
+def _reported_difference(mismatch: MismatchReport) -> FieldDifference:
+    tokens = tuple(mismatch.path_tokens)
+    recorded = mismatch.recorded if mismatch.recorded_present else MISSING
+    incoming = mismatch.incoming if mismatch.incoming_present else MISSING
     kind: DifferenceKind
     if recorded is MISSING:
         kind = "added"
@@ -178,7 +183,7 @@ def _reported_difference(mismatch: dict[str, Any]) -> FieldDifference:
 
 
 @dataclass(frozen=True)
-class MismatchReport:
+class RequestComparison:
     """A content mismatch: both whole requests and every field in which they differ.
 
     Replay stops at the first difference; the view steps through all of them, starting with the
@@ -194,10 +199,10 @@ class MismatchReport:
     first: int
 
     @classmethod
-    def from_mismatch(cls, mismatch: dict[str, Any]) -> MismatchReport:
-        """From `CheckResult.mismatch` (`ReplayMismatch.to_dict()`)."""
+    def from_mismatch(cls, mismatch: MismatchReport) -> RequestComparison:
+        """From a `request` mismatch (`CheckResult.mismatch`)."""
         reported = _reported_difference(mismatch)
-        recorded, incoming = mismatch.get("recorded_request"), mismatch.get("incoming_request")
+        recorded, incoming = mismatch.recorded_request, mismatch.incoming_request
         found: list[FieldDifference] = []
         if isinstance(recorded, dict) and isinstance(incoming, dict):
             found = list(iter_request_differences(recorded, incoming))
@@ -206,9 +211,9 @@ class MismatchReport:
             found.insert(0, reported)
             tokens.insert(0, reported.path_tokens)
         return cls(
-            call_index=mismatch["call_index"],
-            field_path=mismatch["field_path"],
-            message=mismatch.get("message") or "",
+            call_index=mismatch.call_index,
+            field_path=mismatch.field_path or "",
+            message=mismatch.message,
             recorded_request=recorded if isinstance(recorded, dict) else None,
             incoming_request=incoming if isinstance(incoming, dict) else None,
             differences=tuple(found),
@@ -267,7 +272,7 @@ def result_facts(result: CheckResult, cancelled: bool = False) -> list[tuple[str
     if kind in ("incomplete", "mismatch", "position", "past_end") and result.never_requested:
         facts.append(("never requested", never_requested_text(result)))
     if kind == "past_end" and result.mismatch:
-        facts.append(("replay", result.mismatch.get("message", "").replace("\n", " ")))
+        facts.append(("replay", result.mismatch.one_line))
     if kind == "error" and result.error:
         facts.append(("error", result.error))
     if kind == "cancelled":

@@ -6,7 +6,7 @@ from pydantic import ValidationError
 
 from openprogram.providers.recording.format import CallEndRow, RequestRow, parse_row
 from tui.model.recording_index import CallSpan, RecordingIndex
-from tui.model.text_preview import one_line
+from tui.model.text_preview import preview_line
 
 
 def row_problem(exc: ValidationError) -> str:
@@ -14,7 +14,7 @@ def row_problem(exc: ValidationError) -> str:
     first = exc.errors()[0]
     location = ".".join(str(part) for part in first["loc"] if part not in ("request", "event"))
     message = first["msg"]
-    return one_line(f"{location}: {message}" if location else message, 120)
+    return preview_line(f"{location}: {message}" if location else message, 120)
 
 
 def read_request(index: RecordingIndex, span: CallSpan) -> RequestRow | str:

@@ -22,7 +22,7 @@ from openprogram.recordings import (
     start_recording,
     turn_off,
 )
-from tui.model.text_preview import plural
+from openprogram.text import plural
 
 Mode = Literal["off", "record", "replay"]
 MODES: tuple[Mode, ...] = ("off", "record", "replay")

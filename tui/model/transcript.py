@@ -22,7 +22,7 @@ from openprogram.providers.types import (
     ToolResultMessage,
     UserMessage,
 )
-from tui.model.text_preview import human_size
+from openprogram.text import human_size
 
 ENTRY_TEXT_LIMIT = 8000
 """An entry shows at most this many characters (drawing wraps every one); the Raw tab has all."""

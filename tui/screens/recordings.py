@@ -25,8 +25,9 @@ from openprogram.recordings import (
     plan_deletion,
     summarize_recording,
 )
+from openprogram.text import human_size, plural
 from tui.model.paths import display_path
-from tui.model.text_preview import human_size, one_line, plural
+from tui.model.text_preview import preview_line
 from tui.screens.confirm import ConfirmScreen
 from tui.screens.recording import RecordingScreen
 from tui.widgets.common.key_footer import KeyFooter
@@ -149,7 +150,7 @@ class RecordingsScreen(Screen[None]):
         status = (
             Text("✓ valid", self._theme_style("success"))
             if summary.valid
-            else Text(one_line(f"✗ {summary.reason}", STATUS_WIDTH), self._theme_style("error"))
+            else Text(preview_line(f"✗ {summary.reason}", STATUS_WIDTH), self._theme_style("error"))
         )
         return (
             active,

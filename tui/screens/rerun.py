@@ -27,7 +27,7 @@ from openprogram.providers.recording.differences import PathToken
 from openprogram.recordings import CheckProgress, CheckResult
 from tui.model.rerun import (
     EventTimeline,
-    MismatchReport,
+    RequestComparison,
     event_timeline,
     headline,
     outcome_kind,
@@ -175,10 +175,10 @@ class RerunScreen(Screen[None]):
                 cancel=cancel,
             )
         timeline = None
-        mismatch = result.mismatch or {}
-        if outcome_kind(result) == "position":
+        mismatch = result.mismatch
+        if outcome_kind(result) == "position" and mismatch and mismatch.event_index is not None:
             timeline = event_timeline(
-                Path(result.recording), mismatch["call_index"], mismatch["event_index"]
+                Path(result.recording), mismatch.call_index, mismatch.event_index
             )
         self.post_message(self.CheckFinished(run, result, cancel.is_set(), timeline))
 
@@ -266,16 +266,17 @@ class RerunScreen(Screen[None]):
         summary += f" · {result.duration_seconds:.2f} s"
         self.query_one(TitleBar).set_facts(summary, problem=result.status != "ok")
         if kind == "mismatch" and result.mismatch is not None:
-            view = MismatchView(MismatchReport.from_mismatch(result.mismatch), id="mismatch")
+            view = MismatchView(RequestComparison.from_mismatch(result.mismatch), id="mismatch")
             await self._replace_body(view)
             return
         outcome = RerunOutcome(id="rerun-outcome")
         widgets: list[Widget] = [outcome]
-        mismatch = result.mismatch or {}
+        mismatch = result.mismatch
+        request = mismatch.incoming_request if mismatch is not None else None
         if kind == "position" and timeline is not None:
             widgets.append(EventTimelineView(id="rerun-timeline"))
-        elif kind == "past_end" and mismatch.get("incoming_request"):
-            call = mismatch["call_index"]
+        elif kind == "past_end" and mismatch is not None and request:
+            call = mismatch.call_index
             widgets.append(JsonPane(f"Incoming request · call {call} (not recorded)", id="extra"))
         await self._replace_body(*widgets)
         stderr = result.stderr_tail if kind == "error" else []
@@ -284,7 +285,6 @@ class RerunScreen(Screen[None]):
             self.query_one(EventTimelineView).show_timeline(timeline)
         if self.query("#extra"):
             pane = self.query_one("#extra", JsonPane)
-            request = mismatch["incoming_request"]
             pane.show_document(request)
             messages = value_at(request, ("context", "messages"))
             if isinstance(messages, list) and messages:
@@ -341,12 +341,12 @@ class RerunScreen(Screen[None]):
         if result is None:
             return None
         kind = outcome_kind(result)
-        mismatch = result.mismatch or {}
-        if kind == "mismatch":
-            tokens = tuple(mismatch.get("path_tokens") or ())
-            return self.CallOpenRequested(self.recording, mismatch["call_index"], tokens)
-        if kind == "position":
-            call, event = mismatch["call_index"], mismatch["event_index"]
+        mismatch = result.mismatch
+        if kind == "mismatch" and mismatch is not None:
+            tokens = tuple(mismatch.path_tokens)
+            return self.CallOpenRequested(self.recording, mismatch.call_index, tokens)
+        if kind == "position" and mismatch is not None:
+            call, event = mismatch.call_index, mismatch.event_index or 0
             return self.CallOpenRequested(self.recording, call, event_index=max(event - 1, 0))
         if kind == "incomplete" and result.never_requested:
             return self.CallOpenRequested(self.recording, result.never_requested[0])

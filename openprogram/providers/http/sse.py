@@ -21,7 +21,6 @@ from openprogram.providers.http.transport import (
     ProviderStreamError,
     aborted_error,
     display_url,
-    one_line,
     post_streaming_lines,
     scrub,
 )
@@ -48,6 +47,7 @@ from openprogram.providers.types import (
     ToolCallStartEvent,
     Usage,
 )
+from openprogram.text import one_line
 
 DoneReason = Literal["stop", "length", "toolUse"]
 

@@ -17,9 +17,9 @@ from typing import Any, Literal
 import httpx
 
 from openprogram.errors import OpenProgramError
+from openprogram.text import SECRET_PLACEHOLDER, one_line
 
 MAX_MESSAGE_CHARS = 400
-SECRET_PLACEHOLDER = "[secret removed]"
 
 
 class ProviderStreamError(OpenProgramError):
@@ -29,12 +29,6 @@ class ProviderStreamError(OpenProgramError):
         super().__init__(message)
         self.message = message
         self.reason: Literal["error", "aborted"] = reason
-
-
-def one_line(text: str, limit: int = MAX_MESSAGE_CHARS) -> str:
-    """`text` with whitespace runs collapsed to single spaces, cut to `limit` characters."""
-    flat = " ".join(text.split())
-    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
 
 
 def scrub(text: str, secrets: Iterable[str | None]) -> str:

@@ -17,6 +17,8 @@ import functools
 import re
 from typing import Any, overload
 
+from openprogram.text import SECRET_PLACEHOLDER
+
 __all__ = [
     "REDACTION_VERSION",
     "SECRET_FIELD_NAMES",
@@ -27,7 +29,6 @@ __all__ = [
     "remove_secret_values",
 ]
 
-SECRET_PLACEHOLDER = "[secret removed]"
 """The fixed text that stands in for every removed secret."""
 
 REDACTION_VERSION = 1

@@ -7,7 +7,6 @@ context, then options); the first difference raises `ReplayMismatch`.
 
 from __future__ import annotations
 
-import json
 import os
 import threading
 from collections.abc import AsyncIterator, Callable
@@ -15,14 +14,13 @@ from typing import Any
 
 from openprogram.errors import OpenProgramError
 from openprogram.providers.recording.differences import (
-    MISSING,
     NON_DETERMINISTIC_FIELD_NAMES,
-    FieldDifference,
     PathToken,
     find_first_difference,
     format_field_path,
     iter_request_differences,
 )
+from openprogram.providers.recording.mismatch import ReplayMismatch, format_value
 from openprogram.providers.recording.reader import (
     RecordedCall,
     Recording,
@@ -30,7 +28,6 @@ from openprogram.providers.recording.reader import (
     read_recording,
 )
 from openprogram.providers.recording.recorder import redact_request_dump, request_dump
-from openprogram.providers.recording.redaction import remove_secret_values
 from openprogram.providers.types import (
     AssistantMessageEvent,
     Context,
@@ -38,6 +35,7 @@ from openprogram.providers.types import (
     SimpleStreamOptions,
     StreamOptions,
 )
+from openprogram.text import plural
 
 __all__ = [
     "NON_DETERMINISTIC_FIELD_NAMES",
@@ -48,107 +46,6 @@ __all__ = [
     "find_first_difference",
     "format_value",
 ]
-
-VALUE_LIMIT = 200
-
-
-def format_value(value: Any, limit: int = VALUE_LIMIT) -> str:
-    """A value for a one-glance message: escaped, secrets removed, at most `limit` characters."""
-    if value is MISSING:
-        return "<missing>"
-    clean = remove_secret_values(value)
-    text = repr(clean) if isinstance(clean, str) else json.dumps(clean, ensure_ascii=False)
-    if len(text) <= limit:
-        return text
-    return f"{text[: limit - 1]}… ({len(text)} characters)"
-
-
-class ReplayMismatch(OpenProgramError, AssertionError):
-    """The run diverged from the recording at call `call_index`, field `field_path`.
-
-    `recorded` and `incoming` keep both values whole; the message shows them bounded and escaped.
-    `event_index` is set when the position diverged (the run read past where the recorded stream
-    stopped). `recorded_request`/`incoming_request` hold both whole (redacted) requests when known.
-    """
-
-    def __init__(
-        self,
-        call_index: int,
-        field_path: str,
-        recorded: Any,
-        incoming: Any,
-        event_index: int | None = None,
-        *,
-        path_tokens: tuple[PathToken, ...] | None = None,
-        detail: str | None = None,
-        recorded_request: dict[str, Any] | None = None,
-        incoming_request: dict[str, Any] | None = None,
-    ) -> None:
-        self.call_index = call_index
-        self.field_path = field_path
-        self.path_tokens = path_tokens if path_tokens is not None else (field_path,)
-        self.recorded = recorded
-        self.incoming = incoming
-        self.event_index = event_index
-        self.detail = detail
-        self.recorded_request = recorded_request
-        self.incoming_request = incoming_request
-        where = f"call {call_index}"
-        if event_index is not None:
-            where += f", event {event_index}"
-        values = detail or f"recorded {format_value(recorded)}, incoming {format_value(incoming)}"
-        super().__init__(f"replay mismatch at {where}, field {field_path}:\n{values}")
-
-    def to_dict(self) -> dict[str, Any]:
-        """Stable JSON fields for scripts and the rerun report (`recorded_present` marks missing)."""
-        return {
-            "call_index": self.call_index,
-            "event_index": self.event_index,
-            "field_path": self.field_path,
-            "path_tokens": list(self.path_tokens),
-            "recorded": None if self.recorded is MISSING else self.recorded,
-            "recorded_present": self.recorded is not MISSING,
-            "incoming": None if self.incoming is MISSING else self.incoming,
-            "incoming_present": self.incoming is not MISSING,
-            "message": str(self),
-            "recorded_request": self.recorded_request,
-            "incoming_request": self.incoming_request,
-        }
-
-    @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> ReplayMismatch:
-        """Rebuild a mismatch from `to_dict` output (e.g. reported by a child process)."""
-        mismatch = cls(
-            data["call_index"],
-            data["field_path"],
-            data["recorded"] if data.get("recorded_present", True) else MISSING,
-            data["incoming"] if data.get("incoming_present", True) else MISSING,
-            data.get("event_index"),
-            path_tokens=tuple(data.get("path_tokens") or (data["field_path"],)),
-            recorded_request=data.get("recorded_request"),
-            incoming_request=data.get("incoming_request"),
-        )
-        mismatch.args = (data.get("message") or str(mismatch),)
-        return mismatch
-
-    @classmethod
-    def from_difference(
-        cls,
-        call_index: int,
-        difference: FieldDifference,
-        recorded_request: dict[str, Any],
-        incoming_request: dict[str, Any],
-    ) -> ReplayMismatch:
-        """The mismatch for the first differing field of two requests."""
-        return cls(
-            call_index,
-            difference.field_path,
-            difference.recorded,
-            difference.incoming,
-            path_tokens=difference.path_tokens,
-            recorded_request=recorded_request,
-            incoming_request=incoming_request,
-        )
 
 
 class RecordedCallError(OpenProgramError, RuntimeError):
@@ -185,7 +82,7 @@ class ReplayProvider:
             self._on_report(row)
 
     def _mismatch(self, mismatch: ReplayMismatch) -> ReplayMismatch:
-        self._report({"type": "mismatch", **mismatch.to_dict()})
+        self._report({"type": "mismatch", **mismatch.report().model_dump(mode="json")})
         return mismatch
 
     @property
@@ -200,15 +97,13 @@ class ReplayProvider:
         return len(self.recording.calls)
 
     def assert_consumed(self) -> None:
-        """Raise `ReplayMismatch` (field `remaining_calls`) while recorded calls remain."""
+        """Raise `ReplayMismatch` (kind `unconsumed`) while recorded calls remain."""
         consumed, total = self.call_count, self.recorded_call_count
         if consumed < total:
             never = f"call {consumed}" if total - consumed == 1 else f"calls {consumed}–{total - 1}"
             raise ReplayMismatch(
+                "unconsumed",
                 consumed,
-                "remaining_calls",
-                total - consumed,
-                0,
                 detail=f"recorded {total} calls, the run made {consumed}: {never} never requested",
             )
 
@@ -226,12 +121,10 @@ class ReplayProvider:
                 incoming = redact_request_dump(dump)
                 raise self._mismatch(
                     ReplayMismatch(
+                        "extra_call",
                         index,
-                        "call_index",
-                        total,
-                        index,
-                        detail=f"the recording has {total} calls; the run made call {index} "
-                        "(more calls than were recorded)",
+                        detail=f"the recording has {plural(total, 'call')}; the run made call "
+                        f"{index} (more calls than were recorded)",
                         incoming_request=incoming,
                     )
                 )
@@ -270,14 +163,11 @@ class ReplayProvider:
             count = len(call.events)
             raise self._mismatch(
                 ReplayMismatch(
+                    "read_past_end",
                     call.call_index,
-                    "event_index",
-                    count,
-                    count,
                     event_index=count,
-                    path_tokens=("event_index",),
-                    detail=f"the recorded stream stopped after {count} events (outcome "
-                    f"{call.outcome}); the run read past it",
+                    detail=f"the recorded stream stopped after {plural(count, 'event')} "
+                    f"(outcome {call.outcome}); the run read past it",
                 )
             )
 

@@ -8,8 +8,8 @@ from textual.containers import Vertical
 from textual.message import Message
 from textual.widgets import Static, TabbedContent, TabPane, Tabs
 
+from openprogram.text import human_size, plural
 from tui.model.call_detail import LoadedCall
-from tui.model.text_preview import human_size, plural
 from tui.model.transcript import TranscriptEntry, TranscriptPart, transcript_of
 from tui.widgets.common.json_tree import JsonTree
 from tui.widgets.recording.event_list import EventList

@@ -6,7 +6,7 @@ from rich.text import Text
 from textual.widgets import Static
 
 from openprogram.providers.recording.errors import RecordingFileError
-from tui.model.text_preview import plural
+from openprogram.text import plural
 
 
 class ProblemBanner(Static):

@@ -10,8 +10,8 @@ from textual.app import ComposeResult
 from textual.containers import VerticalScroll
 from textual.widgets import Static
 
+from openprogram.text import plural
 from tui.model.rerun import EventTimeline
-from tui.model.text_preview import plural
 
 
 class EventTimelineView(VerticalScroll):

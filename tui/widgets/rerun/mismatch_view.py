@@ -16,7 +16,7 @@ from textual.message import Message
 from textual.reactive import reactive
 
 from openprogram.providers.recording.differences import MISSING, FieldDifference, PathToken
-from tui.model.rerun import MismatchReport
+from tui.model.rerun import RequestComparison
 from tui.model.string_diff import string_diff, wants_string_diff
 from tui.widgets.rerun.json_pane import JsonPane
 from tui.widgets.rerun.path_bar import PathBar
@@ -49,7 +49,7 @@ class MismatchView(Vertical):
             super().__init__()
             self.call_index, self.path_tokens = call_index, path_tokens
 
-    def __init__(self, report: MismatchReport, *, id: str | None = None) -> None:
+    def __init__(self, report: RequestComparison, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self.report = report
         self.set_reactive(MismatchView.position, report.first)

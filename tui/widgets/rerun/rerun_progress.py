@@ -7,7 +7,7 @@ from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.widgets import ProgressBar, Static
 
-from tui.model.text_preview import plural
+from openprogram.text import plural
 
 
 class RerunProgress(Vertical):

@@ -10,8 +10,8 @@ from textual.app import ComposeResult
 from textual.containers import VerticalScroll
 from textual.widgets import Static
 
+from openprogram.text import plural
 from tui.model.string_diff import StringDiff
-from tui.model.text_preview import plural
 
 _PREFIX = {"same": "  ", "removed": "- ", "added": "+ ", "skipped": "  "}
 

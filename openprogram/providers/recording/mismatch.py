@@ -1,0 +1,157 @@
+"""`ReplayMismatch`: where a run diverged from its recording, and its stable serialised form.
+
+Four kinds, a `Literal` everyone compares instead of sentinel field names:
+
+- `request`: call `call_index` was asked with a request that differs at `field_path`;
+- `extra_call`: the run made call `call_index`, past the last recorded call;
+- `unconsumed`: the run ended with recorded calls never requested (from `call_index` on);
+- `read_past_end`: the run read past where the recorded stream of `call_index` stopped
+  (`event_index` says where).
+
+`field_path` is the real path of the differing field for `request`, and None for the others.
+`MismatchReport` is the JSON form used by `check --json`, the TUI's rerun view and the plugin.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict
+
+from openprogram.errors import OpenProgramError
+from openprogram.providers.recording.differences import MISSING, FieldDifference, PathToken
+from openprogram.providers.recording.redaction import remove_secret_values
+
+MismatchKind = Literal["request", "extra_call", "unconsumed", "read_past_end"]
+
+VALUE_LIMIT = 200
+
+
+def format_value(value: Any, limit: int = VALUE_LIMIT) -> str:
+    """A value for a one-glance message: escaped, secrets removed, at most `limit` characters."""
+    if value is MISSING:
+        return "<missing>"
+    clean = remove_secret_values(value)
+    text = repr(clean) if isinstance(clean, str) else json.dumps(clean, ensure_ascii=False)
+    if len(text) <= limit:
+        return text
+    return f"{text[: limit - 1]}… ({len(text)} characters)"
+
+
+class MismatchReport(BaseModel):
+    """A `ReplayMismatch` as stable JSON (`recorded_present`/`incoming_present` mark missing)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    kind: MismatchKind
+    call_index: int
+    event_index: int | None = None
+    field_path: str | None = None
+    path_tokens: list[str | int] = []
+    recorded: Any = None
+    recorded_present: bool = True
+    incoming: Any = None
+    incoming_present: bool = True
+    message: str
+    recorded_request: dict[str, Any] | None = None
+    incoming_request: dict[str, Any] | None = None
+
+    @property
+    def one_line(self) -> str:
+        """The message on one line."""
+        return self.message.replace("\n", " ")
+
+
+class ReplayMismatch(OpenProgramError, AssertionError):
+    """The run diverged from the recording at call `call_index` (see the module's kinds).
+
+    `recorded` and `incoming` keep both values whole; the message shows them bounded and escaped.
+    `recorded_request`/`incoming_request` hold both whole (redacted) requests when known.
+    """
+
+    def __init__(
+        self,
+        kind: MismatchKind,
+        call_index: int,
+        *,
+        field_path: str | None = None,
+        path_tokens: tuple[PathToken, ...] = (),
+        recorded: Any = MISSING,
+        incoming: Any = MISSING,
+        event_index: int | None = None,
+        detail: str | None = None,
+        recorded_request: dict[str, Any] | None = None,
+        incoming_request: dict[str, Any] | None = None,
+    ) -> None:
+        self.kind: MismatchKind = kind
+        self.call_index = call_index
+        self.field_path = field_path
+        self.path_tokens = path_tokens
+        self.recorded = recorded
+        self.incoming = incoming
+        self.event_index = event_index
+        self.detail = detail
+        self.recorded_request = recorded_request
+        self.incoming_request = incoming_request
+        where = f"call {call_index}"
+        if event_index is not None:
+            where += f", event {event_index}"
+        if field_path is not None:
+            where += f", field {field_path}"
+        values = detail or f"recorded {format_value(recorded)}, incoming {format_value(incoming)}"
+        super().__init__(f"replay mismatch at {where}:\n{values}")
+
+    def report(self) -> MismatchReport:
+        """The stable JSON form, secrets removed from every value."""
+        return MismatchReport(
+            kind=self.kind,
+            call_index=self.call_index,
+            event_index=self.event_index,
+            field_path=self.field_path,
+            path_tokens=list(self.path_tokens),
+            recorded=None if self.recorded is MISSING else remove_secret_values(self.recorded),
+            recorded_present=self.recorded is not MISSING,
+            incoming=None if self.incoming is MISSING else remove_secret_values(self.incoming),
+            incoming_present=self.incoming is not MISSING,
+            message=str(self),
+            recorded_request=remove_secret_values(self.recorded_request),
+            incoming_request=remove_secret_values(self.incoming_request),
+        )
+
+    @classmethod
+    def from_report(cls, report: MismatchReport) -> ReplayMismatch:
+        """Rebuild a mismatch from its report (e.g. one a child process wrote)."""
+        mismatch = cls(
+            report.kind,
+            report.call_index,
+            field_path=report.field_path,
+            path_tokens=tuple(report.path_tokens),
+            recorded=report.recorded if report.recorded_present else MISSING,
+            incoming=report.incoming if report.incoming_present else MISSING,
+            event_index=report.event_index,
+            recorded_request=report.recorded_request,
+            incoming_request=report.incoming_request,
+        )
+        mismatch.args = (report.message,)
+        return mismatch
+
+    @classmethod
+    def from_difference(
+        cls,
+        call_index: int,
+        difference: FieldDifference,
+        recorded_request: dict[str, Any],
+        incoming_request: dict[str, Any],
+    ) -> ReplayMismatch:
+        """The `request` mismatch for the first differing field of two requests."""
+        return cls(
+            "request",
+            call_index,
+            field_path=difference.field_path,
+            path_tokens=difference.path_tokens,
+            recorded=difference.recorded,
+            incoming=difference.incoming,
+            recorded_request=recorded_request,
+            incoming_request=incoming_request,
+        )
