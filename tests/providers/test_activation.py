@@ -151,26 +151,34 @@ def test_concurrent_first_lookups_share_one_initialization(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     calls: list[int] = []
+    entered, release = threading.Event(), threading.Event()
 
-    def slow_builtins() -> dict[str, Any]:
+    def held_builtins() -> dict[str, Any]:
         calls.append(1)
-        time.sleep(0.2)  # keep the first initializer busy while the others arrive
+        entered.set()
+        assert release.wait(timeout=30)  # held until every other caller is waiting for it
         return {"scripted": ScriptedProvider(responder=echo_responder)}
 
-    monkeypatch.setattr(initialization_module, "builtin_providers", slow_builtins)
-    barrier = threading.Barrier(8)
+    monkeypatch.setattr(initialization_module, "builtin_providers", held_builtins)
     found: list[object] = []
     lock = threading.Lock()
 
     def look_up() -> None:
-        barrier.wait()
         provider = get_api_provider("scripted")
         with lock:
             found.append(provider)
 
     threads = [threading.Thread(target=look_up) for _ in range(8)]
-    for thread in threads:
+    threads[0].start()
+    assert entered.wait(timeout=30)
+    for thread in threads[1:]:
         thread.start()
+    runtime = initialization_module._runtime
+    deadline = time.monotonic() + 30
+    while len(runtime.condition._waiters) < 7:  # type: ignore[attr-defined]
+        assert time.monotonic() < deadline, "the other lookups never waited for the runtime"
+        threading.Event().wait(0.001)
+    release.set()
     for thread in threads:
         thread.join(timeout=30)
     assert len(calls) == 1 and len(found) == 8

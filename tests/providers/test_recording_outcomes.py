@@ -125,6 +125,7 @@ async def test_a_consumer_that_stops_early_records_abandoned_and_replay_flags_re
 
 async def test_a_cancelled_call_records_cancelled(tmp_path: Path) -> None:
     path = tmp_path / "r.jsonl"
+    waiting = asyncio.Event()
 
     class Slow:
         requires_credentials = False
@@ -134,7 +135,8 @@ async def test_a_cancelled_call_records_cancelled(tmp_path: Path) -> None:
         ) -> AsyncIterator[AssistantMessageEvent]:
             events = await scripted_events()
             yield events[0]
-            await asyncio.sleep(30)
+            waiting.set()  # the first event reached the caller; the second never comes
+            await asyncio.Event().wait()
             yield events[1]
 
         stream_simple = stream
@@ -144,7 +146,7 @@ async def test_a_cancelled_call_records_cancelled(tmp_path: Path) -> None:
             pass
 
     task = asyncio.create_task(consume())
-    await asyncio.sleep(0.05)
+    await waiting.wait()
     task.cancel()
     with pytest.raises(asyncio.CancelledError):
         await task

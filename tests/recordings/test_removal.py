@@ -10,6 +10,7 @@ import pytest
 from openprogram.providers.recording.config import (
     ConfigError,
     RecordReplayConfig,
+    read_record_replay_config,
     write_record_replay_config,
 )
 from openprogram.recordings import (
@@ -49,9 +50,12 @@ def test_the_active_recording_is_refused(mode: str) -> None:
 
 
 def test_the_last_file_kept_by_off_may_be_deleted() -> None:
-    managed("last")
+    path = managed("last")
     write_record_replay_config(RecordReplayConfig(mode="off", file="last"))
-    delete_recording("last")
+    deleted = delete_recording("last")
+    assert (deleted.recording_id, deleted.path) == ("last", path)
+    assert not path.exists()
+    assert read_record_replay_config().mode == "off"  # off stays off; nothing else changes
 
 
 def test_a_symlink_is_refused_and_neither_it_nor_its_target_is_touched(tmp_path: Path) -> None:

@@ -1,23 +1,26 @@
-"""A recording child killed with SIGKILL at random points: whole calls survive, repair salvages."""
+"""A recording child killed with SIGKILL at known points: whole calls survive, repair salvages.
+
+The child stops at the point a test names (call n, after event k reached the caller) and says so;
+only then is it killed, so every kill lands exactly where the test expects, run after run.
+"""
 
 from __future__ import annotations
 
 import json
 import os
-import random
 import signal
 import subprocess
 import sys
 import textwrap
-import time
 from pathlib import Path
+
+import pytest
 
 from openprogram.providers.recording.reader import read_recording, scan_recording
 from openprogram.recordings import repair_recording
 from tests.recording_files import REPO_ROOT
 
-KILLS = 30
-AT_ONCE = 3
+EVENTS_PER_CALL = 304  # start, text_start, 300 deltas, text_end, done
 
 WRITER = textwrap.dedent(
     """
@@ -26,76 +29,74 @@ WRITER = textwrap.dedent(
     from openprogram.providers.recording import RecordingProvider
     from openprogram.providers.scripted import ScriptedProvider, TextStep
 
+    path, stop_call, stop_event = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
     model = Model(id="m", api="scripted", provider="scripted")
     script = ScriptedProvider(responder=lambda c, n: [TextStep(text=f"word{n} " * 300)])
-    recorder = RecordingProvider(script, sys.argv[1])
+    recorder = RecordingProvider(script, path)
 
     async def main():
         n = 0
         while True:
             context = Context(messages=[UserMessage(content=f"call {n}")])
+            k = 0
             async for _ in recorder.stream(model, context):
-                await asyncio.sleep(0.0002)  # a stream that takes a while, as a real one does
-            if n == 0:
-                print("ready", flush=True)
+                if (n, k) == (stop_call, stop_event):
+                    print("stopped", flush=True)
+                    sys.stdin.readline()  # wait here for the SIGKILL
+                k += 1
             n += 1
 
     asyncio.run(main())
     """
 )
 
-
-def kill_at_random(paths: list[Path], rng: random.Random) -> None:
-    env = {**os.environ, "PYTHONPATH": str(REPO_ROOT)}
-    children = [
-        subprocess.Popen(
-            [sys.executable, "-c", WRITER, str(path)], env=env, stdout=subprocess.PIPE, text=True
-        )
-        for path in paths
-    ]
-    for child in children:
-        assert child.stdout is not None
-        assert child.stdout.readline().strip() == "ready"
-    for child in children:
-        time.sleep(rng.uniform(0.0, 0.15))
-        child.send_signal(signal.SIGKILL)
-        child.wait(timeout=30)
+KILL_POINTS = [
+    (call, event)
+    for call in (0, 1, 2)
+    for event in (0, 1, EVENTS_PER_CALL // 2, EVENTS_PER_CALL - 2, EVENTS_PER_CALL - 1)
+]
+"""After the start event, the first delta, mid-stream, after text_end, after done."""
 
 
-def test_sigkill_at_random_points_keeps_every_whole_call_and_names_the_unfinished_one(
-    tmp_path: Path, openprogram_home: Path
+def kill_at(path: Path, call: int, event: int) -> None:
+    child = subprocess.Popen(
+        [sys.executable, "-c", WRITER, str(path), str(call), str(event)],
+        env={**os.environ, "PYTHONPATH": str(REPO_ROOT)},
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    assert child.stdout is not None
+    assert child.stdout.readline().strip() == "stopped"
+    child.send_signal(signal.SIGKILL)
+    child.wait(timeout=30)
+
+
+@pytest.mark.parametrize(("call", "event"), KILL_POINTS)
+def test_sigkill_keeps_every_whole_call_and_names_the_unfinished_one(
+    openprogram_home: Path, call: int, event: int
 ) -> None:
-    rng = random.Random(20261202)
     root = openprogram_home / "recordings"
     root.mkdir(parents=True, mode=0o700)
-    paths = [root / f"killed-{n}.jsonl" for n in range(KILLS)]
-    for start in range(0, KILLS, AT_ONCE):
-        kill_at_random(paths[start : start + AT_ONCE], rng)
+    path = root / f"killed-{call}-{event}.jsonl"
+    kill_at(path, call, event)
 
-    damaged = 0
-    for path in paths:
-        scan = scan_recording(path)
-        assert len(scan.calls) >= 1
-        assert [c.call_index for c in scan.calls] == list(range(len(scan.calls)))
-        for call in scan.calls:
-            assert call.outcome == "complete"
-            assert call.events[-1].type == "done"
-            assert len(call.events) == 304  # start, text_start, 300 deltas, text_end, done
-        # a single-threaded writer leaves at most the one call it was in the middle of
-        assert len(scan.unfinished_calls) <= 1
-        for problem in scan.problems:
-            assert problem.line_number is not None
-            assert problem.call_index in (*scan.unfinished_calls, None)
-            assert "no call_end" in problem.reason or "truncated" in problem.reason
-        if scan.unfinished_calls:
-            assert scan.unfinished_calls == (len(scan.calls),)
-        if not scan.valid:
-            damaged += 1
-            report = repair_recording(path.stem)
-            assert not report.already_valid
-            assert report.kept_calls == len(scan.calls)
-            repaired = read_recording(path)
-            assert len(repaired.calls) == len(scan.calls)
-            assert Path(report.damaged_copy or "").read_bytes().startswith(path.read_bytes()[:100])
-    assert damaged >= KILLS // 2, "most kills should land mid-call"
-    print(json.dumps({"kills": KILLS, "left_unfinished_and_repaired": damaged}))
+    scan = scan_recording(path)
+    finished = event == EVENTS_PER_CALL - 1  # `done` reached the caller: the call is on disk
+    whole = call + 1 if finished else call
+    assert [c.call_index for c in scan.calls] == list(range(whole))
+    for recorded in scan.calls:
+        assert recorded.outcome == "complete" and len(recorded.events) == EVENTS_PER_CALL
+    if finished:
+        assert scan.valid and scan.unfinished_calls == ()
+        return
+    # the call it was in the middle of is named, and nothing else is wrong
+    assert scan.unfinished_calls == (call,)
+    assert [p.call_index for p in scan.problems] == [call]
+    assert "no call_end" in scan.problems[0].reason
+    report = repair_recording(path.stem)
+    assert not report.already_valid and report.kept_calls == whole
+    assert len(read_recording(path).calls) == whole
+    kept = Path(report.damaged_copy or "").read_bytes()
+    assert kept.startswith(path.read_bytes()[:100])
+    print(json.dumps({"killed_at": [call, event], "whole_calls": whole}))
