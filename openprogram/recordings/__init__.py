@@ -54,7 +54,6 @@ from openprogram.recordings.status import (
 from openprogram.recordings.summary import (
     RecordingListing,
     RecordingSummary,
-    describe_problem,
     list_recordings,
     summarize_recording,
 )
@@ -86,7 +85,6 @@ __all__ = [
     "check_recording_file",
     "delete_recording",
     "describe_calls",
-    "describe_problem",
     "describe_recording",
     "ensure_recordings_dir",
     "entry_of",

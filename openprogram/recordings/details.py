@@ -10,7 +10,6 @@ from openprogram.providers.recording.store import locate_recording
 from openprogram.recordings.summary import (
     RecordingSummary,
     configured_mode_and_file,
-    describe_problem,
     scan_location,
     summary_from_scan,
 )
@@ -103,6 +102,6 @@ def describe_recording(selector: str) -> RecordingDetails:
         summary,
         header,
         describe_calls(scan.calls),
-        tuple(describe_problem(problem) for problem in scan.problems),
+        tuple(problem.describe() for problem in summary.facts.problems),
         scan.unfinished_calls,
     )

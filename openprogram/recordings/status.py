@@ -21,6 +21,7 @@ from openprogram.providers.recording.config import (
 )
 from openprogram.providers.recording.format import RECORDING_FORMAT_VERSION
 from openprogram.providers.recording.reader import RecordingFileError, scan_recording
+from openprogram.providers.recording.scan_facts import ScanFacts
 from openprogram.providers.recording.store import (
     RecordingLocation,
     RecordingSelectorError,
@@ -28,7 +29,6 @@ from openprogram.providers.recording.store import (
     locate_recording,
     recordings_dir,
 )
-from openprogram.recordings.summary import describe_problem
 
 APPLIES_ON_NEXT_START = "Changes apply on the next start of a program; running programs keep the mode they started with."
 
@@ -71,17 +71,20 @@ class RecordReplayStatus:
 
 
 @dataclass(frozen=True)
-class _FileFacts:
+class _FileState:
+    """The configured file as activation would find it: present, refused, and its scan's facts."""
+
     exists: bool
-    valid: bool | None = None
-    format_version: int | None = None
-    calls: int | None = None
-    events: int | None = None
-    size: int = 0
-    problem: str | None = None
+    facts: ScanFacts | None = None
+    """What the strict reader found, when the file could be read."""
     refused: str | None = None
     """A reason the runtime refuses the file whatever the mode (symlink, not regular, perms)."""
     note: str | None = None
+
+    @property
+    def problem(self) -> str | None:
+        """The first problem the strict reader found."""
+        return self.facts.reason if self.facts else None
 
 
 def _permission_repair(location: RecordingLocation) -> str | None:
@@ -95,53 +98,40 @@ def _permission_repair(location: RecordingLocation) -> str | None:
     return f"permissions {mode:04o} will be tightened to 0600 on the next start"
 
 
-def _inspect(location: RecordingLocation) -> _FileFacts:
+def _inspect(location: RecordingLocation) -> _FileState:
     if not os.path.lexists(location.path):
-        return _FileFacts(exists=False, refused="file not found")
+        return _FileState(exists=False, refused="file not found")
     note = None
     try:
         check_recording_file(location)
     except RecordingSelectorError as exc:
         note = _permission_repair(location)
         if note is None:
-            return _FileFacts(exists=True, refused=exc.reason)
+            return _FileState(exists=True, refused=exc.reason)
     try:
         scan = scan_recording(location.path)
     except RecordingFileError as exc:
-        return _FileFacts(exists=True, valid=False, refused=exc.reason, note=note)
-    header = scan.header
-    return _FileFacts(
-        exists=True,
-        valid=scan.valid,
-        format_version=header.format_version if header else None,
-        calls=len(scan.calls),
-        events=scan.event_count,
-        size=scan.size,
-        problem=describe_problem(scan.problems[0]) if scan.problems else None,
-        note=note,
-    )
+        return _FileState(exists=True, refused=exc.reason, note=note)
+    return _FileState(exists=True, facts=scan.facts(), note=note)
 
 
-def _blocking_reason(mode: str, location: RecordingLocation, facts: _FileFacts) -> str | None:
+def _blocking_reason(mode: str, location: RecordingLocation, state: _FileState) -> str | None:
     """Mirror activation: replay needs a strictly valid file; record a managed, appendable one."""
     if mode == "replay":
-        return facts.refused or facts.problem
+        return state.refused or state.problem
     if not location.managed:
         return f"record file {location.path} is outside the managed recordings directory"
     for directory in (state_dir(), recordings_dir()):
         if directory.is_symlink():
             return f"{directory} is a symlink; refusing to use it as a private directory"
-    if not facts.exists:
+    if not state.exists:
         return None  # record creates the file
-    if facts.refused:
-        return facts.refused
-    if facts.size and facts.format_version != RECORDING_FORMAT_VERSION:
-        found = (
-            "no header"
-            if facts.format_version is None
-            else f"format_version {facts.format_version}"
-        )
-        detail = f" ({facts.problem})" if facts.problem else ""
+    if state.refused or state.facts is None:
+        return state.refused
+    version = state.facts.format_version
+    if state.facts.size and version != RECORDING_FORMAT_VERSION:
+        found = "no header" if version is None else f"format_version {version}"
+        detail = f" ({state.problem})" if state.problem else ""
         return f"cannot append to a recording with {found}{detail}"
     return None
 
@@ -182,24 +172,25 @@ def read_status() -> RecordReplayStatus:
     except RecordingSelectorError as exc:
         blocked = config.mode != "off"
         return RecordReplayStatus(**base, **empty, reason=str(exc), would_block=blocked)
-    facts = _inspect(location)
-    blocking = None if config.mode == "off" else _blocking_reason(config.mode, location, facts)
-    note = facts.note
-    if facts.exists:
-        reason = blocking or facts.refused or facts.problem
+    state = _inspect(location)
+    blocking = None if config.mode == "off" else _blocking_reason(config.mode, location, state)
+    note = state.note
+    if state.exists:
+        reason = blocking or state.refused or state.problem
     elif config.mode == "record" and blocking is None:
         reason, note = None, "the file will be created on the next start"
     else:
-        reason = blocking or facts.refused
+        reason = blocking or state.refused
+    facts = state.facts
     return RecordReplayStatus(
         **base,
         path=location.path,
         managed=location.managed,
-        file_exists=facts.exists,
-        file_valid=facts.valid,
-        format_version=facts.format_version,
-        calls=facts.calls,
-        events=facts.events,
+        file_exists=state.exists,
+        file_valid=facts.valid if facts else (False if state.exists else None),
+        format_version=facts.format_version if facts else None,
+        calls=facts.calls if facts else None,
+        events=facts.events if facts else None,
         reason=reason,
         note=note,
         would_block=blocking is not None,

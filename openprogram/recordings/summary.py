@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 import stat
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -26,6 +26,7 @@ from openprogram.providers.recording.reader import (
     RecordingScan,
     scan_recording,
 )
+from openprogram.providers.recording.scan_facts import ScanFacts
 from openprogram.providers.recording.store import (
     RECORDING_SUFFIX,
     RecordingLocation,
@@ -33,7 +34,7 @@ from openprogram.providers.recording.store import (
     locate_recording,
     recordings_dir,
 )
-from openprogram.recordings.summary_cache import ScanFacts, SummaryCache
+from openprogram.recordings.summary_cache import SummaryCache
 
 
 @dataclass(frozen=True)
@@ -43,23 +44,55 @@ class RecordingSummary:
     recording_id: str | None
     """The managed ID, or None for a file outside the managed root."""
     path: Path
-    created_at: str | None
-    """The header's `created_at` (ISO-8601 UTC), when it has one."""
     modified_at: str
     """The file's modification time (ISO-8601 UTC)."""
-    size: int
-    format_version: int | None
-    calls: int
-    """Whole calls (a damaged call is not counted)."""
-    events: int
-    valid: bool
-    reason: str | None
-    """The first problem, on one line, when the file is not valid."""
-    problem_count: int
+    facts: ScanFacts
+    """What the strict reader found: totals, validity, problems."""
     active: bool
     """True when the configuration selects this file for record or replay."""
     mode: str | None
     """`record` or `replay` when active, else None."""
+
+    # The facts most views show, by name (they live once, in `facts`).
+    @property
+    def size(self) -> int:
+        """The file's size in bytes."""
+        return self.facts.size
+
+    @property
+    def format_version(self) -> int | None:
+        """The header's format version."""
+        return self.facts.format_version
+
+    @property
+    def calls(self) -> int:
+        """Whole calls (a damaged call is not counted)."""
+        return self.facts.calls
+
+    @property
+    def events(self) -> int:
+        """Events of the whole calls."""
+        return self.facts.events
+
+    @property
+    def valid(self) -> bool:
+        """True when the strict reader accepts the file."""
+        return self.facts.valid
+
+    @property
+    def reason(self) -> str | None:
+        """The first problem, on one line, when the file is not valid."""
+        return self.facts.reason
+
+    @property
+    def problem_count(self) -> int:
+        """How many problems the strict reader found."""
+        return self.facts.problem_count
+
+    @property
+    def created_at(self) -> str | None:
+        """The header's `created_at` (ISO-8601 UTC), when it has one."""
+        return self.facts.created_at
 
     @property
     def age_reference(self) -> datetime:
@@ -68,9 +101,22 @@ class RecordingSummary:
 
     def to_json(self) -> dict[str, Any]:
         """Stable JSON fields (`id`, `path`, `created_at`, ...) for `--json` output."""
-        data = asdict(self)
-        data.pop("recording_id")
-        return {"id": self.recording_id, **data, "path": str(self.path)}
+        facts = self.facts
+        return {
+            "id": self.recording_id,
+            "path": str(self.path),
+            "created_at": facts.created_at,
+            "modified_at": self.modified_at,
+            "size": facts.size,
+            "format_version": facts.format_version,
+            "calls": facts.calls,
+            "events": facts.events,
+            "valid": facts.valid,
+            "reason": facts.reason,
+            "problem_count": facts.problem_count,
+            "active": self.active,
+            "mode": self.mode,
+        }
 
 
 @dataclass(frozen=True)
@@ -114,16 +160,6 @@ def utc_timestamp(seconds: float) -> str:
     return datetime.fromtimestamp(seconds, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
-def describe_problem(error: RecordingFileError) -> str:
-    """A reader error without the path: `line 7, call 1: event indexes must be contiguous`."""
-    where = []
-    if error.line_number is not None:
-        where.append(f"line {error.line_number}")
-    if error.call_index is not None:
-        where.append(f"call {error.call_index}")
-    return f"{', '.join(where)}: {error.reason}" if where else error.reason
-
-
 def active_mode(location: RecordingLocation, config: RecordReplayConfig | None) -> str | None:
     """`record` or `replay` when `config` selects the file at `location`, else None."""
     if config is None or config.mode == "off" or not config.file:
@@ -162,30 +198,10 @@ def scan_location(location: RecordingLocation) -> tuple[os.stat_result | None, R
 
 
 def facts_from_scan(info: os.stat_result | None, scan: RecordingScan | str) -> ScanFacts:
-    """The file's totals and validity from a scan, or from the reason it could not be scanned."""
+    """The file's facts from a scan, or from the reason it could not be scanned."""
     if isinstance(scan, str):
-        return ScanFacts(
-            created_at=None,
-            size=info.st_size if info else 0,
-            format_version=None,
-            calls=0,
-            events=0,
-            valid=False,
-            reason=scan,
-            problem_count=1,
-        )
-    header = scan.header
-    created = (header.model_extra or {}).get("created_at") if header else None
-    return ScanFacts(
-        created_at=created if parse_timestamp(created) else None,
-        size=scan.size,
-        format_version=header.format_version if header else None,
-        calls=len(scan.calls),
-        events=scan.event_count,
-        valid=scan.valid,
-        reason=describe_problem(scan.problems[0]) if scan.problems else None,
-        problem_count=len(scan.problems),
-    )
+        return ScanFacts.refused(info.st_size if info else 0, scan)
+    return scan.facts()
 
 
 def summary_from_facts(
@@ -200,9 +216,9 @@ def summary_from_facts(
         recording_id=location.recording_id,
         path=location.path,
         modified_at=utc_timestamp(info.st_mtime if info else 0),
+        facts=facts,
         active=mode is not None,
         mode=mode,
-        **facts.model_dump(),
     )
 
 

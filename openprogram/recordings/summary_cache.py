@@ -26,8 +26,9 @@ from pydantic import BaseModel, ConfigDict
 from openprogram import __version__
 from openprogram.providers.recording.config import atomic_write_text, ensure_private_dir, state_dir
 from openprogram.providers.recording.format import RECORDING_FORMAT_VERSION
+from openprogram.providers.recording.scan_facts import ScanFacts
 
-CACHE_SCHEMA_VERSION = 1
+CACHE_SCHEMA_VERSION = 2
 """Bump when the shape of the cache document changes."""
 CACHE_FILE_NAME = "recording-summaries.json"
 RACY_WINDOW_NS = 2_000_000_000
@@ -39,20 +40,6 @@ FileStamp = tuple[int, int, int, int, int]
 """(st_dev, st_ino, st_size, st_mtime_ns, st_ctime_ns) of a file's `lstat`."""
 
 _DIRECTORY_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
-
-
-class ScanFacts(BaseModel):
-    """What one strict-reader scan says about a file: the part of its summary the cache keeps."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
-    created_at: str | None
-    format_version: int | None
-    size: int
-    calls: int
-    events: int
-    valid: bool
-    reason: str | None
-    problem_count: int
 
 
 class _CachedScan(BaseModel):

@@ -6,13 +6,14 @@ from pathlib import Path
 
 import pytest
 
+from openprogram.providers.recording.scan_facts import ScanFacts
 from tui.model import verdict as verdict_module
 from tui.model.verdict import Verdict, check_file, check_file_isolated, check_recording
 
 
 def test_valid_and_damaged(demo_file: Path, damaged_file: Path) -> None:
     good = check_file(demo_file)
-    assert good.valid and good.calls == 5 and good.events == 115 and good.problems == ()
+    assert good.valid and good.facts.calls == 5 and good.facts.events == 115 and good.problems == ()
     bad = check_file(damaged_file)
     assert not bad.valid and bad.unfinished_calls == (3,)
     assert bad.damaged_calls() == frozenset({3})
@@ -52,5 +53,6 @@ def test_a_cancelled_child_gives_no_verdict(demo_file: Path) -> None:
 
 def test_main_prints_json(demo_file: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert verdict_module.main([str(demo_file)]) == 0
-    assert '"valid": true' in capsys.readouterr().out
+    printed = capsys.readouterr().out
+    assert ScanFacts.model_validate_json(printed) == check_file(demo_file).facts
     assert verdict_module.main([]) == 2

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from pydantic import ValidationError
 
 from openprogram.providers.recording.format import CallEndRow, EventRow, RequestRow, parse_row
-from openprogram.providers.recording.reader import RecordingFileError
 from openprogram.providers.types import (
     AssistantMessage,
     AssistantMessageEvent,
@@ -23,6 +23,10 @@ from tui.model.row_reading import read_call_end, read_request, row_problem
 
 RAW_LIMIT = 512 * 1024
 """The Raw tab shows at most this many bytes of a call's lines."""
+
+
+if TYPE_CHECKING:
+    from openprogram.providers.recording.scan_facts import ScanProblem
 
 
 @dataclass(frozen=True)
@@ -52,14 +56,14 @@ class LoadedCall:
         self,
         index: RecordingIndex,
         span: CallSpan,
-        problems: Sequence[RecordingFileError] = (),
+        problems: Sequence[ScanProblem] = (),
     ) -> None:
         self.index = index
         self.span = span
         self.settled = span.finished or index.complete
         """False while the index may still add rows to this call (then it is loaded again)."""
-        self._all_problems: tuple[RecordingFileError, ...] = ()
-        self.problems_by_line: dict[int, RecordingFileError] = {}
+        self._all_problems: tuple[ScanProblem, ...] = ()
+        self.problems_by_line: dict[int, ScanProblem] = {}
         self.set_problems(problems)
         request = read_request(index, span)
         self.request: RequestRow | None = request if isinstance(request, RequestRow) else None
@@ -74,7 +78,7 @@ class LoadedCall:
         )
         self.fold = EventFold(self.event, self.event_count)
 
-    def set_problems(self, problems: Sequence[RecordingFileError]) -> None:
+    def set_problems(self, problems: Sequence[ScanProblem]) -> None:
         """Use the strict reader's problems (they name lines and calls) to mark this call."""
         self._all_problems = tuple(problems)
         self.problems_by_line = {}
@@ -151,7 +155,7 @@ class LoadedCall:
         text = b"\n".join(chunks).decode("utf-8", errors="replace")
         return RawLines(text, numbers[0] + 1, len(chunks), len(numbers), contiguous)
 
-    def problems(self) -> list[RecordingFileError]:
+    def problems(self) -> list[ScanProblem]:
         """The strict reader's problems that name this call or fall on its lines."""
         lines = {n + 1 for n in self.span.line_numbers()}
         return [

@@ -8,17 +8,17 @@ leaves the UI thread its interpreter lock.
 
 from __future__ import annotations
 
-import json
 import os
 import subprocess
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 import tui
 from openprogram.providers.recording.reader import RecordingFileError, scan_recording
+from openprogram.providers.recording.scan_facts import ScanFacts, ScanProblem
+from openprogram.text import plural
 
 IN_PROCESS_LIMIT = 4 << 20
 """Files up to this size are scanned in-process; bigger ones in a child process."""
@@ -27,19 +27,29 @@ POLL_SECONDS = 0.1
 
 @dataclass(frozen=True)
 class Verdict:
-    """What the strict reader says about a file: whole calls, events and every problem."""
+    """What the strict reader says about the file at `path`: the library's `ScanFacts`."""
 
     path: Path
-    valid: bool
-    calls: int
-    events: int
-    format_version: int | None
-    problems: tuple[RecordingFileError, ...]
-    unfinished_calls: tuple[int, ...]
+    facts: ScanFacts
 
-    def problems_by_line(self) -> dict[int, RecordingFileError]:
+    @property
+    def valid(self) -> bool:
+        """True when the strict reader accepts the file."""
+        return self.facts.valid
+
+    @property
+    def problems(self) -> tuple[ScanProblem, ...]:
+        """Every problem found (line, call, reason)."""
+        return self.facts.problems
+
+    @property
+    def unfinished_calls(self) -> tuple[int, ...]:
+        """Calls the recording stopped in the middle of."""
+        return self.facts.unfinished_calls
+
+    def problems_by_line(self) -> dict[int, ScanProblem]:
         """The first problem reported for each 1-based line number."""
-        found: dict[int, RecordingFileError] = {}
+        found: dict[int, ScanProblem] = {}
         for problem in self.problems:
             if problem.line_number is not None:
                 found.setdefault(problem.line_number, problem)
@@ -47,47 +57,25 @@ class Verdict:
 
     def damaged_calls(self) -> frozenset[int]:
         """Call indexes that any problem names."""
-        return frozenset(p.call_index for p in self.problems if p.call_index is not None)
+        return self.facts.damaged_calls()
 
     def headline(self) -> str:
         """`Not valid: the strict reader found 2 problems; damaged: call 3 (marked in red)`."""
-        count = len(self.problems)
-        text = f"Not valid: the strict reader found {count} problem{'s' if count != 1 else ''}"
+        text = f"Not valid: the strict reader found {plural(self.facts.problem_count, 'problem')}"
         damaged = sorted(self.damaged_calls())
         if damaged:
             calls = ", ".join(map(str, damaged))
             text += f"; damaged: call{'s' if len(damaged) != 1 else ''} {calls} (marked in red)"
         return text
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> str:
         """The verdict as JSON (what the child process prints)."""
-        return {
-            "valid": self.valid,
-            "calls": self.calls,
-            "events": self.events,
-            "format_version": self.format_version,
-            "unfinished_calls": list(self.unfinished_calls),
-            "problems": [
-                {"line_number": p.line_number, "call_index": p.call_index, "reason": p.reason}
-                for p in self.problems
-            ],
-        }
+        return self.facts.model_dump_json()
 
     @classmethod
-    def from_json(cls, path: Path, data: dict[str, Any]) -> Verdict:
+    def from_json(cls, path: Path, text: str) -> Verdict:
         """Rebuild a verdict printed by `to_json`."""
-        return cls(
-            path=path,
-            valid=bool(data["valid"]),
-            calls=int(data["calls"]),
-            events=int(data["events"]),
-            format_version=data.get("format_version"),
-            problems=tuple(
-                RecordingFileError(path, p["line_number"], p["call_index"], p["reason"])
-                for p in data["problems"]
-            ),
-            unfinished_calls=tuple(data.get("unfinished_calls", ())),
-        )
+        return cls(path, ScanFacts.model_validate_json(text))
 
 
 def check_file(path: str | os.PathLike[str]) -> Verdict:
@@ -96,16 +84,8 @@ def check_file(path: str | os.PathLike[str]) -> Verdict:
     try:
         scan = scan_recording(target)
     except RecordingFileError as exc:
-        return Verdict(target, False, 0, 0, None, (exc,), ())
-    return Verdict(
-        path=target,
-        valid=scan.valid,
-        calls=len(scan.calls),
-        events=scan.event_count,
-        format_version=scan.header.format_version if scan.header else None,
-        problems=scan.problems,
-        unfinished_calls=scan.unfinished_calls,
-    )
+        return Verdict(target, ScanFacts.refused(0, exc.reason))
+    return Verdict(target, scan.facts())
 
 
 def check_file_isolated(
@@ -140,12 +120,11 @@ def check_file_isolated(
                 child.communicate()
                 return None
     try:
-        return Verdict.from_json(target, json.loads(stdout))
-    except (ValueError, KeyError, TypeError):
+        return Verdict.from_json(target, stdout)
+    except ValueError:
         # The child could not report (killed, out of memory...): say so rather than guess.
         detail = stderr.strip().splitlines()[-1:] or [f"exit code {child.returncode}"]
-        problem = RecordingFileError(target, None, None, f"validation did not finish ({detail[0]})")
-        return Verdict(target, False, 0, 0, None, (problem,), ())
+        return Verdict(target, ScanFacts.refused(0, f"validation did not finish ({detail[0]})"))
 
 
 def check_recording(
@@ -170,7 +149,7 @@ def main(argv: list[str] | None = None) -> int:
     if len(args) != 1:
         print("usage: python -m tui.model.verdict PATH", file=sys.stderr)
         return 2
-    print(json.dumps(check_file(args[0]).to_json()))
+    print(check_file(args[0]).to_json())
     return 0
 
 

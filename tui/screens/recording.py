@@ -116,7 +116,13 @@ class RecordingScreen(Screen[None]):
     def on_mount(self) -> None:
         if self._open_error is not None:
             self.query_one(TitleBar).set_facts("cannot be opened", problem=True)
-            self.query_one("#file-problems", ProblemBanner).show_problems((self._open_error,))
+            from openprogram.providers.recording.scan_facts import ScanProblem
+
+            error = self._open_error
+            problem = ScanProblem(
+                line_number=error.line_number, call_index=error.call_index, reason=error.reason
+            )
+            self.query_one("#file-problems", ProblemBanner).show_problems((problem,))
             self.query_one("#browser").remove()
             self.post_message(self.FirstRowsShown())
             return

@@ -13,6 +13,7 @@ import os
 import threading
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -30,6 +31,7 @@ from openprogram.providers.recording.format import (
     Row,
     parse_row,
 )
+from openprogram.providers.recording.scan_facts import MAX_PROBLEMS, ScanFacts, ScanProblem
 from openprogram.providers.types import EVENT_TYPES, AssistantMessageEvent
 
 
@@ -89,6 +91,33 @@ class RecordingScan:
     def event_count(self) -> int:
         """Events over the whole calls."""
         return sum(len(call.events) for call in self.calls)
+
+    def facts(self) -> ScanFacts:
+        """What this scan found, as the facts every view shares."""
+        created = (self.header.model_extra or {}).get("created_at") if self.header else None
+        return ScanFacts(
+            size=self.size,
+            created_at=created if _is_timestamp(created) else None,
+            format_version=self.header.format_version if self.header else None,
+            calls=len(self.calls),
+            events=self.event_count,
+            unfinished_calls=self.unfinished_calls,
+            problems=tuple(
+                ScanProblem(line_number=p.line_number, call_index=p.call_index, reason=p.reason)
+                for p in self.problems[:MAX_PROBLEMS]
+            ),
+            problem_count=len(self.problems),
+        )
+
+
+def _is_timestamp(value: object) -> bool:
+    if not isinstance(value, str):
+        return False
+    try:
+        datetime.fromisoformat(value)
+    except ValueError:
+        return False
+    return True
 
 
 @dataclass

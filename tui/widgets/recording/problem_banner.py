@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from rich.text import Text
 from textual.widgets import Static
 
-from openprogram.providers.recording.errors import RecordingFileError
 from openprogram.text import plural
+
+if TYPE_CHECKING:
+    from openprogram.providers.recording.scan_facts import ScanProblem
 
 
 class ProblemBanner(Static):
@@ -28,13 +32,12 @@ class ProblemBanner(Static):
         super().__init__(id=id)
         self.limit = limit
 
-    def show_problems(self, problems: tuple[RecordingFileError, ...], headline: str = "") -> None:
+    def show_problems(self, problems: tuple[ScanProblem, ...], headline: str = "") -> None:
         """List the first problems (and how many more), under `headline` when given."""
-        from openprogram.recordings import describe_problem  # only once there is a problem
 
         self.set_class(bool(problems), "-shown")
         lines = [headline] if headline and problems else []
-        lines += [f"✗ {describe_problem(p)}" for p in problems[: self.limit]]
+        lines += [f"✗ {p.describe()}" for p in problems[: self.limit]]
         if len(problems) > self.limit:
             lines.append(f"  … and {plural(len(problems) - self.limit, 'more problem')}")
         self.update(Text("\n".join(lines)))
