@@ -239,7 +239,7 @@ class OpenProgramRecording:
     # -- messages --
 
     def mismatch_report(self, mismatch: ReplayMismatch) -> str:
-        """The DESIGN §5 message, the recording path and the commands that open and redo it."""
+        """The mismatch message, the recording path and the commands that open and redo it."""
         lines = [
             str(mismatch),
             "",

@@ -59,7 +59,7 @@ async def test_a_changed_tool_result_names_call_1_and_the_exact_field(tmp_path: 
     assert replay.call_count == 1, "a mismatch does not consume the recorded call"
 
 
-async def test_the_design_example_echo_bye(tmp_path: Path) -> None:
+async def test_echo_bye_mismatches_at_call_1_on_the_tool_result_text(tmp_path: Path) -> None:
     path = tmp_path / "echo.jsonl"
     await record_echo(path)
     register_api_provider("scripted", ReplayProvider(path))

@@ -200,7 +200,7 @@ def test_optional_header_metadata_is_still_ignored(tmp_path: Path) -> None:
     assert len(read_recording(write_lines(tmp_path / "meta.jsonl", rows)).calls) == 1
 
 
-def test_the_message_reads_as_in_the_design(tmp_path: Path) -> None:
+def test_the_message_names_file_line_and_call_on_one_line(tmp_path: Path) -> None:
     rows = [HEADER, request(0), event(0, 0), end(0, 1), request(1), event(1, 1), end(1, 1)]
     path = write_lines(tmp_path / "x.jsonl", rows)
     with pytest.raises(RecordingFileError) as caught:
