@@ -9,9 +9,16 @@ from typing import TYPE_CHECKING
 
 from openprogram.cli.commands import add_command
 from openprogram.cli.output import Output, UsageRefused
+from openprogram.errors import OpenProgramError
 from openprogram.recordings.oneshot import record_command
 from openprogram.recordings.repair import repair_recording
-from openprogram.recordings.rerun import CheckProgress, CheckResult, CheckUsageError, run_check
+from openprogram.recordings.rerun import (
+    CheckProgress,
+    CheckResult,
+    CheckUsageError,
+    check_refused,
+    run_check,
+)
 
 if TYPE_CHECKING:
     from openprogram.cli.commands import Subcommands
@@ -123,12 +130,11 @@ def print_check(result: CheckResult, out: Output, command: Sequence[str] = ()) -
             out.line(("  | ", "dim"), line)
     if result.status != "ok":
         out.line("inspect: ", tui_check_command(result, command))
-    if result.status != "ok":
-        out.line("inspect: ", tui_check_command(result, command))
 
 
 def check(args: argparse.Namespace, out: Output) -> int:
-    """Rerun and report; exit 0 only for ok."""
+    """Rerun and report; exit 0 only for ok. With `--json` every outcome is JSON on stdout,
+    including a recording that cannot be used (status `error`, the reader's line and reason)."""
     progress = _progress_printer(out)
     try:
         result = run_check(
@@ -137,8 +143,13 @@ def check(args: argparse.Namespace, out: Output) -> int:
             timeout=args.timeout,
             on_progress=progress,
         )
-    except CheckUsageError as exc:
-        raise UsageRefused(str(exc)) from None
+    except (OpenProgramError, OSError) as exc:
+        if not args.json:
+            if isinstance(exc, CheckUsageError):
+                raise UsageRefused(str(exc)) from None
+            raise
+        out.json(check_refused(args.selector, args.command, exc).model_dump(mode="json"))
+        return 2 if isinstance(exc, CheckUsageError) else 1
     finally:
         if progress is not None:
             out.stderr.write("\r\033[K")

@@ -27,7 +27,8 @@ from pydantic import BaseModel
 from openprogram.errors import OpenProgramError
 from openprogram.providers.recording.config import REPLAY_REPORT_ENV, RecordReplayConfig
 from openprogram.providers.recording.mismatch import MismatchReport
-from openprogram.providers.recording.reader import read_recording
+from openprogram.providers.recording.reader import RecordingFileError, read_recording
+from openprogram.providers.recording.scan_facts import ScanProblem
 from openprogram.providers.recording.store import check_recording_file, locate_recording
 
 CheckStatus = Literal["ok", "mismatch", "incomplete", "error"]
@@ -65,6 +66,8 @@ class CheckResult(BaseModel):
     """The mismatch's kind, call, event, field path and tokens, both values and requests."""
     error: str | None
     stderr_tail: list[str]
+    problem: ScanProblem | None = None
+    """When the recording itself cannot be used: the strict reader's line, call and reason."""
 
     def summary(self) -> str:
         """One line a person reads first."""
@@ -82,6 +85,30 @@ class CheckResult(BaseModel):
 
 class CheckUsageError(OpenProgramError, ValueError):
     """The check cannot start: no command to run, or an unusable recording."""
+
+
+def check_refused(selector: str, argv: Sequence[str] | None, error: BaseException) -> CheckResult:
+    """The result of a check that could not start: status `error`, nothing run."""
+    problem = None
+    if isinstance(error, RecordingFileError):
+        problem = ScanProblem(
+            line_number=error.line_number, call_index=error.call_index, reason=error.reason
+        )
+    return CheckResult(
+        status="error",
+        recording=str(getattr(error, "path", None) or selector),
+        argv=list(argv or ()),
+        cwd=os.getcwd(),
+        calls_recorded=0,
+        calls_consumed=0,
+        never_requested=[],
+        duration_seconds=0.0,
+        exit_code=None,
+        mismatch=None,
+        error=" ".join(str(error).split()),
+        stderr_tail=[],
+        problem=problem,
+    )
 
 
 def entry_of(path: Path) -> RecordingEntry | None:

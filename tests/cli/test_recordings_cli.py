@@ -327,3 +327,36 @@ def test_record_refuses_an_existing_name_unless_told_to_append(openprogram_home:
     assert config(openprogram_home)["record_replay"] == {"mode": "record", "file": "login"}
     one_shot = run_cli(openprogram_home, "record", "--name", "login", "--append", "--", "true")
     assert one_shot.returncode == 2 and "--append does not go with" in one_shot.stderr
+
+
+def test_check_names_the_mismatch_and_one_command_to_inspect_it(openprogram_home: Path) -> None:
+    echo = [sys.executable, "examples/echo_agent.py"]
+    assert run_cli(openprogram_home, "record", "--name", "echo", "--", *echo, "hi").returncode == 0
+    done = run_cli(openprogram_home, "check", "echo", "--", *echo, "bye")
+    assert done.returncode == 1
+    assert "replay mismatch at call 1, field context.messages[2].content[0].text:" in done.stdout
+    assert [line for line in done.stdout.splitlines() if line.startswith("inspect: ")] == [
+        f"inspect: openprogram-tui --check {openprogram_home / 'recordings' / 'echo.jsonl'} "
+        f"-- {sys.executable} examples/echo_agent.py bye"
+    ]
+
+
+@pytest.mark.parametrize(
+    ("header", "reason"),
+    [
+        ('{"format_version":"1","type":"header"}', "header row field format_version"),
+        ('{"format_version":1,"type":"header"}\n{"type":"request"', "last line is truncated"),
+    ],
+)
+def test_check_json_on_a_broken_recording_prints_json_naming_line_and_reason(
+    openprogram_home: Path, tmp_path: Path, header: str, reason: str
+) -> None:
+    broken = tmp_path / "broken.jsonl"
+    broken.write_text(header + "\n" if header.endswith("}") else header)
+    broken.chmod(0o600)
+    done = run_cli(openprogram_home, "check", str(broken), "--json", "--", "true")
+    assert done.returncode == 1, done.stderr
+    result = json.loads(done.stdout)
+    assert result["status"] == "error" and result["mismatch"] is None
+    assert result["problem"]["line_number"] in (1, 2) and reason in result["problem"]["reason"]
+    assert str(broken) in result["error"]

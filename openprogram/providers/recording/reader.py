@@ -232,7 +232,7 @@ def _parse(target: Path, data: bytes, strict: bool) -> RecordingScan:
             call_index, reason = _explain(line, exc)
             if call_index in open_calls:
                 open_calls[call_index].damaged = True
-            if header is None:
+            if header is None and not reason.startswith("header row"):
                 reason += " (the first row must be the header)"
             problems.add(number, call_index, reason)
             if header is None:
