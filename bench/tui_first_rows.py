@@ -33,7 +33,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from openprogram.providers.recording.format import encode_row
+from openprogram.providers.recording.rows import encode_row
 from tui.model.verdict import check_file_isolated
 
 CALLS, EVENTS_PER_CALL = 200, 500

@@ -10,7 +10,8 @@ from typing import TYPE_CHECKING
 
 from openprogram.cli.commands import add_command
 from openprogram.cli.output import Output, aligned
-from openprogram.providers.recording.reader import RecordingFileError, read_recording_bytes
+from openprogram.providers.recording.errors import RecordingFileError
+from openprogram.providers.recording.reader import read_recording_bytes
 from openprogram.providers.recording.redaction import remove_secret_text
 from openprogram.recordings import (
     RecordingDetails,

@@ -14,8 +14,8 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from openprogram.providers.recording.format import encode_row
 from openprogram.providers.recording.reader import scan_recording
+from openprogram.providers.recording.rows import encode_row
 from openprogram.providers.recording.store import RECORDING_SUFFIX, check_recording_file
 from openprogram.recordings.removal import RecordingRemovalError, locate_managed, refusal_reason
 

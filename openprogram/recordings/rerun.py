@@ -26,8 +26,9 @@ from pydantic import BaseModel
 
 from openprogram.errors import OpenProgramError
 from openprogram.providers.recording.config import REPLAY_REPORT_ENV, RecordReplayConfig
+from openprogram.providers.recording.errors import RecordingFileError
 from openprogram.providers.recording.mismatch import MismatchReport
-from openprogram.providers.recording.reader import RecordingFileError, read_recording
+from openprogram.providers.recording.reader import read_recording
 from openprogram.providers.recording.scan_facts import ScanProblem
 from openprogram.providers.recording.store import check_recording_file, locate_recording
 

@@ -19,8 +19,9 @@ from openprogram.providers.recording.config import (
     read_record_replay_config,
     state_dir,
 )
-from openprogram.providers.recording.format import RECORDING_FORMAT_VERSION
-from openprogram.providers.recording.reader import RecordingFileError, scan_recording
+from openprogram.providers.recording.errors import RecordingFileError
+from openprogram.providers.recording.reader import scan_recording
+from openprogram.providers.recording.rows import RECORDING_FORMAT_VERSION
 from openprogram.providers.recording.scan_facts import ScanFacts
 from openprogram.providers.recording.store import (
     RecordingLocation,

@@ -21,11 +21,8 @@ from openprogram.providers.recording.config import (
     RecordReplayConfig,
     read_record_replay_config,
 )
-from openprogram.providers.recording.reader import (
-    RecordingFileError,
-    RecordingScan,
-    scan_recording,
-)
+from openprogram.providers.recording.errors import RecordingFileError
+from openprogram.providers.recording.reader import RecordingScan, scan_recording
 from openprogram.providers.recording.scan_facts import ScanFacts
 from openprogram.providers.recording.store import (
     RECORDING_SUFFIX,

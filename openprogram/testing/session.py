@@ -17,8 +17,10 @@ from typing import Any, Literal
 
 from openprogram.errors import OpenProgramError
 from openprogram.providers.api_registry import ApiProvider, override_api_providers
-from openprogram.providers.recording.reader import RecordingFileError, read_recording
-from openprogram.providers.recording.recorder import REDACTION_VERSION, RecordingProvider
+from openprogram.providers.recording.errors import RecordingFileError
+from openprogram.providers.recording.reader import read_recording
+from openprogram.providers.recording.recorder import RecordingProvider
+from openprogram.providers.recording.redaction import REDACTION_VERSION
 from openprogram.providers.recording.writer import RecordingSink
 from openprogram.providers.replay import MismatchReport, ReplayMismatch, ReplayProvider
 from openprogram.text import plural

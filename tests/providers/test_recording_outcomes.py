@@ -10,12 +10,9 @@ import pytest
 
 from openprogram.providers import Context, Model, UserMessage
 from openprogram.providers.recording import RecordingProvider
+from openprogram.providers.recording.mismatch import ReplayMismatch
 from openprogram.providers.recording.reader import read_recording
-from openprogram.providers.recording.replayer import (
-    RecordedCallError,
-    ReplayMismatch,
-    ReplayProvider,
-)
+from openprogram.providers.recording.replayer import RecordedCallError, ReplayProvider
 from openprogram.providers.scripted import ScriptedProvider, TextStep
 from openprogram.providers.types import AssistantMessageEvent, DoneEvent, StreamOptions
 

@@ -8,11 +8,8 @@ from typing import Any
 
 import pytest
 
-from openprogram.providers.recording.reader import (
-    RecordingFileError,
-    read_recording,
-    scan_recording,
-)
+from openprogram.providers.recording.errors import RecordingFileError
+from openprogram.providers.recording.reader import read_recording, scan_recording
 from tests.helpers import write_lines
 
 HEADER = {"format_version": 1, "type": "header"}

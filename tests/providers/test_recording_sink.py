@@ -9,7 +9,8 @@ import pytest
 
 from openprogram.providers import Context, Model, UserMessage
 from openprogram.providers.recording import RecordingProvider
-from openprogram.providers.recording.reader import RecordingFileError, read_recording
+from openprogram.providers.recording.errors import RecordingFileError
+from openprogram.providers.recording.reader import read_recording
 from openprogram.providers.recording.writer import RecordingSink
 from openprogram.providers.scripted import ScriptedProvider, TextStep
 from tests.recording_files import append_concurrently

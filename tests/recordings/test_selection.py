@@ -15,7 +15,8 @@ from openprogram.providers.recording.config import (
     read_record_replay_config,
     write_record_replay_config,
 )
-from openprogram.providers.recording.reader import RecordingFileError, read_recording
+from openprogram.providers.recording.errors import RecordingFileError
+from openprogram.providers.recording.reader import read_recording
 from openprogram.providers.recording.redaction import REDACTION_VERSION
 from openprogram.recordings import (
     RECORDING_ID_PATTERN,

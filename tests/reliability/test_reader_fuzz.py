@@ -14,11 +14,8 @@ import pytest
 
 from openprogram.providers import Context, Model, UserMessage
 from openprogram.providers.recording import RecordingProvider
-from openprogram.providers.recording.reader import (
-    RecordingFileError,
-    read_recording,
-    scan_recording,
-)
+from openprogram.providers.recording.errors import RecordingFileError
+from openprogram.providers.recording.reader import read_recording, scan_recording
 from openprogram.providers.scripted import ScriptedProvider, TextStep, ThinkingStep, ToolCallStep
 
 CASES = 3000

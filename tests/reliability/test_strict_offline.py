@@ -14,7 +14,7 @@ from openprogram.providers.api_registry import _reset_runtime
 from openprogram.providers.recording import RecordingProvider
 from openprogram.providers.recording.activation import RecordReplayBlockedError
 from openprogram.providers.recording.config import RecordReplayConfig, write_record_replay_config
-from openprogram.providers.recording.reader import RecordingFileError
+from openprogram.providers.recording.errors import RecordingFileError
 from openprogram.providers.replay import ReplayMismatch, ReplayProvider
 from openprogram.providers.scripted import ScriptedProvider, echo_responder
 from openprogram.recordings import record_command, run_check

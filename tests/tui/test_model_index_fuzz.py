@@ -5,7 +5,7 @@ from __future__ import annotations
 import random
 from pathlib import Path
 
-from openprogram.providers.recording.reader import RecordingFileError
+from openprogram.providers.recording.errors import RecordingFileError
 from tests.reliability.test_reader_fuzz import MUTATIONS, seed_lines  # noqa: F401 (fixture)
 from tui.model.call_detail import LoadedCall
 from tui.model.recording_index import RecordingIndex

@@ -9,7 +9,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from openprogram.providers.recording.reader import RecordingFileError, scan_recording
+from openprogram.providers.recording.errors import RecordingFileError
+from openprogram.providers.recording.reader import scan_recording
 from tests.tui.tui_rows import call_end, call_rows, event, header, request, text_events, write_rows
 from tui.model.recording_index import (
     KIND_BAD,

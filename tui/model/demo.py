@@ -34,11 +34,9 @@ from openprogram.providers import (
     register_api_provider,
     registered_apis,
 )
-from openprogram.providers.recording.recorder import (
-    REDACTION_VERSION,
-    RecordingProvider,
-    RecordingSink,
-)
+from openprogram.providers.recording.recorder import RecordingProvider
+from openprogram.providers.recording.redaction import REDACTION_VERSION
+from openprogram.providers.recording.writer import RecordingSink
 from openprogram.providers.scripted import (
     ScriptedProvider,
     ScriptedResponse,

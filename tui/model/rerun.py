@@ -20,7 +20,8 @@ from openprogram.providers.recording.differences import (
     iter_request_differences,
     json_type_name,
 )
-from openprogram.providers.recording.reader import RecordingFileError, read_recording
+from openprogram.providers.recording.errors import RecordingFileError
+from openprogram.providers.recording.reader import read_recording
 from openprogram.providers.recording.replayer import describe_path
 from openprogram.providers.replay import MismatchKind, MismatchReport
 from openprogram.recordings import CheckProgress, CheckResult, run_check

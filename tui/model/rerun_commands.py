@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Literal
 
 from openprogram.providers.recording.config import state_dir
-from openprogram.providers.recording.reader import RecordingFileError
+from openprogram.providers.recording.errors import RecordingFileError
 from openprogram.recordings import entry_of
 
 COMMANDS_FILE = "tui-commands.json"

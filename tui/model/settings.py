@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Literal
 
 from openprogram.providers.recording.config import ConfigError, read_record_replay_config
-from openprogram.providers.recording.reader import RecordingFileError
+from openprogram.providers.recording.errors import RecordingFileError
 from openprogram.recordings import (
     RecordingListing,
     RecordingSelectorError,

@@ -16,7 +16,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import tui
-from openprogram.providers.recording.reader import RecordingFileError, scan_recording
+from openprogram.providers.recording.errors import RecordingFileError
+from openprogram.providers.recording.reader import scan_recording
 from openprogram.providers.recording.scan_facts import ScanFacts, ScanProblem
 from openprogram.text import plural
 

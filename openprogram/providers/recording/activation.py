@@ -22,7 +22,7 @@ from openprogram.providers.recording.config import (
     config_path,
     read_record_replay_config,
 )
-from openprogram.providers.recording.reader import RecordingFileError
+from openprogram.providers.recording.errors import RecordingFileError
 from openprogram.providers.recording.redaction import remove_secret_text
 from openprogram.providers.recording.store import (
     RecordingSelectorError,

@@ -1,7 +1,7 @@
 """The recording file format, version 1: one JSON object per line, in the order things happen.
 
 The row models live here; how rows are written as bytes (and classified from their last bytes) is in
-`recording_encoding`, which needs no models and is re-exported here.
+`rows`, which needs no models.
 """
 
 from __future__ import annotations
@@ -10,36 +10,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
-from openprogram.providers.recording.rows import (
-    CALL_OUTCOMES,
-    RECORDING_FORMAT_VERSION,
-    ROW_TYPES,
-    classify_row_tail,
-    encode_event_row,
-    encode_json,
-    encode_row,
-    encode_string,
-)
 from openprogram.providers.types import AssistantMessageEvent
-
-__all__ = [
-    "CALL_OUTCOMES",
-    "RECORDING_FORMAT_VERSION",
-    "ROW_ADAPTER",
-    "ROW_TYPES",
-    "CallEndRow",
-    "CallOutcome",
-    "EventRow",
-    "HeaderRow",
-    "RequestRow",
-    "Row",
-    "classify_row_tail",
-    "encode_event_row",
-    "encode_json",
-    "encode_row",
-    "encode_string",
-    "parse_row",
-]
 
 CallOutcome = Literal["complete", "error", "cancelled", "abandoned"]
 

@@ -21,8 +21,6 @@ from pydantic import ValidationError
 
 from openprogram.providers.recording.errors import RecordingFileError, open_for_reading
 from openprogram.providers.recording.format import (
-    RECORDING_FORMAT_VERSION,
-    ROW_TYPES,
     CallEndRow,
     CallOutcome,
     EventRow,
@@ -31,6 +29,7 @@ from openprogram.providers.recording.format import (
     Row,
     parse_row,
 )
+from openprogram.providers.recording.rows import RECORDING_FORMAT_VERSION, ROW_TYPES
 from openprogram.providers.recording.scan_facts import MAX_PROBLEMS, ScanFacts, ScanProblem
 from openprogram.providers.types import EVENT_TYPES, AssistantMessageEvent
 

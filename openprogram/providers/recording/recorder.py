@@ -17,20 +17,16 @@ from typing import Any
 from pydantic import BaseModel
 
 from openprogram.providers.api_registry import ApiProvider
-from openprogram.providers.recording.format import (
-    RECORDING_FORMAT_VERSION,
-    CallOutcome,
-    encode_json,
-    encode_string,
-)
+from openprogram.providers.recording.format import CallOutcome
 from openprogram.providers.recording.redaction import (
-    REDACTION_VERSION,
-    SECRET_FIELD_NAMES,
-    SECRET_PLACEHOLDER,
     is_secret_field_name,
     needs_redaction,
     remove_secret_text,
     remove_secret_values,
+)
+from openprogram.providers.recording.rows import (
+    encode_json,
+    encode_string,
 )
 from openprogram.providers.recording.writer import RecordingSink, RecordingWriteError
 from openprogram.providers.types import (
@@ -41,19 +37,7 @@ from openprogram.providers.types import (
     StreamOptions,
 )
 
-__all__ = [
-    "RECORDING_FORMAT_VERSION",
-    "REDACTION_VERSION",
-    "SECRET_FIELD_NAMES",
-    "SECRET_PLACEHOLDER",
-    "RecordingProvider",
-    "RecordingSink",
-    "RecordingWriteError",
-    "redact_request_dump",
-    "remove_secret_values",
-    "request_dump",
-    "request_payload",
-]
+__all__ = ["RecordingProvider", "redact_request_dump", "request_dump", "request_payload"]
 
 MAX_ERROR_TEXT = 500
 

@@ -14,19 +14,12 @@ from typing import Any
 
 from openprogram.errors import OpenProgramError
 from openprogram.providers.recording.differences import (
-    NON_DETERMINISTIC_FIELD_NAMES,
     PathToken,
-    find_first_difference,
     format_field_path,
     iter_request_differences,
 )
-from openprogram.providers.recording.mismatch import ReplayMismatch, format_value
-from openprogram.providers.recording.reader import (
-    RecordedCall,
-    Recording,
-    RecordingFileError,
-    read_recording,
-)
+from openprogram.providers.recording.mismatch import ReplayMismatch
+from openprogram.providers.recording.reader import RecordedCall, Recording, read_recording
 from openprogram.providers.recording.recorder import redact_request_dump, request_dump
 from openprogram.providers.types import (
     AssistantMessageEvent,
@@ -37,15 +30,7 @@ from openprogram.providers.types import (
 )
 from openprogram.text import plural
 
-__all__ = [
-    "NON_DETERMINISTIC_FIELD_NAMES",
-    "RecordedCallError",
-    "RecordingFileError",
-    "ReplayMismatch",
-    "ReplayProvider",
-    "find_first_difference",
-    "format_value",
-]
+__all__ = ["RecordedCallError", "ReplayProvider", "describe_path"]
 
 
 class RecordedCallError(OpenProgramError, RuntimeError):

@@ -20,15 +20,15 @@ from pathlib import Path
 from typing import Any
 
 from openprogram.errors import OpenProgramError
-from openprogram.providers.recording.format import (
+from openprogram.providers.recording.errors import RecordingFileError
+from openprogram.providers.recording.format import CallOutcome
+from openprogram.providers.recording.rows import (
     RECORDING_FORMAT_VERSION,
-    CallOutcome,
     classify_row_tail,
     encode_event_row,
     encode_json,
     encode_row,
 )
-from openprogram.providers.recording.reader import RecordingFileError
 
 FLUSH_BYTES = 64 * 1024
 FLUSH_SECONDS = 0.1

@@ -8,7 +8,8 @@ from rich.text import Text
 from textual.widgets import Static
 
 from openprogram.providers.recording.differences import FieldDifference
-from openprogram.providers.recording.replayer import describe_path, format_value
+from openprogram.providers.recording.mismatch import format_value
+from openprogram.providers.recording.replayer import describe_path
 from tui.model.rerun import describe_difference
 
 SEPARATOR = " › "
