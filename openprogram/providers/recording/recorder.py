@@ -17,6 +17,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from openprogram.providers.api_registry import ApiProvider
+from openprogram.providers.recording.block_redaction import BlockRedactor
 from openprogram.providers.recording.format import CallOutcome
 from openprogram.providers.recording.redaction import (
     is_secret_field_name,
@@ -167,9 +168,17 @@ class RecordingProvider:
     ) -> AsyncIterator[AssistantMessageEvent]:
         call_index = self.sink.begin_call(request_payload(model, context, options))
         iterator = source.__aiter__()
-        count = 0
+        blocks = BlockRedactor(event_json)
+        written = 0
         outcome: CallOutcome | None = "abandoned"
         error: str | None = None
+
+        def write(rows: list[str]) -> None:
+            nonlocal written
+            for row in rows:
+                self.sink.write_event_json(call_index, written, row)
+                written += 1
+
         try:
             while True:
                 try:
@@ -177,12 +186,11 @@ class RecordingProvider:
                 except StopAsyncIteration:
                     outcome, error = "error", "stream ended without a done or error event"
                     return
-                self.sink.write_event_json(call_index, count, event_json(event))
-                count += 1
+                write(blocks.rows_for(event))
                 if event.type in ("done", "error"):
                     # End the call before handing over the terminal event: a consumer that stops
                     # here (and never closes us) still leaves a complete call in the file.
-                    self.sink.end_call(call_index, count, "complete")
+                    self.sink.end_call(call_index, written, "complete")
                     outcome = None
                     yield event
                     return  # a second terminal event is neither recorded nor delivered
@@ -198,7 +206,8 @@ class RecordingProvider:
         finally:
             if outcome is not None:
                 try:
-                    self.sink.end_call(call_index, count, outcome, error)
+                    write(blocks.release_all())  # what was received, redacted as a whole
+                    self.sink.end_call(call_index, written, outcome, error)
                 except RecordingWriteError:
                     if sys.exc_info()[1] is None:
                         raise  # otherwise the error already on its way out says more

@@ -1,0 +1,88 @@
+"""Redaction of streamed pieces as strong as redaction of whole values.
+
+A secret can arrive split over several deltas (`{"pa`, `sswor`, `d": "m`, `ello`, `n"}`, or
+`sk-pro` + `j-abc…`): no single piece looks secret, so redacting each row alone would write every
+piece verbatim. Instead the recorder holds a content block's delta rows in memory until the
+block's end event. Then the assembled value is redacted: if that changes nothing, the deltas are
+written as they came; if it changes it, the block is written as one delta holding the redacted
+value, so the recorded deltas still fold to exactly the recorded end row and `done` message.
+
+Memory is bounded by the blocks open at once (usually one). The caller receives every event live
+and unchanged: only the file waits for the block's end.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from typing import Any
+
+from openprogram.providers.recording.redaction import remove_secret_text, remove_secret_values
+from openprogram.providers.types import (
+    AssistantMessageEvent,
+    TextDeltaEvent,
+    ThinkingDeltaEvent,
+    ToolCallDeltaEvent,
+)
+
+DeltaEvent = TextDeltaEvent | ThinkingDeltaEvent | ToolCallDeltaEvent
+_DELTA_TYPES = (TextDeltaEvent, ThinkingDeltaEvent, ToolCallDeltaEvent)
+_END_TYPES = frozenset({"text_end", "thinking_end", "toolcall_end"})
+
+
+def _redacted_whole(event: DeltaEvent, text: str) -> str | None:
+    """The redacted form of a block's assembled `text`, or None when nothing in it is secret."""
+    if isinstance(event, ToolCallDeltaEvent):
+        try:
+            arguments = json.loads(text)
+        except ValueError:
+            arguments = None
+        if isinstance(arguments, dict):
+            clean = remove_secret_values(arguments)
+            if clean != arguments:
+                return json.dumps(clean, ensure_ascii=False, separators=(",", ":"))
+    clean_text = remove_secret_text(text)
+    return clean_text if clean_text != text else None
+
+
+class BlockRedactor:
+    """Turns the events of one call into the rows to write, holding deltas until their block ends.
+
+    `encode` is the recorder's row encoder (which redacts each value on its own as well).
+    """
+
+    def __init__(self, encode: Callable[[AssistantMessageEvent], str]) -> None:
+        self._encode = encode
+        self._open: dict[int, list[DeltaEvent]] = {}
+
+    def rows_for(self, event: AssistantMessageEvent) -> list[str]:
+        """The rows to write now for `event` (none while a block's deltas are held)."""
+        if isinstance(event, _DELTA_TYPES):
+            self._open.setdefault(event.content_index, []).append(event)
+            return []
+        rows: list[str] = []
+        index = getattr(event, "content_index", None)
+        if event.type in _END_TYPES and isinstance(index, int):
+            rows += self._release(index)
+        elif event.type in ("done", "error"):
+            rows += self.release_all()
+        rows.append(self._encode(event))
+        return rows
+
+    def release_all(self) -> list[str]:
+        """The rows of every block still open (the call ended, failed or was abandoned)."""
+        rows: list[str] = []
+        for index in sorted(self._open):
+            rows += self._release(index)
+        return rows
+
+    def _release(self, index: int) -> list[str]:
+        deltas = self._open.pop(index, [])
+        if not deltas:
+            return []
+        whole = "".join(delta.delta for delta in deltas)
+        redacted = _redacted_whole(deltas[0], whole)
+        if redacted is None:
+            return [self._encode(delta) for delta in deltas]
+        merged: dict[str, Any] = {**deltas[0].model_dump(), "delta": redacted}
+        return [self._encode(type(deltas[0]).model_validate(merged))]
