@@ -87,11 +87,13 @@ class MessageAccumulator:
                 block.text += event.delta
             elif isinstance(event, TextEndEvent) and isinstance(block, TextContent):
                 block.text = event.content
+                block.refusal = event.refusal
             elif isinstance(event, ThinkingDeltaEvent) and isinstance(block, ThinkingContent):
                 block.thinking += event.delta
             elif isinstance(event, ThinkingEndEvent) and isinstance(block, ThinkingContent):
                 block.thinking = event.content
                 block.signature = event.signature
+                block.redacted = event.redacted
             elif isinstance(event, ToolCallDeltaEvent) and isinstance(block, ToolCall):
                 buffer = self._tool_arguments.get(index, "") + event.delta
                 self._tool_arguments[index] = buffer

@@ -26,11 +26,17 @@ class _Record(BaseModel):
 # ---- content blocks -------------------------------------------------------------------------
 
 
+def _unset(value: object) -> bool:
+    return value is None
+
+
 class TextContent(_Record):
     """A block of plain text."""
 
     type: Literal["text"] = "text"
     text: str
+    refusal: bool | None = Field(default=None, exclude_if=_unset)
+    """True when the text is the model's refusal (OpenAI's `delta.refusal`), not an answer."""
 
 
 class ThinkingContent(_Record):
@@ -39,6 +45,9 @@ class ThinkingContent(_Record):
     type: Literal["thinking"] = "thinking"
     thinking: str
     signature: str | None = None
+    redacted: bool | None = Field(default=None, exclude_if=_unset)
+    """True for reasoning the vendor encrypted (Anthropic's `redacted_thinking`): `thinking` is
+    empty and `signature` holds the opaque `data`, which must be sent back unchanged."""
 
 
 class ImageContent(_Record):
@@ -61,7 +70,8 @@ class ToolCall(_Record):
 UserBlock = Annotated[TextContent | ImageContent, Field(discriminator="type")]
 AssistantBlock = Annotated[TextContent | ThinkingContent | ToolCall, Field(discriminator="type")]
 
-StopReason = Literal["stop", "length", "toolUse", "error", "aborted"]
+StopReason = Literal["stop", "length", "toolUse", "pauseTurn", "error", "aborted"]
+"""`pauseTurn`: the vendor paused a long turn (Anthropic `pause_turn`); send the answer back to go on."""
 
 
 class Usage(_Record):
@@ -204,6 +214,7 @@ class TextEndEvent(_Event):
     type: Literal["text_end"] = "text_end"
     content_index: int
     content: str
+    refusal: bool | None = Field(default=None, exclude_if=_unset)
 
 
 class ThinkingStartEvent(_Event):
@@ -222,6 +233,7 @@ class ThinkingEndEvent(_Event):
     content_index: int
     content: str
     signature: str | None = None
+    redacted: bool | None = Field(default=None, exclude_if=_unset)
 
 
 class ToolCallStartEvent(_Event):
@@ -249,7 +261,7 @@ class DoneEvent(_Event):
     """The stream finished normally with the complete `message`."""
 
     type: Literal["done"] = "done"
-    reason: Literal["stop", "length", "toolUse"]
+    reason: Literal["stop", "length", "toolUse", "pauseTurn"]
     message: AssistantMessage
 
 

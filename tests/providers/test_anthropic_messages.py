@@ -10,7 +10,11 @@ from typing import Any
 import pytest
 
 from openprogram.providers.accumulator import assemble_message
-from openprogram.providers.http.anthropic_messages import AnthropicMessagesProvider, messages_url
+from openprogram.providers.http.anthropic_messages import (
+    AnthropicMessagesProvider,
+    messages_url,
+    request_messages,
+)
 from openprogram.providers.stream import complete
 from openprogram.providers.types import (
     AssistantMessage,
@@ -248,23 +252,60 @@ async def test_stop_reasons(sse_server: SSEServer, stop_reason: str, reason: str
     assert done.reason == reason and done.message.stop_reason == reason
 
 
-async def test_unsupported_blocks_are_skipped_and_indexes_stay_consecutive(
+async def test_unsupported_blocks_are_skipped_and_redacted_thinking_is_kept(
     sse_server: SSEServer,
 ) -> None:
     chunks = [
         message_start(),
         block_start(0, {"type": "redacted_thinking", "data": "opaque"}),
         block_stop(0),
-        block_start(1, {"type": "text", "text": ""}),
-        block_delta(1, {"type": "text_delta", "text": "visible"}),
+        block_start(1, {"type": "server_tool_use", "id": "srv_1", "name": "web_search"}),
         block_stop(1),
+        block_start(2, {"type": "text", "text": ""}),
+        block_delta(2, {"type": "text_delta", "text": "visible"}),
+        block_stop(2),
         *message_end(),
     ]
     sse_server.respond(sse_response(chunks))
     events = await collect(AnthropicMessagesProvider().stream(model_for(sse_server), CONTEXT))
     done = assert_done_is_the_fold(events)
-    assert done.message.content == [TextContent(text="visible")]
-    assert {e.content_index for e in events if isinstance(e, TextDeltaEvent)} == {0}
+    assert done.message.content == [
+        ThinkingContent(thinking="", signature="opaque", redacted=True),
+        TextContent(text="visible"),
+    ]
+    assert {e.content_index for e in events if isinstance(e, TextDeltaEvent)} == {1}
+
+
+def test_redacted_thinking_is_sent_back_as_it_came() -> None:
+    """Anthropic needs encrypted reasoning back, unchanged, to continue a thinking + tool loop."""
+    answer = AssistantMessage(
+        api="anthropic-messages",
+        provider="anthropic",
+        model="claude",
+        content=[
+            ThinkingContent(thinking="", signature="EncryptedData==", redacted=True),
+            ToolCall(id="toolu_1", name="echo", arguments={"text": "hi"}),
+        ],
+        stop_reason="toolUse",
+    )
+    context = Context(messages=[UserMessage(content="go"), answer])
+    sent = request_messages(context)[1]["content"]
+    assert sent[0] == {"type": "redacted_thinking", "data": "EncryptedData=="}
+    assert sent[1]["type"] == "tool_use"
+
+
+async def test_pause_turn_is_a_stop_reason_of_its_own(sse_server: SSEServer) -> None:
+    chunks = [
+        message_start(),
+        block_start(0, {"type": "text", "text": ""}),
+        block_delta(0, {"type": "text_delta", "text": "working"}),
+        block_stop(0),
+        *message_end("pause_turn"),
+    ]
+    sse_server.respond(sse_response(chunks))
+    events = await collect(AnthropicMessagesProvider().stream(model_for(sse_server), CONTEXT))
+    done = assert_done_is_the_fold(events)
+    assert done.reason == "pauseTurn" and done.message.stop_reason == "pauseTurn"
 
 
 @pytest.mark.parametrize(

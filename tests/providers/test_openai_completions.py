@@ -387,6 +387,35 @@ async def test_stream_closed_before_a_finish_reason(sse_server: SSEServer) -> No
     assert "ended before a finish_reason" in (error_of(events).error.error_message or "")
 
 
+async def test_done_without_a_finish_reason_ends_normally(sse_server: SSEServer) -> None:
+    """Some compatible servers end with [DONE] and never send finish_reason: what came is whole."""
+    call = {"index": 0, "id": "call_1", "function": {"name": "echo", "arguments": '{"text":"hi"}'}}
+    chunks = [chunk({"tool_calls": [call]}), chunk(usage=USAGE), sse_event("[DONE]")]
+    sse_server.respond(sse_response(chunks))
+    events = await collect(OpenAICompletionsProvider().stream(model_for(sse_server), CONTEXT))
+    done = assert_done_is_the_fold(events)
+    assert done.reason == "toolUse"
+    assert done.message.content == [ToolCall(id="call_1", name="echo", arguments={"text": "hi"})]
+
+
+async def test_a_refusal_reaches_the_caller_marked_as_one(sse_server: SSEServer) -> None:
+    chunks = [
+        chunk({"role": "assistant", "content": None, "refusal": ""}),
+        chunk({"refusal": "I'm sorry, "}),
+        chunk({"refusal": "I can't help with that."}),
+        chunk(finish="stop"),
+        sse_event("[DONE]"),
+    ]
+    sse_server.respond(sse_response(chunks))
+    events = await collect(OpenAICompletionsProvider().stream(model_for(sse_server), CONTEXT))
+    done = assert_done_is_the_fold(events)
+    assert done.message.content == [
+        TextContent(text="I'm sorry, I can't help with that.", refusal=True)
+    ]
+    assert done.message.content[0].model_dump()["refusal"] is True
+    assert "refusal" not in TextContent(text="an answer").model_dump()  # old files stay equal
+
+
 async def test_malformed_data_line(sse_server: SSEServer) -> None:
     sse_server.respond(
         sse_response([chunk({"content": "ok"}), "data: {not json\n\n", *text_stream(["x"])])

@@ -100,10 +100,14 @@ def message_entry(
     """
     parts: list[TranscriptPart] = []
     for block in message.content:
-        if isinstance(block, ThinkingContent):
+        if isinstance(block, ThinkingContent) and block.redacted:
+            parts.append(
+                TranscriptPart("thinking", "(encrypted by the vendor)", "redacted thinking")
+            )
+        elif isinstance(block, ThinkingContent):
             parts.append(TranscriptPart("thinking", block.thinking))
         elif isinstance(block, TextContent):
-            parts.append(TranscriptPart("text", block.text))
+            parts.append(TranscriptPart("text", block.text, "refusal" if block.refusal else None))
         elif isinstance(block, ToolCall):
             title_text = f"{block.name} ({block.id})"
             arguments = (

@@ -35,7 +35,7 @@ THINKING_BUDGETS = {"minimal": 1024, "low": 2048, "medium": 8192, "high": 16384}
 _STOP_REASONS: dict[str, DoneReason] = {
     "end_turn": "stop",
     "stop_sequence": "stop",
-    "pause_turn": "stop",
+    "pause_turn": "pauseTurn",
     "max_tokens": "length",
     "model_context_window_exceeded": "length",
     "tool_use": "toolUse",
@@ -65,6 +65,9 @@ def _assistant_blocks(message: AssistantMessage) -> list[dict[str, Any]]:
     for block in message.content:
         if isinstance(block, TextContent) and block.text:  # the API refuses empty text blocks
             blocks.append({"type": "text", "text": block.text})
+        elif isinstance(block, ThinkingContent) and block.redacted and block.signature:
+            # Encrypted reasoning must go back as it came for the turn to continue.
+            blocks.append({"type": "redacted_thinking", "data": block.signature})
         elif isinstance(block, ThinkingContent) and block.signature:
             # Unsigned thinking (another vendor's, or cut off) cannot be sent back as thinking.
             blocks.append(
@@ -155,8 +158,9 @@ def request_headers(model: Model, options: StreamOptions) -> dict[str, str]:
 class _Translator(BlockTranslator):
     """Messages-API stream events to ours; vendor block indexes map to our content indexes.
 
-    Blocks we cannot represent (e.g. `redacted_thinking`, server tool results) are skipped with
-    their deltas, so our content indexes stay consecutive.
+    Blocks we cannot represent (e.g. server tool results) are skipped with their deltas, so our
+    content indexes stay consecutive; `redacted_thinking` becomes a thinking block marked
+    `redacted` whose `signature` holds the encrypted data.
     """
 
     def __init__(self, url: str) -> None:
@@ -202,6 +206,9 @@ class _Translator(BlockTranslator):
         elif kind == "thinking":
             block, initial = Block(kind="thinking"), content.get("thinking") or ""
             block.signature = content.get("signature") or None
+        elif kind == "redacted_thinking":
+            block = Block(kind="thinking", redacted=True, signature=str(content.get("data") or ""))
+            initial = ""
         elif kind == "tool_use":
             block = Block(kind="toolCall", id=str(content.get("id")), name=str(content.get("name")))
             # The input normally arrives as input_json_delta pieces after an empty `{}`.

@@ -185,6 +185,8 @@ class _Translator(BlockTranslator):
                 events += self._text_like("thinking", thinking)
             if isinstance(delta.get("content"), str) and delta["content"]:
                 events += self._text_like("text", delta["content"])
+            if isinstance(delta.get("refusal"), str) and delta["refusal"]:
+                events += self._text_like("text", delta["refusal"], refusal=True)
             for call in delta.get("tool_calls") or []:
                 events += self._tool_call(call)
             if choice.get("finish_reason"):
@@ -192,13 +194,14 @@ class _Translator(BlockTranslator):
         return events
 
     def finish(self) -> tuple[list[AssistantMessageEvent], DoneReason]:
-        if self.finish_reason is None:
+        if self.finish_reason is None and not self.complete:
             raise self.fail(f"the stream from {self.where} ended before a finish_reason")
         if self.finish_reason == "content_filter":
             raise self.fail("the vendor's content filter stopped the response (content_filter)")
         events = self._end_current()
         events += [self.close(block) for block in self._tools.values()]
-        reason = _FINISH_REASONS.get(self.finish_reason, "stop")
+        # A compatible server may end with [DONE] and no finish_reason: what arrived is whole.
+        reason = _FINISH_REASONS.get(self.finish_reason or "stop", "stop")
         # Some compatible servers say "stop" after tool calls; the calls still need running.
         return events, "toolUse" if reason == "stop" and self._tools else reason
 
@@ -207,14 +210,15 @@ class _Translator(BlockTranslator):
         return [self.close(block)] if block is not None else []
 
     def _text_like(
-        self, kind: Literal["text", "thinking"], piece: str
+        self, kind: Literal["text", "thinking"], piece: str, *, refusal: bool = False
     ) -> list[AssistantMessageEvent]:
         events: list[AssistantMessageEvent] = []
-        if self._current is None or self._current.kind != kind:
+        current = self._current
+        if current is None or current.kind != kind or current.refusal != refusal:
             events += self._end_current()
-            self._current = Block(kind=kind)
-            events.append(self.open(self._current))
-        events.append(self.add(self._current, piece))
+            current = self._current = Block(kind=kind, refusal=refusal)
+            events.append(self.open(current))
+        events.append(self.add(current, piece))
         return events
 
     def _tool_call(self, call: dict[str, Any]) -> list[AssistantMessageEvent]:

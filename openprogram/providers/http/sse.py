@@ -49,7 +49,7 @@ from openprogram.providers.types import (
 )
 from openprogram.text import one_line
 
-DoneReason = Literal["stop", "length", "toolUse"]
+DoneReason = Literal["stop", "length", "toolUse", "pauseTurn"]
 
 
 @dataclass(frozen=True)
@@ -112,6 +112,10 @@ class Block:
     signature: str | None = None
     id: str = ""
     name: str = ""
+    refusal: bool = False
+    """A text block holding the model's refusal."""
+    redacted: bool = False
+    """A thinking block the vendor encrypted (`signature` holds its data)."""
 
 
 class BlockTranslator:
@@ -174,10 +178,14 @@ class BlockTranslator:
     def close(self, block: Block) -> AssistantMessageEvent:
         """The end event of `block`; tool arguments are parsed from the streamed JSON."""
         if block.kind == "text":
-            return TextEndEvent(content_index=block.index, content=block.text)
+            refusal = True if block.refusal else None
+            return TextEndEvent(content_index=block.index, content=block.text, refusal=refusal)
         if block.kind == "thinking":
             return ThinkingEndEvent(
-                content_index=block.index, content=block.text, signature=block.signature
+                content_index=block.index,
+                content=block.text,
+                signature=block.signature,
+                redacted=True if block.redacted else None,
             )
         call = ToolCall(id=block.id, name=block.name, arguments=parse_partial_json(block.text))
         return ToolCallEndEvent(content_index=block.index, tool_call=call)
