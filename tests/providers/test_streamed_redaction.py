@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
 from collections.abc import AsyncIterator
 from pathlib import Path
 
@@ -37,14 +36,11 @@ from openprogram.providers.recording import RecordingProvider
 from openprogram.providers.recording.reader import read_recording
 from openprogram.providers.replay import ReplayProvider
 from openprogram.providers.stream import drain
+from tests.real_sse import require_folder
 from tests.sse_server import SSEServer, sse_response
 
 MODEL = Model(id="m", api="scripted", provider="scripted")
 CONTEXT = Context(messages=[UserMessage(content="go", timestamp=1)])
-REAL_SSE = Path(
-    os.environ.get("OPENPROGRAM_REAL_SSE_DIR")
-    or Path(__file__).resolve().parents[3] / "shared" / "real_sse"
-)
 
 
 class PiecesProvider:
@@ -138,11 +134,10 @@ async def test_a_password_argument_streamed_in_pieces_is_never_in_the_file(tmp_p
     assert_replay_folds_to_the_recorded_answer(path)
 
 
-@pytest.mark.skipif(not REAL_SSE.is_dir(), reason=f"the real streams folder {REAL_SSE} is absent")
 async def test_the_real_parallel_tool_calls_with_passwords_leave_no_piece_in_the_file(
     tmp_path: Path,
 ) -> None:
-    body = (REAL_SSE / "openai_parallel_tools_secret_arg.sse").read_bytes()
+    body = (require_folder() / "openai_parallel_tools_secret_arg.sse").read_bytes()
     path = tmp_path / "real.jsonl"
     with SSEServer() as server:
         server.respond(sse_response([body[i : i + 97] for i in range(0, len(body), 97)]))
