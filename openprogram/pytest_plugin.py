@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING
 import pytest
 
 if TYPE_CHECKING:
+    from openprogram.providers.recording.rules import MatchingRules
     from openprogram.testing.session import OpenProgramRecording, RecordMode
 
 MARKER = "openprogram_recording"
@@ -177,6 +178,7 @@ def openprogram_recording(request: pytest.FixtureRequest) -> Iterator[OpenProgra
         rerun_command=_pytest_command(item, config, "rewrite"),
         record_command=_pytest_command(item, config, "once"),
         mode_reason=reason,
+        rules=marker_rules(item),
     )
     unavailable: str | None = None
     try:
@@ -206,7 +208,7 @@ def recording_path(item: pytest.Item) -> Path:
     marker = item.get_closest_marker(MARKER)
     argument: object = None
     if marker is not None:
-        unknown = set(marker.kwargs) - {"path"}
+        unknown = set(marker.kwargs) - {"path", "ignore", "normalize"}
         if len(marker.args) > 1 or unknown or (marker.args and "path" in marker.kwargs):
             pytest.fail(
                 f"@pytest.mark.{MARKER} takes one name or path, e.g. "
@@ -226,6 +228,22 @@ def recording_path(item: pytest.Item) -> Path:
         path = Path(text).expanduser()
         return path if path.is_absolute() else directory / path
     return directory / RECORDINGS_DIR / module / f"{_file_stem(text)}.jsonl"
+
+
+def marker_rules(item: pytest.Item) -> MatchingRules | None:
+    """The matching rules the marker gives: `ignore=[PATTERN, ...]`,
+    `normalize=[{"path": ..., "preset": ...} or {"path": ..., "pattern": ..., "replace": ...}]`."""
+    marker = item.get_closest_marker(MARKER)
+    if marker is None or not ({"ignore", "normalize"} & set(marker.kwargs)):
+        return None
+    from openprogram.providers.recording.rules import RulesConfigError
+    from openprogram.providers.recording.rules_sources import rules_from_tables
+
+    tables = {key: marker.kwargs[key] for key in ("ignore", "normalize") if key in marker.kwargs}
+    try:
+        return rules_from_tables(tables, {}, "marker", f"@pytest.mark.{MARKER}")
+    except RulesConfigError as exc:
+        pytest.fail(str(exc), pytrace=False)
 
 
 def _file_stem(name: str) -> str:

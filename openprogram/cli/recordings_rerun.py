@@ -7,9 +7,12 @@ import shlex
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
+from pydantic import ValidationError
+
 from openprogram.cli.commands import add_command
 from openprogram.cli.output import Output, UsageRefused
 from openprogram.errors import OpenProgramError
+from openprogram.providers.recording.rules import IgnoreRule, MatchingRules, NormalizeRule
 from openprogram.recordings.oneshot import record_command
 from openprogram.recordings.repair import repair_recording
 from openprogram.recordings.rerun import (
@@ -19,6 +22,7 @@ from openprogram.recordings.rerun import (
     check_refused,
     run_check,
 )
+from openprogram.text import plural
 
 if TYPE_CHECKING:
     from openprogram.cli.commands import Subcommands
@@ -28,6 +32,8 @@ CHECK_EPILOG = """\
   openprogram recordings check echo --json
   openprogram recordings check ./session.jsonl -- python my_agent.py --flag
   openprogram recordings check echo --timeout 60
+  openprogram recordings check echo --ignore options.metadata.request_id
+  openprogram recordings check echo --normalize context.system_prompt iso-datetime
 
 The program runs in a fresh process against the code on disk, with replay forced on the
 recording and no access to your own configuration. It reports:
@@ -67,7 +73,7 @@ def record_once(args: argparse.Namespace, out: Output) -> int:
 
 
 def register_check(commands: Subcommands) -> None:
-    """`check <ID-or-PATH> [--json] [--timeout S] [-- COMMAND...]`."""
+    """`check <ID-or-PATH> [--json] [--timeout S] [--ignore P] [--normalize P PRESET] [-- COMMAND...]`."""
 
     parser = add_command(
         commands,
@@ -80,6 +86,23 @@ def register_check(commands: Subcommands) -> None:
     parser.add_argument("--json", action="store_true", help="print the result as stable JSON")
     parser.add_argument(
         "--timeout", type=float, metavar="S", help="stop the program after S seconds (an error)"
+    )
+    parser.add_argument(
+        "--ignore",
+        action="append",
+        default=[],
+        metavar="PATTERN",
+        help="leave fields matching PATTERN out of the comparison (repeatable), "
+        "e.g. 'options.metadata.request_id' or '**.trace_id'",
+    )
+    parser.add_argument(
+        "--normalize",
+        action="append",
+        nargs=2,
+        default=[],
+        metavar=("PATTERN", "PRESET"),
+        help="compare fields matching PATTERN after rewriting values PRESET recognises "
+        "(iso-datetime, uuid, tmp-path, hex-id, unix-ms; repeatable)",
     )
     parser.add_argument(
         "command",
@@ -119,6 +142,14 @@ def print_check(result: CheckResult, out: Output, command: Sequence[str] = ()) -
         f"calls:   {result.calls_consumed}/{result.calls_recorded} consumed in "
         f"{result.duration_seconds:.2f} s"
     )
+    for rule in result.rules:
+        out.line("rule:    ", rule)
+    if result.absorbed:
+        calls = len({a.call_index for a in result.absorbed})
+        out.line(
+            f"absorbed: {plural(len(result.absorbed), 'difference')} in {plural(calls, 'call')} "
+            "by the rules"
+        )
     if result.mismatch is not None:
         out.raw(result.mismatch.message + "\n")
     elif result.status == "incomplete":
@@ -137,12 +168,22 @@ def check(args: argparse.Namespace, out: Output) -> int:
     including a recording that cannot be used (status `error`, the reader's line and reason)."""
     progress = _progress_printer(out)
     try:
+        rules = MatchingRules(
+            ignore=tuple(IgnoreRule(path=p, source="--ignore") for p in args.ignore),
+            normalize=tuple(
+                NormalizeRule.model_validate({"path": p, "preset": preset, "source": "--normalize"})
+                for p, preset in args.normalize
+            ),
+        )
         result = run_check(
             args.selector,
             args.command or None,
             timeout=args.timeout,
             on_progress=progress,
+            rules=rules,
         )
+    except ValidationError as exc:
+        raise UsageRefused(f"--normalize: {exc.errors()[0]['msg']}") from None
     except (OpenProgramError, OSError) as exc:
         if not args.json:
             if isinstance(exc, CheckUsageError):

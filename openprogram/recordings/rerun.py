@@ -25,10 +25,16 @@ from typing import Any, Literal
 from pydantic import BaseModel
 
 from openprogram.errors import OpenProgramError
-from openprogram.providers.recording.config import REPLAY_REPORT_ENV, RecordReplayConfig
+from openprogram.providers.recording.config import (
+    REPLAY_REPORT_ENV,
+    REPLAY_RULES_ENV,
+    RecordReplayConfig,
+)
 from openprogram.providers.recording.errors import RecordingFileError
 from openprogram.providers.recording.mismatch import MismatchReport
 from openprogram.providers.recording.reader import read_recording
+from openprogram.providers.recording.rules import MatchingRules, validate_rules
+from openprogram.providers.recording.rules_sources import header_rules_value
 from openprogram.providers.recording.scan_facts import ScanProblem
 from openprogram.providers.recording.store import check_recording_file, locate_recording
 
@@ -51,6 +57,14 @@ class CheckProgress(BaseModel):
     calls_recorded: int
 
 
+class AbsorbedDifference(BaseModel):
+    """A request difference a matching rule absorbed during the rerun."""
+
+    call_index: int
+    field_path: str
+    rule: str | None
+
+
 class CheckResult(BaseModel):
     """What a rerun found; `status` is `ok`, `mismatch`, `incomplete` or `error`."""
 
@@ -69,6 +83,10 @@ class CheckResult(BaseModel):
     stderr_tail: list[str]
     problem: ScanProblem | None = None
     """When the recording itself cannot be used: the strict reader's line, call and reason."""
+    rules: list[str] = []
+    """The matching rules in force, each with where it comes from."""
+    absorbed: list[AbsorbedDifference] = []
+    """Every request difference the rules absorbed, per call."""
 
     def summary(self) -> str:
         """One line a person reads first."""
@@ -150,6 +168,7 @@ def run_check(
     timeout: float | None = None,
     on_progress: Callable[[CheckProgress], None] | None = None,
     cancel: threading.Event | None = None,
+    rules: MatchingRules | None = None,
 ) -> CheckResult:
     """Rerun the program that made a recording (or `argv`) with replay forced on it; report how it went.
 
@@ -171,6 +190,8 @@ def run_check(
     home = _child_home(location.path.resolve())
     report = home / "replay-report.jsonl"
     env = {**os.environ, "OPENPROGRAM_HOME": str(home), REPLAY_REPORT_ENV: str(report)}
+    if rules:
+        env[REPLAY_RULES_ENV] = json.dumps(header_rules_value(validate_rules(rules)))
     started = time.monotonic()
     stderr_tail: deque[str] = deque(maxlen=STDERR_TAIL_LINES)
     error: str | None = None
@@ -261,4 +282,10 @@ def run_check(
         mismatch=mismatch,
         error=error,
         stderr_tail=[line.rstrip("\n") for line in stderr_tail],
+        rules=next((row["rules"] for row in rows if row.get("type") == "rules"), []),
+        absorbed=[
+            AbsorbedDifference.model_validate({k: v for k, v in row.items() if k != "type"})
+            for row in rows
+            if row.get("type") == "absorbed"
+        ],
     )

@@ -21,6 +21,7 @@ from openprogram.providers.recording.errors import RecordingFileError
 from openprogram.providers.recording.reader import read_recording
 from openprogram.providers.recording.recorder import RecordingProvider
 from openprogram.providers.recording.redaction import REDACTION_VERSION
+from openprogram.providers.recording.rules import MatchingRules
 from openprogram.providers.recording.writer import RecordingSink
 from openprogram.providers.replay import MismatchReport, ReplayMismatch, ReplayProvider
 from openprogram.text import plural
@@ -83,8 +84,11 @@ class OpenProgramRecording:
         rerun_command: str | None = None,
         record_command: str | None = None,
         mode_reason: str | None = None,
+        rules: MatchingRules | None = None,
     ) -> None:
         self.path = path
+        self.rules = rules
+        """The caller's matching rules (the marker's), merged after pyproject's and the header's."""
         self.record_mode: RecordMode = record_mode
         self.node_id = node_id
         self.display_path = display_path or str(path)
@@ -139,7 +143,7 @@ class OpenProgramRecording:
                 )
 
         try:
-            replay = ReplayProvider(self.path, on_report=on_report)
+            replay = ReplayProvider(self.path, rules=self.rules, on_report=on_report)
         except (RecordingFileError, OSError) as exc:
             lines = [f"cannot replay {self.display_path}: {exc}"]
             if self.rerun_command:

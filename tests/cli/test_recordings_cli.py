@@ -360,3 +360,25 @@ def test_check_json_on_a_broken_recording_prints_json_naming_line_and_reason(
     assert result["status"] == "error" and result["mismatch"] is None
     assert result["problem"]["line_number"] in (1, 2) and reason in result["problem"]["reason"]
     assert str(broken) in result["error"]
+
+
+def test_check_ignore_absorbs_a_field_and_says_so(openprogram_home: Path) -> None:
+    echo = [sys.executable, "examples/echo_agent.py"]
+    assert run_cli(openprogram_home, "record", "--name", "echo", "--", *echo, "hi").returncode == 0
+    text = "context.messages[*].content[*].text"
+    done = run_cli(
+        openprogram_home, "check", "echo", "--json", "--ignore", text, "--", *echo, "bye"
+    )
+    result = json.loads(done.stdout)
+    assert done.returncode == 0 and result["status"] == "ok"
+    assert result["rules"] == [f"ignore {text}  (the command line's rules)"]
+    assert result["absorbed"] == [
+        {
+            "call_index": 1,
+            "field_path": "context.messages[2].content[0].text",
+            "rule": f"ignore {text}",
+        }
+    ]
+    typo = run_cli(openprogram_home, "check", "echo", "--ignore", "context.mesages")
+    assert typo.returncode == 1
+    assert "'context.mesages' can never match a field of a request" in one_error_line(typo.stderr)

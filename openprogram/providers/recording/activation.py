@@ -15,15 +15,18 @@ from typing import Any
 
 from openprogram.errors import OpenProgramError
 from openprogram.providers.api_registry import configure_provider_transform
-from openprogram.providers.recording import RecordingProvider
 from openprogram.providers.recording.config import (
     REPLAY_REPORT_ENV,
+    REPLAY_RULES_ENV,
     ConfigError,
     config_path,
     read_record_replay_config,
 )
 from openprogram.providers.recording.errors import RecordingFileError
+from openprogram.providers.recording.recorder import RecordingProvider
 from openprogram.providers.recording.redaction import remove_secret_text
+from openprogram.providers.recording.rules import RulesConfigError
+from openprogram.providers.recording.rules_sources import rules_from_json
 from openprogram.providers.recording.store import (
     RecordingSelectorError,
     check_recording_file,
@@ -115,9 +118,13 @@ def _start_replay(selector: str | None) -> ReplayProvider:
     location = locate_recording(selector)
     check_recording_file(location, repair_managed=True)
     report_path = os.environ.get(REPLAY_REPORT_ENV)
-    return ReplayProvider(
-        location.path, on_report=replay_reporter(report_path) if report_path else None
-    )
+    given = os.environ.get(REPLAY_RULES_ENV)
+    rules = rules_from_json(given, "the command line's rules") if given else None
+    report = replay_reporter(report_path) if report_path else None
+    replay = ReplayProvider(location.path, rules=rules, on_report=report)
+    if report is not None:
+        report({"type": "rules", "rules": replay.rules.describe()})
+    return replay
 
 
 def activate_record_replay() -> str:
@@ -138,6 +145,7 @@ def activate_record_replay() -> str:
         ConfigError,
         RecordingFileError,
         RecordingSelectorError,
+        RulesConfigError,
         OSError,
     ) as exc:
         cause = remove_secret_text(str(exc))

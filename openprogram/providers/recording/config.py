@@ -21,6 +21,8 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 from openprogram.errors import OpenProgramError
 
 REPLAY_REPORT_ENV = "OPENPROGRAM_REPLAY_REPORT"
+REPLAY_RULES_ENV = "OPENPROGRAM_REPLAY_RULES"
+"""Matching rules given on a command line (`check --ignore ...`), as the header's `rules` JSON."""
 """Set by `openprogram recordings check`: a file where replay reports progress and mismatches,
 so the parent learns what happened even when the program swallows the exception."""
 

@@ -22,6 +22,7 @@ from pydantic import BaseModel, ConfigDict
 from openprogram.errors import OpenProgramError
 from openprogram.providers.recording.differences import MISSING, FieldDifference, PathToken
 from openprogram.providers.recording.redaction import remove_secret_values
+from openprogram.providers.recording.rules import suggest_rule
 
 MismatchKind = Literal["request", "extra_call", "unconsumed", "read_past_end"]
 
@@ -56,6 +57,8 @@ class MismatchReport(BaseModel):
     message: str
     recorded_request: dict[str, Any] | None = None
     incoming_request: dict[str, Any] | None = None
+    suggestion: str | None = None
+    """For a value that changes by itself (two dates, two UUIDs...): the rule that would absorb it."""
 
     @property
     def one_line(self) -> str:
@@ -94,13 +97,24 @@ class ReplayMismatch(OpenProgramError, AssertionError):
         self.detail = detail
         self.recorded_request = recorded_request
         self.incoming_request = incoming_request
+        self.suggestion: str | None = None
+        if kind == "request" and recorded is not MISSING and incoming is not MISSING:
+            self.suggestion = suggest_rule(
+                FieldDifference(path_tokens, recorded, incoming, "changed")
+            )
         where = f"call {call_index}"
         if event_index is not None:
             where += f", event {event_index}"
         if field_path is not None:
             where += f", field {field_path}"
         values = detail or f"recorded {format_value(recorded)}, incoming {format_value(incoming)}"
-        super().__init__(f"replay mismatch at {where}:\n{values}")
+        hint = (
+            f"\nthis value looks like one that changes by itself; the rule `{self.suggestion}` "
+            "would absorb it (docs/replay-and-mismatches.md)"
+            if self.suggestion
+            else ""
+        )
+        super().__init__(f"replay mismatch at {where}:\n{values}{hint}")
 
     def report(self) -> MismatchReport:
         """The stable JSON form, secrets removed from every value."""
@@ -117,6 +131,7 @@ class ReplayMismatch(OpenProgramError, AssertionError):
             message=str(self),
             recorded_request=remove_secret_values(self.recorded_request),
             incoming_request=remove_secret_values(self.incoming_request),
+            suggestion=self.suggestion,
         )
 
     @classmethod

@@ -21,6 +21,13 @@ from openprogram.providers.recording.differences import (
 from openprogram.providers.recording.mismatch import ReplayMismatch
 from openprogram.providers.recording.reader import RecordedCall, Recording, read_recording
 from openprogram.providers.recording.recorder import redact_request_dump, request_dump
+from openprogram.providers.recording.rules import (
+    MatchingRules,
+    iter_ruled_differences,
+    validate_rules,
+)
+from openprogram.providers.recording.rules_sources import project_rules as find_project_rules
+from openprogram.providers.recording.rules_sources import rules_from_header
 from openprogram.providers.types import (
     AssistantMessageEvent,
     Context,
@@ -53,10 +60,16 @@ class ReplayProvider:
         self,
         path: str | os.PathLike[str] | Recording,
         *,
+        rules: MatchingRules | None = None,
+        project_rules: bool = True,
         on_report: Callable[[dict[str, Any]], None] | None = None,
     ) -> None:
         self.recording = path if isinstance(path, Recording) else read_recording(path)
         self.path = self.recording.path
+        header = rules_from_header(self.recording.header.model_extra or {}, str(self.path))
+        found = find_project_rules() if project_rules else MatchingRules()
+        self.rules = found.merged(header).merged(validate_rules(rules or MatchingRules()))
+        """The matching rules in force: `pyproject.toml`, then the header, then the caller's."""
         self._lock = threading.Lock()
         self._consumed = 0
         self._on_report = on_report
@@ -117,10 +130,23 @@ class ReplayProvider:
             recorded = recorded_call.request_payload()
             if next(iter_request_differences(recorded, dump), None) is not None:
                 incoming = redact_request_dump(dump)
-                difference = next(iter_request_differences(recorded, incoming), None)
-                if difference is not None:
-                    raise self._mismatch(
-                        ReplayMismatch.from_difference(index, difference, recorded, incoming)
+                absorbed = []
+                for ruled in iter_ruled_differences(recorded, incoming, self.rules):
+                    if ruled.absorbed_by is None:
+                        raise self._mismatch(
+                            ReplayMismatch.from_difference(
+                                index, ruled.difference, recorded, incoming
+                            )
+                        )
+                    absorbed.append(ruled)
+                for ruled in absorbed:
+                    self._report(
+                        {
+                            "type": "absorbed",
+                            "call_index": index,
+                            "field_path": ruled.difference.field_path,
+                            "rule": ruled.absorbed_by.describe() if ruled.absorbed_by else None,
+                        }
                     )
             self._consumed += 1
             self._report({"type": "consumed", "call_index": index, "calls_recorded": total})

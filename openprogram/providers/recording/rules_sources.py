@@ -162,3 +162,17 @@ def header_rules_value(rules: MatchingRules) -> dict[str, Any]:
                 for rule in items
             ]
     return value
+
+
+def rules_from_json(text: str, source: str) -> MatchingRules:
+    """Rules from the JSON form of a header's `rules` (how a command line passes them on)."""
+    import json
+
+    try:
+        value = json.loads(text)
+    except ValueError as exc:
+        raise RulesConfigError(source, f"not JSON ({exc})") from None
+    if not isinstance(value, dict):
+        raise RulesConfigError(source, "must be an object")
+    replay = {key: value[key] for key in ("ignore", "normalize") if key in value}
+    return rules_from_tables(replay, {}, source, source)
