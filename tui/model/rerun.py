@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
+from openprogram.errors import OpenProgramError
 from openprogram.providers.recording.differences import (
     MISSING,
     DifferenceKind,
@@ -25,6 +26,7 @@ from openprogram.providers.recording.reader import read_recording
 from openprogram.providers.recording.replayer import describe_path
 from openprogram.providers.replay import MismatchKind, MismatchReport
 from openprogram.recordings import CheckProgress, CheckResult, run_check
+from openprogram.recordings.rerun import check_refused
 from openprogram.text import plural
 from tui.model.event_rows import preview_event
 
@@ -50,20 +52,10 @@ def run_rerun(
     """
     try:
         return run_check(str(recording), argv, cwd=cwd, on_progress=on_progress, cancel=cancel)
-    except (OSError, ValueError) as exc:  # CheckUsageError, RecordingFileError, selector errors
-        return CheckResult(
-            status="error",
-            recording=str(recording),
-            argv=list(argv or ()),
-            cwd=cwd or "",
-            calls_recorded=0,
-            calls_consumed=0,
-            never_requested=[],
-            duration_seconds=0.0,
-            exit_code=None,
-            mismatch=None,
-            error=f"the check could not start: {exc}",
-            stderr_tail=[],
+    except (OpenProgramError, OSError) as exc:  # a bad file, no command, an unusable selector
+        refused = check_refused(str(recording), argv, exc)
+        return refused.model_copy(
+            update={"cwd": cwd or "", "error": f"the check could not start: {refused.error}"}
         )
 
 
