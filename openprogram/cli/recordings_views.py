@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 from openprogram.cli.commands import add_command
 from openprogram.cli.output import Output, aligned
 from openprogram.providers.recording.errors import RecordingFileError
-from openprogram.providers.recording.reader import read_recording_bytes
+from openprogram.providers.recording.reader import read_recording, read_recording_bytes
 from openprogram.providers.recording.redaction import remove_secret_text
 from openprogram.recordings import (
     RecordingDetails,
@@ -21,6 +21,7 @@ from openprogram.recordings import (
     list_recordings,
     locate_recording,
 )
+from openprogram.recordings.transcript_text import transcript_text
 from openprogram.text import human_size, one_line
 
 if TYPE_CHECKING:
@@ -52,12 +53,18 @@ def register(commands: Subcommands) -> None:
         "Show a recording's header, totals and one line per call.",
         "  openprogram recordings show login-flow\n"
         "  openprogram recordings show ./fixtures/login.jsonl --json\n"
-        "  openprogram recordings show login-flow --content > login.jsonl\n\n"
+        "  openprogram recordings show login-flow --content > login.jsonl\n"
+        "  openprogram recordings show --textconv tests/recordings/test_agent/test_loop.jsonl\n\n"
         "exit code 1 when the file is not valid (the details are still printed)",
     )
     parser.add_argument("selector", metavar="ID-or-PATH", help="a managed recording ID or a path")
     output = parser.add_mutually_exclusive_group()
     output.add_argument("--json", action="store_true", help="print stable JSON")
+    output.add_argument(
+        "--textconv",
+        action="store_true",
+        help="print a stable transcript, one block per call (for git diff's textconv)",
+    )
     output.add_argument(
         "--content",
         action="store_true",
@@ -188,6 +195,9 @@ def show_command(args: argparse.Namespace, out: Output) -> int:
     if args.content:
         return _print_content(args.selector, out)
     location = locate_recording(args.selector)
+    if args.textconv:
+        out.raw(transcript_text(read_recording(location.path)))
+        return 0
     if not os.path.lexists(location.path):
         raise RecordingFileError(location.path, None, None, "file not found")
     details = describe_recording(args.selector)

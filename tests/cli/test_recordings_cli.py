@@ -23,7 +23,7 @@ from tests.recording_files import (
     write_recording,
 )
 
-SUBCOMMANDS = ["status", "record", "replay", "off", "list", "show", "delete", "prune"]
+SUBCOMMANDS = ["status", "record", "replay", "off", "list", "show", "delete", "prune", "diff"]
 
 
 def one_error_line(stderr: str) -> str:

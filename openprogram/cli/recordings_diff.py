@@ -1,0 +1,198 @@
+"""`openprogram recordings diff A B`: two recordings compared call by call (exit codes as `diff`)."""
+
+from __future__ import annotations
+
+import argparse
+from typing import TYPE_CHECKING, Any
+
+from openprogram.cli.commands import add_command
+from openprogram.cli.output import Output
+from openprogram.errors import OpenProgramError
+from openprogram.providers.recording.differences import MISSING
+from openprogram.providers.recording.mismatch import format_value
+from openprogram.providers.recording.store import locate_recording
+from openprogram.providers.types import Usage
+from openprogram.recordings.diff import CallPair, RecordingDiff, WordChange, diff_recordings
+from openprogram.text import plural
+
+if TYPE_CHECKING:
+    from openprogram.cli.commands import Subcommands
+
+STATUS_TEXT = {
+    "same": "same",
+    "request_changed": "request changed",
+    "answer_changed": "answer changed",
+    "both_changed": "request and answer changed",
+    "only_a": "only in A",
+    "only_b": "only in B",
+}
+
+
+def register_diff(commands: Subcommands) -> None:
+    """`diff A B [--json] [--stat]`."""
+    parser = add_command(
+        commands,
+        "diff",
+        diff_command,
+        "Compare two recordings call by call: every request difference and how the answers differ.",
+        "  openprogram recordings diff yesterday today\n"
+        "  openprogram recordings diff old.jsonl new.jsonl --stat\n"
+        "  openprogram recordings diff old.jsonl new.jsonl --json\n\n"
+        "Calls are paired by index when both recordings have the same shape, else by what each\n"
+        "call asks (model, tools, last message), so an inserted call is 'only in B'. Matching rules\n"
+        "in pyproject.toml mark the request differences they absorb.\n"
+        "exit code 0 when the recordings are the same, 1 when they differ, 2 on an error",
+    )
+    parser.add_argument("a", metavar="A", help="a managed recording ID or a path")
+    parser.add_argument("b", metavar="B", help="a managed recording ID or a path")
+    output = parser.add_mutually_exclusive_group()
+    output.add_argument("--json", action="store_true", help="print stable JSON")
+    output.add_argument("--stat", action="store_true", help="one line per call")
+
+
+def diff_command(args: argparse.Namespace, out: Output) -> int:
+    """Print the comparison; 0 same, 1 different, 2 when a recording cannot be read."""
+    from openprogram.providers.recording.reader import read_recording
+    from openprogram.providers.recording.rules_sources import project_rules
+
+    try:
+        a = read_recording(locate_recording(args.a).path)
+        b = read_recording(locate_recording(args.b).path)
+        rules = project_rules()
+    except (OpenProgramError, OSError) as exc:
+        out.error(exc)
+        return 2
+    diff = diff_recordings(a, b, rules)
+    if args.json:
+        out.json(diff_json(diff))
+    elif args.stat:
+        for pair in diff.pairs:
+            out.line(stat_line(pair))
+        out.line(summary_line(diff))
+    else:
+        print_diff(diff, out)
+    return 0 if diff.identical else 1
+
+
+def _index(call: Any) -> str:
+    return "-" if call is None else str(call.call_index)
+
+
+def stat_line(pair: CallPair) -> str:
+    """`call 1 ↔ 1  request changed (2 fields)`."""
+    text = f"call {_index(pair.a):>3} ↔ {_index(pair.b):<3}  {STATUS_TEXT[pair.status]}"
+    fields = len(pair.counting_request_differences)
+    return text + (f" ({plural(fields, 'field')})" if fields else "")
+
+
+def _tokens(usage: Usage) -> str:
+    return f"{usage.input} in / {usage.output} out"
+
+
+def summary_line(diff: RecordingDiff) -> str:
+    """`3 same · 1 request changed · 0 answer changed · 1 only in A · 0 only in B; tokens ...`."""
+    s = diff.summary()
+    counts = (
+        f"{s.same} same · {s.request_changed} request changed · {s.answer_changed} answer "
+        f"changed · {s.only_a} only in A · {s.only_b} only in B"
+    )
+    return f"{counts}; tokens A {_tokens(s.tokens_a)}, B {_tokens(s.tokens_b)}"
+
+
+def _words(changes: tuple[WordChange, ...]) -> str:
+    marks = {"equal": "{}", "delete": "[-{}-]", "insert": "{{+{}+}}"}
+    return "".join(marks[change.op].format(change.text) for change in changes)
+
+
+def print_diff(diff: RecordingDiff, out: Output) -> None:
+    """The summary, then every call that is not the same with its differences."""
+    out.line(("A ", "bold"), str(diff.a))
+    out.line(("B ", "bold"), str(diff.b))
+    for rule in diff.rules.describe():
+        out.line("rule: ", rule)
+    for pair in diff.pairs:
+        if pair.status == "same":
+            continue
+        out.line((stat_line(pair), "bold"))
+        for ruled in pair.request:
+            d = ruled.difference
+            absorbed = f"  (absorbed: {ruled.absorbed_by.describe()})" if ruled.absorbed_by else ""
+            out.line(
+                f"  {d.field_path}: {format_value(d.recorded)} → {format_value(d.incoming)}",
+                (absorbed, "dim"),
+            )
+        answer = pair.answer
+        if answer.text:
+            out.line("  answer text: ", format_value(_words(answer.text), 400))
+        if answer.thinking:
+            out.line("  thinking: ", format_value(_words(answer.thinking), 400))
+        for d in answer.tool_calls:
+            out.line(f"  {d.field_path}: {format_value(d.recorded)} → {format_value(d.incoming)}")
+        if answer.stop_reason:
+            out.line(f"  stop reason: {answer.stop_reason[0]} → {answer.stop_reason[1]}")
+        if answer.error:
+            out.line(f"  error: {format_value(answer.error[0])} → {format_value(answer.error[1])}")
+        if pair.usage_a is not None and pair.usage_b is not None and pair.usage_a != pair.usage_b:
+            out.line(f"  tokens: {_tokens(pair.usage_a)} → {_tokens(pair.usage_b)}")
+    out.line(summary_line(diff))
+
+
+def _value(value: Any) -> Any:
+    return None if value is MISSING else value
+
+
+def diff_json(diff: RecordingDiff) -> dict[str, Any]:
+    """The stable JSON of `diff --json`."""
+    s = diff.summary()
+    return {
+        "a": str(diff.a),
+        "b": str(diff.b),
+        "aligned_by": diff.aligned_by,
+        "rules": diff.rules.describe(),
+        "identical": diff.identical,
+        "summary": {
+            "same": s.same,
+            "request_changed": s.request_changed,
+            "answer_changed": s.answer_changed,
+            "only_a": s.only_a,
+            "only_b": s.only_b,
+            "tokens_a": s.tokens_a.model_dump(),
+            "tokens_b": s.tokens_b.model_dump(),
+        },
+        "calls": [
+            {
+                "a": None if pair.a is None else pair.a.call_index,
+                "b": None if pair.b is None else pair.b.call_index,
+                "status": pair.status,
+                "request": [
+                    {
+                        "field_path": r.difference.field_path,
+                        "kind": r.difference.kind,
+                        "a": _value(r.difference.recorded),
+                        "b": _value(r.difference.incoming),
+                        "absorbed_by": r.absorbed_by.describe() if r.absorbed_by else None,
+                    }
+                    for r in pair.request
+                ],
+                "answer": {
+                    "text": [[c.op, c.text] for c in pair.answer.text],
+                    "thinking": [[c.op, c.text] for c in pair.answer.thinking],
+                    "tool_calls": [
+                        {
+                            "field_path": d.field_path,
+                            "a": _value(d.recorded),
+                            "b": _value(d.incoming),
+                        }
+                        for d in pair.answer.tool_calls
+                    ],
+                    "stop_reason": list(pair.answer.stop_reason)
+                    if pair.answer.stop_reason
+                    else None,
+                    "error": list(pair.answer.error) if pair.answer.error else None,
+                },
+                "usage_a": pair.usage_a.model_dump() if pair.usage_a else None,
+                "usage_b": pair.usage_b.model_dump() if pair.usage_b else None,
+            }
+            for pair in diff.pairs
+        ],
+    }

@@ -1,0 +1,70 @@
+"""A recording as a stable, readable transcript: one block per call (for `git diff` textconv).
+
+The same recording always prints the same text: no timestamps, no paths, no sizes; only what the
+calls asked (model, the last message) and what they answered (text, thinking, tool calls, stop
+reason, tokens), so a re-recorded test shows in review as what the model now says.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from openprogram.providers.recording.reader import Recording
+from openprogram.recordings.diff import Answer
+
+
+def _one_text(content: Any) -> str:
+    if isinstance(content, str):
+        return content
+    parts = []
+    for block in content or []:
+        if isinstance(block, dict):
+            if block.get("type") == "text":
+                parts.append(str(block.get("text", "")))
+            elif block.get("type") == "image":
+                parts.append("[image]")
+    return "\n".join(parts)
+
+
+def _quoted(prefix: str, text: str) -> list[str]:
+    lines = text.splitlines() or [""]
+    return [f"{prefix}{lines[0]}", *(f"{' ' * len(prefix)}{line}" for line in lines[1:])]
+
+
+def transcript_text(recording: Recording) -> str:
+    """The transcript of `recording` as text."""
+    out = [
+        f"# openprogram recording · format {recording.header.format_version} · "
+        f"{len(recording.calls)} calls"
+    ]
+    for call in recording.calls:
+        model = call.request.model
+        out += [
+            "",
+            f"## call {call.call_index} · {model.get('provider')}/{model.get('id')} · {call.outcome}",
+        ]
+        messages = call.request.context.get("messages") or []
+        if call.call_index == 0 and call.request.context.get("system_prompt"):
+            out += _quoted("system> ", str(call.request.context["system_prompt"]))
+        if messages:
+            last = messages[-1]
+            role = last.get("role", "?")
+            if role == "toolResult":
+                out += _quoted(f"tool {last.get('tool_name')}> ", _one_text(last.get("content")))
+            else:
+                out += _quoted(f"{role}> ", _one_text(last.get("content")))
+        answer = Answer.of(call)
+        if answer.thinking:
+            out += _quoted("thinking< ", answer.thinking)
+        if answer.text:
+            out += _quoted("assistant< ", answer.text)
+        for name, arguments in answer.tool_calls:
+            out.append(
+                f"tool call< {name} {json.dumps(arguments, sort_keys=True, ensure_ascii=False)}"
+            )
+        if answer.error:
+            out += _quoted("error< ", answer.error)
+        usage = answer.usage
+        out.append(f"stop< {answer.stop_reason} · tokens {usage.input} in / {usage.output} out")
+    return "\n".join(out) + "\n"
