@@ -34,7 +34,8 @@ from openprogram.providers.accumulator import assemble_message
 from openprogram.providers.http.openai_completions import OpenAICompletionsProvider
 from openprogram.providers.recording import RecordingProvider
 from openprogram.providers.recording.reader import read_recording
-from openprogram.providers.replay import ReplayProvider
+from openprogram.providers.recording.rules import MatchingRules, ScrubRule
+from openprogram.providers.replay import ReplayMismatch, ReplayProvider
 from openprogram.providers.stream import drain
 from tests.real_sse import require_folder
 from tests.sse_server import SSEServer, sse_response
@@ -72,7 +73,7 @@ class PiecesProvider:
             yield TextEndEvent(content_index=0, content=whole)
             content, reason = [TextContent(text=whole)], "stop"
         message = partial.model_copy(update={"content": content, "stop_reason": reason})
-        yield DoneEvent(reason=reason, message=message)  # type: ignore[arg-type]
+        yield DoneEvent(reason=reason, message=message)
 
     stream_simple = stream
 
@@ -189,3 +190,42 @@ def test_any_secret_split_anywhere_never_reaches_the_file(
     # not the secret, nor any 8 characters of it (the surrounding text cannot make those)
     assert [secret[i : i + 8] for i in range(len(secret) - 7) if secret[i : i + 8] in data] == []
     assert_replay_folds_to_the_recorded_answer(path)
+
+
+EMAIL = ScrubRule(path="**", regex=r"[\w.+-]+@[\w-]+\.[\w.]+", replace="<email>")
+
+
+@settings(
+    max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(cuts=st.lists(st.integers(min_value=1, max_value=60), max_size=5), as_tool=st.booleans())
+def test_a_scrub_rule_removes_a_value_split_across_deltas(
+    tmp_path_factory: pytest.TempPathFactory, cuts: list[int], as_tool: bool
+) -> None:
+    value = "write to ana.perez+work@example.org today"
+    whole = json.dumps({"note": value}) if as_tool else value
+    points = sorted({c for c in cuts if c < len(whole)})
+    pieces = [whole[a:b] for a, b in zip([0, *points], [*points, len(whole)], strict=True)]
+    path = tmp_path_factory.mktemp("scrub") / "r.jsonl"
+    recorder = RecordingProvider(
+        PiecesProvider(pieces, tool=as_tool), path, rules=MatchingRules(scrub=(EMAIL,))
+    )
+    asyncio.run(drain(recorder.stream(MODEL, CONTEXT)))
+    recorder.sink.close()
+    data = path.read_text()
+    assert "example.org" not in data and "ana.perez" not in data and "<email>" in data
+    assert_replay_folds_to_the_recorded_answer(path)
+
+
+async def test_a_scrubbed_request_still_replays_against_the_real_value(tmp_path: Path) -> None:
+    rules = MatchingRules(scrub=(EMAIL,))
+    context = Context(messages=[UserMessage(content="mail bo@example.com", timestamp=1)])
+    path = tmp_path / "r.jsonl"
+    recorder = RecordingProvider(PiecesProvider(["ok"]), path, rules=rules)
+    await drain(recorder.stream(MODEL, context))
+    recorder.sink.close()
+    assert "bo@example.com" not in path.read_text()
+    replayed = await drain(ReplayProvider(path, rules=rules).stream(MODEL, context))
+    assert replayed.content[0].text == "ok"  # type: ignore[union-attr]
+    with pytest.raises(ReplayMismatch):  # without the rule, the scrubbed value differs
+        await drain(ReplayProvider(path).stream(MODEL, context))

@@ -30,8 +30,18 @@ _DELTA_TYPES = (TextDeltaEvent, ThinkingDeltaEvent, ToolCallDeltaEvent)
 _END_TYPES = frozenset({"text_end", "thinking_end", "toolcall_end"})
 
 
-def _redacted_whole(event: DeltaEvent, text: str) -> str | None:
-    """The redacted form of a block's assembled `text`, or None when nothing in it is secret."""
+def _each_string(value: Any, change: Callable[[str], str]) -> Any:
+    if isinstance(value, dict):
+        return {key: _each_string(inner, change) for key, inner in value.items()}
+    if isinstance(value, list):
+        return [_each_string(inner, change) for inner in value]
+    return change(value) if isinstance(value, str) else value
+
+
+def _redacted_whole(
+    event: DeltaEvent, text: str, scrub: Callable[[str], str] | None = None
+) -> str | None:
+    """The redacted (and scrubbed) form of a block's assembled `text`, or None when unchanged."""
     if isinstance(event, ToolCallDeltaEvent):
         try:
             arguments = json.loads(text)
@@ -39,9 +49,13 @@ def _redacted_whole(event: DeltaEvent, text: str) -> str | None:
             arguments = None
         if isinstance(arguments, dict):
             clean = remove_secret_values(arguments)
+            if scrub is not None:
+                clean = _each_string(clean, scrub)
             if clean != arguments:
                 return json.dumps(clean, ensure_ascii=False, separators=(",", ":"))
     clean_text = remove_secret_text(text)
+    if scrub is not None:
+        clean_text = scrub(clean_text)
     return clean_text if clean_text != text else None
 
 
@@ -51,8 +65,14 @@ class BlockRedactor:
     `encode` is the recorder's row encoder (which redacts each value on its own as well).
     """
 
-    def __init__(self, encode: Callable[[AssistantMessageEvent], str]) -> None:
+    def __init__(
+        self,
+        encode: Callable[[AssistantMessageEvent], str],
+        scrub: Callable[[str], str] | None = None,
+    ) -> None:
         self._encode = encode
+        self._scrub = scrub
+        """The user's scrub rules for answer text (after the built-in redaction), if any."""
         self._open: dict[int, list[DeltaEvent]] = {}
 
     def rows_for(self, event: AssistantMessageEvent) -> list[str]:
@@ -81,7 +101,7 @@ class BlockRedactor:
         if not deltas:
             return []
         whole = "".join(delta.delta for delta in deltas)
-        redacted = _redacted_whole(deltas[0], whole)
+        redacted = _redacted_whole(deltas[0], whole, self._scrub)
         if redacted is None:
             return [self._encode(delta) for delta in deltas]
         merged: dict[str, Any] = {**deltas[0].model_dump(), "delta": redacted}

@@ -29,6 +29,14 @@ from openprogram.providers.recording.rows import (
     encode_json,
     encode_string,
 )
+from openprogram.providers.recording.rules import (
+    MatchingRules,
+    ScrubRule,
+    scrub_text,
+    scrub_value,
+    validate_rules,
+)
+from openprogram.providers.recording.rules_sources import project_rules as find_project_rules
 from openprogram.providers.recording.writer import RecordingSink, RecordingWriteError
 from openprogram.providers.types import (
     AssistantMessageEvent,
@@ -138,12 +146,23 @@ class RecordingProvider:
     """Wraps `provider` and records every call into `path_or_sink` (a path or a `RecordingSink`)."""
 
     def __init__(
-        self, provider: ApiProvider, path_or_sink: str | os.PathLike[str] | RecordingSink
+        self,
+        provider: ApiProvider,
+        path_or_sink: str | os.PathLike[str] | RecordingSink,
+        *,
+        rules: MatchingRules | None = None,
+        project_rules: bool = True,
     ) -> None:
         self.provider = provider
         self.sink = (
             path_or_sink if isinstance(path_or_sink, RecordingSink) else RecordingSink(path_or_sink)
         )
+        found = find_project_rules() if project_rules else MatchingRules()
+        self.scrub: tuple[ScrubRule, ...] = (
+            *found.scrub,
+            *validate_rules(rules or MatchingRules()).scrub,
+        )
+        """The user's scrub rules (`pyproject.toml`, then the caller's), applied after redaction."""
         self.requires_credentials: bool = getattr(provider, "requires_credentials", True)
 
     def stream(
@@ -166,9 +185,19 @@ class RecordingProvider:
         context: Context,
         options: StreamOptions | None,
     ) -> AsyncIterator[AssistantMessageEvent]:
-        call_index = self.sink.begin_call(request_payload(model, context, options))
+        payload = scrub_value(request_payload(model, context, options), self.scrub)
+        call_index = self.sink.begin_call(payload)
         iterator = source.__aiter__()
-        blocks = BlockRedactor(event_json)
+        everywhere = tuple(rule for rule in self.scrub if rule.covers_everything)
+        if everywhere:
+            blocks = BlockRedactor(
+                lambda event: encode_json(
+                    scrub_value(remove_secret_values(event.model_dump(mode="json")), everywhere)
+                ),
+                lambda text: scrub_text(text, everywhere),
+            )
+        else:
+            blocks = BlockRedactor(event_json)
         written = 0
         outcome: CallOutcome | None = "abandoned"
         error: str | None = None

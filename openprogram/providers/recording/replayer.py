@@ -24,6 +24,7 @@ from openprogram.providers.recording.recorder import redact_request_dump, reques
 from openprogram.providers.recording.rules import (
     MatchingRules,
     iter_ruled_differences,
+    scrub_value,
     validate_rules,
 )
 from openprogram.providers.recording.rules_sources import project_rules as find_project_rules
@@ -129,7 +130,7 @@ class ReplayProvider:
             recorded_call = self.recording.calls[index]
             recorded = recorded_call.request_payload()
             if next(iter_request_differences(recorded, dump), None) is not None:
-                incoming = redact_request_dump(dump)
+                incoming = scrub_value(redact_request_dump(dump), self.rules.scrub)
                 absorbed = []
                 for ruled in iter_ruled_differences(recorded, incoming, self.rules):
                     if ruled.absorbed_by is None:

@@ -131,9 +131,18 @@ class NormalizeRule(_RewriteRule):
 
 
 class ScrubRule(_RewriteRule):
-    """Rewrite values at `path` before they are written to a recording (after redaction)."""
+    """Rewrite values at `path` before they are written to a recording (after redaction).
+
+    A request field is scrubbed when the pattern covers its path; a recorded answer (its streamed
+    pieces and its messages) only by rules that cover every field (`**`).
+    """
 
     kind: Literal["scrub"] = "scrub"
+
+    @property
+    def covers_everything(self) -> bool:
+        """True for `**`, which scrubs answers as well as requests."""
+        return self.path.strip() == "**"
 
 
 Rule = IgnoreRule | NormalizeRule | ScrubRule
@@ -339,3 +348,27 @@ def suggest_rule(difference: FieldDifference) -> str | None:
         if compiled.sub(replace, before) == compiled.sub(replace, after):
             return f"normalize {path} {name}"
     return None
+
+
+def scrub_value(value: Any, rules: Iterable[ScrubRule], path: tuple[PathToken, ...] = ()) -> Any:
+    """`value` with every string under a path a scrub rule covers rewritten by that rule."""
+    rules = tuple(rules)
+    if not rules:
+        return value
+    if isinstance(value, dict):
+        return {key: scrub_value(inner, rules, (*path, key)) for key, inner in value.items()}
+    if isinstance(value, list):
+        return [scrub_value(inner, rules, (*path, i)) for i, inner in enumerate(value)]
+    if isinstance(value, str):
+        for rule in rules:
+            if rule.pattern.matches(path):
+                value = rule.rewrite(value)
+    return value
+
+
+def scrub_text(text: str, rules: Iterable[ScrubRule]) -> str:
+    """`text` rewritten by every rule that covers any field (`**`): for streamed answer pieces."""
+    for rule in rules:
+        if rule.covers_everything:
+            text = rule.rewrite(text)
+    return text
