@@ -102,7 +102,7 @@ def iter_differences(
                     yield FieldDifference((*path, key), recorded[key], MISSING, "missing")
             elif key not in recorded:
                 yield FieldDifference((*path, key), MISSING, incoming[key], "added")
-            else:
+            elif not _surely_equal(recorded[key], incoming[key]):  # prune equal subtrees fast
                 yield from iter_differences(recorded[key], incoming[key], (*path, key))
         return
     if isinstance(recorded, list) and isinstance(incoming, list):
@@ -111,7 +111,7 @@ def iter_differences(
                 yield FieldDifference((*path, index), recorded[index], MISSING, "missing")
             elif index >= len(recorded):
                 yield FieldDifference((*path, index), MISSING, incoming[index], "added")
-            else:
+            elif not _surely_equal(recorded[index], incoming[index]):
                 yield from iter_differences(recorded[index], incoming[index], (*path, index))
         return
     if json_type_name(recorded) != json_type_name(incoming):

@@ -8,7 +8,7 @@
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any, Literal
 
@@ -52,10 +52,18 @@ class FieldPattern:
 
     text: str
     tokens: tuple[PatternToken, ...]
+    _seen: dict[tuple[PathToken, ...], bool] = field(
+        default_factory=dict, compare=False, hash=False, repr=False
+    )
 
     def matches(self, path: tuple[PathToken, ...]) -> bool:
         """True when the pattern names `path` or one of the fields that contain it."""
-        return _covers(self.tokens, tuple(path))
+        seen = self._seen.get(path)
+        if seen is None:
+            if len(self._seen) > 65536:  # a bound, for runs with very many distinct paths
+                self._seen.clear()
+            seen = self._seen[path] = _covers(self.tokens, tuple(path))
+        return seen
 
     def names_exactly(self, path: tuple[PathToken, ...]) -> bool:
         """True when the pattern names `path` itself (not only a field containing it)."""
@@ -109,6 +117,7 @@ def _matches_exactly(tokens: tuple[PatternToken, ...], path: tuple[PathToken, ..
     return bool(path) and _step(head, path[0]) and _matches_exactly(rest, path[1:])
 
 
+@lru_cache(maxsize=65536)
 def _covers(tokens: tuple[PatternToken, ...], path: tuple[PathToken, ...]) -> bool:
     return any(_matches_exactly(tokens, path[:end]) for end in range(len(path), -1, -1))
 

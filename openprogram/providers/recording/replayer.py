@@ -16,7 +16,6 @@ from openprogram.errors import OpenProgramError
 from openprogram.providers.recording.differences import (
     PathToken,
     format_field_path,
-    iter_request_differences,
 )
 from openprogram.providers.recording.mismatch import ReplayMismatch
 from openprogram.providers.recording.reader import RecordedCall, Recording, read_recording
@@ -129,24 +128,27 @@ class ReplayProvider:
                 )
             recorded_call = self.recording.calls[index]
             recorded = recorded_call.request_payload()
-            if next(iter_request_differences(recorded, dump), None) is not None:
-                incoming = scrub_value(redact_request_dump(dump), self.rules.scrub)
-                absorbed = []
-                for ruled in iter_ruled_differences(recorded, incoming, self.rules):
-                    if ruled.absorbed_by is None:
-                        raise self._mismatch(
-                            ReplayMismatch.from_difference(
-                                index, ruled.difference, recorded, incoming
+            ruled = list(iter_ruled_differences(recorded, dump, self.rules))
+            if ruled:
+                # Most differing requests are fully absorbed by the rules as they are; only a
+                # difference that remains is worth redacting (and scrubbing) to compare again.
+                if any(not r.absorbed for r in ruled):
+                    incoming = scrub_value(redact_request_dump(dump), self.rules.scrub)
+                    ruled = list(iter_ruled_differences(recorded, incoming, self.rules))
+                    for r in ruled:
+                        if r.absorbed_by is None:
+                            raise self._mismatch(
+                                ReplayMismatch.from_difference(
+                                    index, r.difference, recorded, incoming
+                                )
                             )
-                        )
-                    absorbed.append(ruled)
-                for ruled in absorbed:
+                for r in ruled:
                     self._report(
                         {
                             "type": "absorbed",
                             "call_index": index,
-                            "field_path": ruled.difference.field_path,
-                            "rule": ruled.absorbed_by.describe() if ruled.absorbed_by else None,
+                            "field_path": r.difference.field_path,
+                            "rule": r.absorbed_by.describe() if r.absorbed_by else None,
                         }
                     )
             self._consumed += 1
