@@ -1,0 +1,48 @@
+"""The dated agent example: recorded once, it replays green another day with only its
+`pyproject.toml` rules; without them, the same check mismatches and suggests the rule."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+from tests.recording_files import REPO_ROOT, subprocess_env
+
+EXAMPLE = REPO_ROOT / "examples" / "dated_agent"
+
+
+def run_in(project: Path, home: Path, *args: str, day: str) -> subprocess.CompletedProcess[str]:
+    """`openprogram recordings ARGS` run from the example's folder, on the given day."""
+    return subprocess.run(
+        [sys.executable, "-m", "openprogram", "recordings", *args],
+        env=subprocess_env(home, OPENPROGRAM_EXAMPLE_TODAY=day, PYTHONPATH=str(REPO_ROOT)),
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=project,
+    )
+
+
+def test_the_dated_agent_replays_green_the_next_day(openprogram_home: Path, tmp_path: Path) -> None:
+    project = tmp_path / "dated_agent"
+    shutil.copytree(EXAMPLE, project)
+    agent = [sys.executable, str(project / "agent.py")]
+    made = run_in(
+        project, openprogram_home, "record", "--name", "dated", "--", *agent, day="2026-12-01"
+    )
+    assert made.returncode == 0, made.stderr
+    next_day = run_in(project, openprogram_home, "check", "dated", "--json", day="2026-12-02")
+    result = json.loads(next_day.stdout)
+    assert next_day.returncode == 0 and result["status"] == "ok", next_day.stdout
+    assert {a["field_path"] for a in result["absorbed"]} >= {"context.system_prompt"}
+    assert any("tmp-path" in (a["rule"] or "") for a in result["absorbed"])
+
+    (project / "pyproject.toml").unlink()  # the same program, no rules
+    bare = run_in(project, openprogram_home, "check", "dated", "--json", day="2026-12-02")
+    mismatch = json.loads(bare.stdout)["mismatch"]
+    assert bare.returncode == 1 and mismatch["field_path"] == "context.system_prompt"
+    assert mismatch["suggestion"] == "normalize context.system_prompt iso-datetime"
