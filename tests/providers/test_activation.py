@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from openprogram.providers import api_registry as initialization_module
+from openprogram.providers import api_registry as runtime_module
 from openprogram.providers import get_api_provider, provider_runtime_mode
 from openprogram.providers.api_registry import RuntimeState, provider_runtime_state
 from openprogram.providers.recording.activation import BlockedProvider
@@ -159,7 +159,7 @@ def test_concurrent_first_lookups_share_one_initialization(
         assert release.wait(timeout=30)  # held until every other caller is waiting for it
         return {"scripted": ScriptedProvider(responder=echo_responder)}
 
-    monkeypatch.setattr(initialization_module, "builtin_providers", held_builtins)
+    monkeypatch.setattr(runtime_module, "builtin_providers", held_builtins)
     found: list[object] = []
     lock = threading.Lock()
 
@@ -173,7 +173,7 @@ def test_concurrent_first_lookups_share_one_initialization(
     assert entered.wait(timeout=30)
     for thread in threads[1:]:
         thread.start()
-    runtime = initialization_module._runtime
+    runtime = runtime_module._runtime
     deadline = time.monotonic() + 30
     while len(runtime.condition._waiters) < 7:  # type: ignore[attr-defined]
         assert time.monotonic() < deadline, "the other lookups never waited for the runtime"

@@ -1,9 +1,8 @@
 """A row's fields as plain JSON, for what must be on screen before the row models are built.
 
 Building the library's pydantic row models costs more than Textual's own first paint, so the line
-index and the first call rows read the few fields they show (type, call index, model, outcome) with
-the C JSON decoder instead. This decides nothing about validity: the strict reader's verdict and the
-strict row parser (`row_reading`, used as soon as it is loaded) do.
+index and the call list read the few fields they show (type, call index, model, outcome) with the C
+JSON decoder instead. This decides nothing about validity: the strict reader's verdict does.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """The one error of a recording file that cannot be used: where (file, line, call) and why.
 
-Raised by the strict reader (`recording_reader`) and by viewers indexing a file; it has a module of
+Raised by the strict reader (`reader`) and by viewers indexing a file; it has a module of
 its own so that catching it needs no pydantic import. `open_for_reading` is how both open a file.
 """
 
