@@ -165,13 +165,16 @@ def _unlink_unlocked(path: Path) -> int:
         os.close(fd)
 
 
-def locate_managed(recording_id: str) -> RecordingLocation:
+def locate_managed(recording_id: str, action: str = "delete") -> RecordingLocation:
     """The location of a managed recording ID; refuses paths outside the managed root."""
     location = locate_recording(recording_id)
     if not location.managed:
+        participle = {"delete": "deleted", "repair": "repaired"}.get(action, f"{action}ed")
         raise RecordingRemovalError(
             location.path,
-            "is outside the managed recordings directory; only managed recordings are deleted",
+            f"is outside the managed recordings directory; only managed recordings are "
+            f"{participle} (give a managed ID, see `openprogram recordings list`)",
+            action=action,
         )
     return location
 

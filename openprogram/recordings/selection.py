@@ -121,8 +121,11 @@ def select_replay(selector: str) -> Path:
     never chmod-ed) and strictly valid; only then is the configuration written.
     """
     location = locate_recording(selector)
-    check_recording_file(location, repair_managed=True)
+    # Not a recording at all says more than its permissions: refuse what is not a regular file,
+    # read it strictly, and only then insist on 0600.
+    check_recording_file(location, permissions=False)
     read_recording(location.path)
+    check_recording_file(location, repair_managed=True)
     stored = location.recording_id if location.managed else str(location.path)
     write_record_replay_config(RecordReplayConfig(mode="replay", file=stored))
     return location.path

@@ -382,3 +382,24 @@ def test_check_ignore_absorbs_a_field_and_says_so(openprogram_home: Path) -> Non
     typo = run_cli(openprogram_home, "check", "echo", "--ignore", "context.mesages")
     assert typo.returncode == 1
     assert "'context.mesages' can never match a field of a request" in one_error_line(typo.stderr)
+
+
+def test_repair_outside_the_managed_directory_speaks_of_repair(openprogram_home: Path) -> None:
+    done = run_cli(openprogram_home, "repair", "../evil")
+    line = one_error_line(done.stderr)
+    assert done.returncode == 1 and line.startswith("error: cannot repair ")
+    assert "only managed recordings are repaired" in line and "deleted" not in line
+
+
+def test_replay_of_a_file_that_is_no_recording_says_so_before_its_permissions(
+    openprogram_home: Path, tmp_path: Path
+) -> None:
+    binary = tmp_path / "ls.jsonl"
+    binary.write_bytes(Path(sys.executable).read_bytes()[:4096])
+    binary.chmod(0o644)
+    done = run_cli(openprogram_home, "replay", str(binary))
+    line = one_error_line(done.stderr)
+    assert done.returncode == 1 and "at line 1" in line and "permissions" not in line
+    link = tmp_path / "link.jsonl"
+    link.symlink_to(binary)
+    assert "is a symlink" in one_error_line(run_cli(openprogram_home, "replay", str(link)).stderr)

@@ -103,8 +103,11 @@ def locate_recording(selector: str) -> RecordingLocation:
     return RecordingLocation(path, None)
 
 
-def check_recording_file(location: RecordingLocation, *, repair_managed: bool = False) -> None:
-    """Refuse a symlink, a non-regular file, or permissions wider than 0600.
+def check_recording_file(
+    location: RecordingLocation, *, repair_managed: bool = False, permissions: bool = True
+) -> None:
+    """Refuse a symlink, a non-regular file, or (unless `permissions` is off) permissions wider
+    than 0600.
 
     A managed file of ours with wide permissions is tightened when `repair_managed` is set; an
     external file is never chmod-ed (the message says how to fix it).
@@ -122,7 +125,7 @@ def check_recording_file(location: RecordingLocation, *, repair_managed: bool = 
         raise RecordingSelectorError(str(path), "is a symlink; refusing to follow it")
     if not stat.S_ISREG(info.st_mode):
         raise RecordingSelectorError(str(path), "is not a regular file")
-    if info.st_mode & 0o077:
+    if permissions and info.st_mode & 0o077:
         if repair_managed and location.managed and info.st_uid == os.getuid():
             path.chmod(0o600)
             return
