@@ -21,6 +21,7 @@ import os
 import sys
 
 from openprogram.agent import echo_tool, run_agent_loop
+from openprogram.errors import OpenProgramError
 from openprogram.providers import Context, Model, TextContent, UserMessage
 
 REAL_MODELS = {
@@ -55,4 +56,8 @@ async def main(word: str | None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(asyncio.run(main(" ".join(sys.argv[1:]) or None)))
+    try:
+        sys.exit(asyncio.run(main(" ".join(sys.argv[1:]) or None)))
+    except OpenProgramError as error:  # e.g. a replay mismatch: its message says it all
+        print(f"echo_agent: {error}", file=sys.stderr)
+        sys.exit(1)

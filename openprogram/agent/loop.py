@@ -50,6 +50,7 @@ async def run_agent_loop(
     Each turn is one `stream_simple` call; every tool call of a `toolUse` answer runs in order and its
     `ToolResultMessage` is appended before the next call. An `error` answer ends the loop.
     """
+    __tracebackhide__ = True  # pytest shows the caller's line, not ours
     by_name = {tool.name: tool for tool in tools}
     conversation = context.model_copy(deep=True)
     if tools:

@@ -57,6 +57,7 @@ async def stream(
     model: Model, context: Context, options: StreamOptions | None = None
 ) -> AsyncIterator[AssistantMessageEvent]:
     """Stream one call's events from the provider registered for `model.api`."""
+    __tracebackhide__ = True  # pytest shows the caller's line, not ours
     provider = get_api_provider(model.api)
     resolved = _with_credentials(provider, model, options or StreamOptions())
     async with _closing(provider.stream(model, context, resolved)) as events:
@@ -68,6 +69,7 @@ async def stream_simple(
     model: Model, context: Context, options: SimpleStreamOptions | None = None
 ) -> AsyncIterator[AssistantMessageEvent]:
     """Like `stream`, with vendor-neutral options (`reasoning` effort)."""
+    __tracebackhide__ = True  # pytest shows the caller's line, not ours
     provider = get_api_provider(model.api)
     resolved = _with_credentials(provider, model, options or SimpleStreamOptions())
     async with _closing(provider.stream_simple(model, context, resolved)) as events:
@@ -77,6 +79,7 @@ async def stream_simple(
 
 async def drain(events: AsyncIterator[AssistantMessageEvent]) -> AssistantMessage:
     """Consume a stream and return its final message (the `done` message or the `error` one)."""
+    __tracebackhide__ = True  # pytest shows the caller's line, not ours
     accumulator = MessageAccumulator()
     try:
         async for event in events:
@@ -94,6 +97,7 @@ async def complete(
     model: Model, context: Context, options: StreamOptions | None = None
 ) -> AssistantMessage:
     """Make one call and return the final `AssistantMessage`."""
+    __tracebackhide__ = True  # pytest shows the caller's line, not ours
     return await drain(stream(model, context, options))
 
 
@@ -101,4 +105,5 @@ async def complete_simple(
     model: Model, context: Context, options: SimpleStreamOptions | None = None
 ) -> AssistantMessage:
     """Like `complete`, through `stream_simple`."""
+    __tracebackhide__ = True  # pytest shows the caller's line, not ours
     return await drain(stream_simple(model, context, options))

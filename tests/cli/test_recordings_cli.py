@@ -403,3 +403,19 @@ def test_replay_of_a_file_that_is_no_recording_says_so_before_its_permissions(
     link = tmp_path / "link.jsonl"
     link.symlink_to(binary)
     assert "is a symlink" in one_error_line(run_cli(openprogram_home, "replay", str(link)).stderr)
+
+
+def test_the_documented_replay_of_the_echo_agent_ends_in_one_message_not_a_traceback(
+    openprogram_home: Path,
+) -> None:
+    assert run_cli(openprogram_home, "record", "--name", "echo").returncode == 0
+    program = [sys.executable, "examples/echo_agent.py"]
+    env = subprocess_env(openprogram_home)
+    first = subprocess.run([*program, "hi"], env=env, capture_output=True, text=True, cwd=REPO_ROOT)
+    assert first.returncode == 0, first.stderr
+    assert run_cli(openprogram_home, "replay", "echo").returncode == 0
+    bye = subprocess.run([*program, "bye"], env=env, capture_output=True, text=True, cwd=REPO_ROOT)
+    assert bye.returncode == 1 and "Traceback" not in bye.stderr
+    assert bye.stderr.splitlines()[0] == (
+        "echo_agent: replay mismatch at call 1, field context.messages[2].content[0].text:"
+    )

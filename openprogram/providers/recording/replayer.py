@@ -112,6 +112,7 @@ class ReplayProvider:
         nothing, so an incoming dump equal to it would stay equal once redacted: only a request
         that differs is redacted before it is compared again and reported.
         """
+        __tracebackhide__ = True  # pytest shows the caller's line, not ours
         with self._lock:
             index = self._consumed
             total = len(self.recording.calls)
@@ -168,6 +169,7 @@ class ReplayProvider:
         return self._replay(request_dump(model, context, options))
 
     async def _replay(self, dump: dict[str, Any]) -> AsyncIterator[AssistantMessageEvent]:
+        __tracebackhide__ = True  # pytest shows the caller's line, not ours
         call = self._take(dump)
         for event in call.events:
             yield event
