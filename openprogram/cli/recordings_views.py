@@ -6,7 +6,7 @@ import argparse
 import json
 import os
 import stat
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from openprogram.cli.commands import add_command
 from openprogram.cli.output import Output, aligned
@@ -22,7 +22,7 @@ from openprogram.recordings import (
     locate_recording,
 )
 from openprogram.recordings.transcript_text import transcript_text
-from openprogram.text import human_size, one_line
+from openprogram.text import human_size, one_line, plural
 
 if TYPE_CHECKING:
     from openprogram.cli.commands import Subcommands
@@ -33,6 +33,23 @@ CONTENT_REMINDER = (
 )
 LIST_HEADING = ("ID", "CREATED", "CALLS", "EVENTS", "SIZE")
 CALL_HEADING = ("CALL", "API", "PROVIDER", "MODEL", "EVENTS", "OUTCOME")
+HEADER_VALUE_LIMIT = 200
+"""A header value longer than this is cut in the text form (a header can hold anything)."""
+JSON_VALUE_LIMIT = 10_000
+"""A header string longer than this is cut in `--json` (`header_truncated` says so)."""
+
+
+def bounded(value: Any, limit: int) -> tuple[Any, bool]:
+    """`value` with every string longer than `limit` cut (marked with `…`), and whether any was."""
+    if isinstance(value, str):
+        return (value[: limit - 1] + "…", True) if len(value) > limit else (value, False)
+    if isinstance(value, dict):
+        items = {key: bounded(inner, limit) for key, inner in value.items()}
+        return {key: v for key, (v, _) in items.items()}, any(c for _, c in items.values())
+    if isinstance(value, list):
+        pairs = [bounded(inner, limit) for inner in value]
+        return [v for v, _ in pairs], any(c for _, c in pairs)
+    return value, False
 
 
 def register(commands: Subcommands) -> None:
@@ -162,6 +179,9 @@ def _print_details(details: RecordingDetails, out: Output) -> None:
         out.line("header:")
     for key, value in metadata.items():
         shown = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+        if len(shown) > HEADER_VALUE_LIMIT:
+            cut = one_line(shown, HEADER_VALUE_LIMIT)
+            shown = f"{cut} ({len(shown):,} characters; `--content` prints the whole file)"
         out.line(f"  {key}: {shown}")
     if details.calls:
         out.line("")
@@ -170,7 +190,7 @@ def _print_details(details: RecordingDetails, out: Output) -> None:
         out.line((f"call {call_index} has no call_end (unfinished)", "yellow"))
     if details.problems:
         out.line("")
-        out.line((f"{len(details.problems)} problem(s):", "bold red"))
+        out.line((f"{plural(len(details.problems), 'problem')}:", "bold red"))
         for problem in details.problems:
             out.line("  ", problem)
 
@@ -202,7 +222,9 @@ def show_command(args: argparse.Namespace, out: Output) -> int:
         raise RecordingFileError(location.path, None, None, "file not found")
     details = describe_recording(args.selector)
     if args.json:
-        out.json(details.to_json())
+        document = details.to_json()
+        document["header"], cut = bounded(document["header"], JSON_VALUE_LIMIT)
+        out.json({**document, "header_truncated": cut})
     else:
         _print_details(details, out)
     return 0 if details.summary.valid else 1

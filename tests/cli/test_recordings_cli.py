@@ -419,3 +419,16 @@ def test_the_documented_replay_of_the_echo_agent_ends_in_one_message_not_a_trace
     assert bye.stderr.splitlines()[0] == (
         "echo_agent: replay mismatch at call 1, field context.messages[2].content[0].text:"
     )
+
+
+def test_show_bounds_a_huge_header_value_in_text_and_json(openprogram_home: Path) -> None:
+    root = managed_dir(openprogram_home)
+    huge = "x" * 5_000_000
+    write_recording(root / "big.jsonl", header={"recording_id": "big", "notes": huge})
+    text = run_cli(openprogram_home, "show", "big")
+    assert text.returncode == 0 and len(text.stdout) < 5_000
+    assert "(5,000,000 characters; `--content` prints the whole file)" in text.stdout
+    done = run_cli(openprogram_home, "show", "big", "--json")
+    result = json.loads(done.stdout)
+    assert len(done.stdout) < 20_000 and result["header_truncated"] is True
+    assert result["header"]["notes"].endswith("…") and len(result["header"]["notes"]) == 10_000
