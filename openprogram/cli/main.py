@@ -6,7 +6,10 @@ import argparse
 import sys
 from collections.abc import Sequence
 
+import argcomplete
+
 from openprogram import __version__
+from openprogram.cli.completion import register_completion
 from openprogram.cli.output import Output
 from openprogram.cli.recordings import register_recordings_command
 
@@ -23,6 +26,7 @@ examples:
   openprogram recordings replay ID       answer from that recording, offline
   openprogram recordings off             back to live calls
   openprogram recordings list            every managed recording
+  openprogram completion bash            shell completion (bash, zsh, fish)
 
 exit codes: 0 ok, 1 failed, 2 usage error or refused confirmation"""
 
@@ -38,12 +42,14 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"openprogram {__version__}")
     commands = parser.add_subparsers(title="commands", metavar="COMMAND")
     register_recordings_command(commands)
+    register_completion(commands)
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit code (0 ok, 1 failed, 2 usage)."""
     parser = build_parser()
+    argcomplete.autocomplete(parser)  # answers a shell's completion request, else does nothing
     words = list(sys.argv[1:] if argv is None else argv)
     # Everything after the first `--` is the program to run, untouched by our own option parsing
     # (argparse would otherwise refuse `check ID --json -- python -c ...`).
