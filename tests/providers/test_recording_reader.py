@@ -190,6 +190,13 @@ def test_malformed_files_are_refused_with_line_call_and_reason(
     assert str(error).startswith(f"recording file {path} at line {line}")
 
 
+def test_a_foreign_json_lines_file_is_named_as_such(tmp_path: Path) -> None:
+    path = write_lines(tmp_path / "app.log.jsonl", [{"ts": 1, "msg": "hello"}, {"ts": 2}])
+    with pytest.raises(RecordingFileError) as caught:
+        read_recording(path)
+    assert caught.value.reason == 'not an OpenProgram recording (first row: {"msg":"hello","ts":1})'
+
+
 def test_optional_header_metadata_is_still_ignored(tmp_path: Path) -> None:
     """Only the header may carry keys a reader does not know (metadata never bumps the version)."""
     header = {**HEADER, "recording_id": "x", "created_at": "2026-12-02T10:00:00Z", "future": [1]}

@@ -32,6 +32,7 @@ from openprogram.providers.recording.format import (
 from openprogram.providers.recording.rows import RECORDING_FORMAT_VERSION, ROW_TYPES
 from openprogram.providers.recording.scan_facts import MAX_PROBLEMS, ScanFacts, ScanProblem
 from openprogram.providers.types import EVENT_TYPES, AssistantMessageEvent
+from openprogram.text import one_line
 
 
 @dataclass(frozen=True)
@@ -231,7 +232,11 @@ def _parse(target: Path, data: bytes, strict: bool) -> RecordingScan:
             call_index, reason = _explain(line, exc)
             if call_index in open_calls:
                 open_calls[call_index].damaged = True
-            if header is None and not reason.startswith("header row"):
+            if header is None and reason.startswith("unknown row type"):
+                # Another tool's JSON lines: say what the file is, and show how it begins.
+                first = line.decode("utf-8", errors="replace")
+                reason = f"not an OpenProgram recording (first row: {one_line(first, 80)})"
+            elif header is None and not reason.startswith("header row"):
                 reason += " (the first row must be the header)"
             problems.add(number, call_index, reason)
             if header is None:
