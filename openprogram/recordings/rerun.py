@@ -63,6 +63,9 @@ class AbsorbedDifference(BaseModel):
     call_index: int
     field_path: str
     rule: str | None
+    """The rule, as `describe()` writes it: `ignore options.metadata.request_id`."""
+    source: str | None = None
+    """Where the rule was declared: a `pyproject.toml` path, `recording header` or `caller`."""
 
 
 class CheckResult(BaseModel):

@@ -377,6 +377,7 @@ def test_check_ignore_absorbs_a_field_and_says_so(openprogram_home: Path) -> Non
             "call_index": 1,
             "field_path": "context.messages[2].content[0].text",
             "rule": f"ignore {text}",
+            "source": "the command line's rules",
         }
     ]
     typo = run_cli(openprogram_home, "check", "echo", "--ignore", "context.mesages")

@@ -64,15 +64,21 @@ def test_caller_rules_absorb_the_date_and_report_it(tmp_path: Path) -> None:
     replay(provider, context("2026-12-02"))
     assert provider.call_count == 1
     assert {"type": "absorbed", "call_index": 0, "field_path": "context.system_prompt",
-            "rule": "normalize context.system_prompt iso-datetime"} in reports  # fmt: skip
+            "rule": "normalize context.system_prompt iso-datetime", "source": "caller"} in reports  # fmt: skip
 
 
 def test_a_real_change_still_mismatches_and_names_no_absorbed_field(tmp_path: Path) -> None:
     rules = MatchingRules(normalize=(DATE,), ignore=(IgnoreRule(path="context.system_prompt"),))
-    provider = ReplayProvider(record(tmp_path / "r.jsonl"), rules=rules)
+    reports: list[dict[str, Any]] = []
+    provider = ReplayProvider(record(tmp_path / "r.jsonl"), rules=rules, on_report=reports.append)
     with pytest.raises(ReplayMismatch) as caught:
         replay(provider, context("2026-12-02", said="bye"))
     assert caught.value.field_path == "context.messages[0].content"
+    # What the rules absorbed in the call that mismatches is told too (the TUI dims it).
+    absorbed = [row for row in reports if row["type"] == "absorbed"]
+    assert [(row["field_path"], row["rule"]) for row in absorbed] == [
+        ("context.system_prompt", "ignore context.system_prompt")
+    ]
 
 
 def test_header_rules_apply_and_merge_after_pyproject_before_the_caller(

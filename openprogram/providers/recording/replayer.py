@@ -22,6 +22,7 @@ from openprogram.providers.recording.reader import RecordedCall, Recording, read
 from openprogram.providers.recording.recorder import redact_request_dump, request_dump
 from openprogram.providers.recording.rules import (
     MatchingRules,
+    RuledDifference,
     iter_ruled_differences,
     scrub_value,
     validate_rules,
@@ -83,6 +84,20 @@ class ReplayProvider:
         self._report({"type": "mismatch", **mismatch.report().model_dump(mode="json")})
         return mismatch
 
+    def _report_absorbed(self, call_index: int, ruled: list[RuledDifference]) -> None:
+        """Tell which differences of a call the rules absorbed (also of a call that mismatches)."""
+        for r in ruled:
+            if r.absorbed_by is not None:
+                self._report(
+                    {
+                        "type": "absorbed",
+                        "call_index": call_index,
+                        "field_path": r.difference.field_path,
+                        "rule": r.absorbed_by.describe(),
+                        "source": r.absorbed_by.source,
+                    }
+                )
+
     @property
     def call_count(self) -> int:
         """How many recorded calls have been consumed (matched) so far."""
@@ -130,28 +145,19 @@ class ReplayProvider:
             recorded_call = self.recording.calls[index]
             recorded = recorded_call.request_payload()
             ruled = list(iter_ruled_differences(recorded, dump, self.rules))
-            if ruled:
+            if any(not r.absorbed for r in ruled):
                 # Most differing requests are fully absorbed by the rules as they are; only a
                 # difference that remains is worth redacting (and scrubbing) to compare again.
-                if any(not r.absorbed for r in ruled):
-                    incoming = scrub_value(redact_request_dump(dump), self.rules.scrub)
-                    ruled = list(iter_ruled_differences(recorded, incoming, self.rules))
-                    for r in ruled:
-                        if r.absorbed_by is None:
-                            raise self._mismatch(
-                                ReplayMismatch.from_difference(
-                                    index, r.difference, recorded, incoming
-                                )
-                            )
-                for r in ruled:
-                    self._report(
-                        {
-                            "type": "absorbed",
-                            "call_index": index,
-                            "field_path": r.difference.field_path,
-                            "rule": r.absorbed_by.describe() if r.absorbed_by else None,
-                        }
+                incoming = scrub_value(redact_request_dump(dump), self.rules.scrub)
+                ruled = list(iter_ruled_differences(recorded, incoming, self.rules))
+                self._report_absorbed(index, ruled)
+                counting = next((r.difference for r in ruled if not r.absorbed), None)
+                if counting is not None:
+                    raise self._mismatch(
+                        ReplayMismatch.from_difference(index, counting, recorded, incoming)
                     )
+            else:
+                self._report_absorbed(index, ruled)
             self._consumed += 1
             self._report({"type": "consumed", "call_index": index, "calls_recorded": total})
             return recorded_call
