@@ -139,7 +139,9 @@ def _check_pyproject(text: str, path: Path) -> None:
             table.get("replay", {}), table.get("record", {}), str(path), f"{path}: tool.openprogram"
         )
     except (tomllib.TOMLDecodeError, RulesConfigError, AttributeError) as exc:
-        raise RuleEditError(f"{path}: the edit would not be usable ({exc}); nothing written") from None
+        raise RuleEditError(
+            f"{path}: the edit would not be usable ({exc}); nothing written"
+        ) from None
 
 
 def add_rule_to_header(recording: Path, rule: ComparisonRule) -> MatchingRules:

@@ -117,7 +117,7 @@ def test_header_rule_turns_a_mismatch_into_ok_and_keeps_every_other_row(tmp_path
 def test_header_edit_of_a_file_that_is_not_a_recording_changes_nothing(tmp_path: Path) -> None:
     path = tmp_path / "notes.jsonl"
     path.write_text('{"hello": 1}\n')
-    with pytest.raises(RuleEditError, match="notes.jsonl.*line 1.*not a header"):
+    with pytest.raises(RuleEditError, match=r"notes.jsonl.*line 1.*not a header"):
         add_rule_to_header(path, IgnoreRule(path="options.metadata.request_id"))
     assert path.read_text() == '{"hello": 1}\n'
     assert sorted(p.name for p in tmp_path.iterdir()) == ["notes.jsonl"]
