@@ -29,6 +29,11 @@ from openprogram.providers import (
     UserMessage,
 )
 from openprogram.providers.recording.recorder import RecordingProvider, request_payload
+from openprogram.providers.recording.rules import (
+    MatchingRules,
+    NormalizeRule,
+    iter_ruled_differences,
+)
 from openprogram.providers.replay import (
     MismatchReport,
     ReplayMismatch,
@@ -37,6 +42,7 @@ from openprogram.providers.replay import (
 )
 from openprogram.providers.scripted import ScriptedProvider, TextStep
 from openprogram.recordings import CheckResult
+from openprogram.recordings.rerun import AbsorbedDifference
 
 CLOCK = 1_767_605_400_000
 ECHO_ARGV = ["python", "examples/echo_agent.py", "bye"]
@@ -152,6 +158,30 @@ def check_result(status: str, mismatch: MismatchReport | None = None, **fields: 
 def content_mismatch() -> CheckResult:
     """Call 1, `context.messages[2].content[0].text`: 'echo:hi' recorded, 'echo:bye' incoming."""
     return check_result("mismatch", mismatch_of(echo_request(), echo_request("echo:bye")))
+
+
+def absorbed_mismatch() -> CheckResult:
+    """The date in the system prompt changed (absorbed by a pyproject rule); the tool answer too."""
+    recorded = echo_request(system_prompt="Today is 2026-12-01. " + SYSTEM_PROMPT)
+    incoming = echo_request("echo:bye", system_prompt="Today is 2026-12-02. " + SYSTEM_PROMPT)
+    rule = NormalizeRule(
+        path="context.system_prompt", preset="iso-datetime", source="/work/agent/pyproject.toml"
+    )
+    rules = MatchingRules(normalize=(rule,))
+    ruled = list(iter_ruled_differences(recorded, incoming, rules))
+    counting = next(r.difference for r in ruled if not r.absorbed)
+    mismatch = ReplayMismatch.from_difference(1, counting, recorded, incoming).report()
+    absorbed = [
+        AbsorbedDifference(
+            call_index=1,
+            field_path=r.difference.field_path,
+            rule=r.absorbed_by.describe(),
+            source=r.absorbed_by.source,
+        )
+        for r in ruled
+        if r.absorbed_by is not None
+    ]
+    return check_result("mismatch", mismatch, rules=rules.describe(), absorbed=absorbed)
 
 
 def missing_key_mismatch() -> CheckResult:

@@ -1,13 +1,12 @@
-"""The real `openprogram-tui` in tmux: rerun a recording against a changed command, find the path."""
+"""The real `openprogram-tui` in tmux: rerun a recording against a changed command, find the path,
+and go from a mismatch to ok by adding rules with `z`."""
 
 from __future__ import annotations
 
 import os
 import shlex
 import shutil
-import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -20,53 +19,46 @@ pytestmark = pytest.mark.e2e
 REPO = Path(__file__).resolve().parents[2]
 
 
-def test_r_reruns_against_a_changed_command_and_shows_the_differing_path(
-    openprogram_home: Path,
-) -> None:
-    if shutil.which("tmux") is None:
-        pytest.skip("tmux is not installed")
-    made = record_command(
-        [sys.executable, "examples/echo_agent.py", "hi"], name="echo", cwd=str(REPO)
-    )
-    assert made.exit_code == 0 and made.path is not None
-    name = f"optui-rerun-{os.getpid()}"
+def tui_line(openprogram_home: Path, *args: str, **extra: str) -> str:
+    """The shell line that starts the TUI with only the environment a user would have."""
     env = {
         "TERM": "xterm-256color",
         "TEXTUAL_ANIMATIONS": "none",
         "OPENPROGRAM_HOME": str(openprogram_home),
         "PYTHONPATH": os.environ.get("PYTHONPATH", ""),
+        **extra,
     }
-    command = " ".join(
+    return " ".join(
         ["exec", "env", "-u", "COLUMNS", "-u", "LINES"]
         + [f"{k}={shlex.quote(v)}" for k, v in env.items()]
-        + [*tui_command(), shlex.quote(made.path)]
+        + [*tui_command(), *(shlex.quote(arg) for arg in args)]
     )
-    started = subprocess.run(
-        [
-            "tmux",
-            "new-session",
-            "-d",
-            "-s",
-            name,
-            "-x",
-            "120",
-            "-y",
-            "40",
-            "-c",
-            str(REPO),
-            command,
-        ],
-        check=False,
+
+
+@pytest.fixture
+def tmux_available() -> None:
+    if shutil.which("tmux") is None:
+        pytest.skip("tmux is not installed")
+
+
+def test_r_reruns_against_a_changed_command_and_shows_the_differing_path(
+    openprogram_home: Path, tmux_available: None
+) -> None:
+    made = record_command(
+        [sys.executable, "examples/echo_agent.py", "hi"], name="echo", cwd=str(REPO)
     )
-    assert started.returncode == 0
-    terminal = Terminal(name)
+    assert made.exit_code == 0 and made.path is not None
+    terminal = Terminal("optui-rerun")
+    assert terminal.start(tui_line(openprogram_home, made.path), cwd=REPO)
     try:
         terminal.wait_for("echo.jsonl", "scripted/echo-1")
         terminal.keys("r")
         terminal.wait_for("enter runs")
         terminal.keys("C-u")
-        time.sleep(0.5)  # Textual drops keys that arrive in the same burst as the clearing one
-        terminal.tmux("send-keys", "-t", name, "-l", f"{sys.executable} examples/echo_agent.py bye")
+        terminal.wait_for("python my_agent.py --flag")  # the cleared field shows its placeholder
+        terminal.tmux(
+            "send-keys", "-t", terminal.name, "-l", f"{sys.executable} examples/echo_agent.py bye"
+        )
         terminal.keys("Enter")
         screen = terminal.wait_for(
             "call 1 › context › messages[2] › content[0] › text", "'echo:bye'"
@@ -75,4 +67,36 @@ def test_r_reruns_against_a_changed_command_and_shows_the_differing_path(
         assert "mismatch" in screen
         terminal.keys("C-q")
     finally:
-        terminal.tmux("kill-session", "-t", name)
+        terminal.close()
+
+
+def test_z_turns_a_next_day_mismatch_into_ok_in_two_rules(
+    openprogram_home: Path, tmux_available: None, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    project = tmp_path / "dated"
+    project.mkdir()
+    shutil.copy(REPO / "examples" / "dated_agent" / "agent.py", project / "agent.py")
+    monkeypatch.setenv("OPENPROGRAM_EXAMPLE_TODAY", "2026-12-01")
+    made = record_command([sys.executable, "agent.py"], name="dated", cwd=str(project))
+    assert made.exit_code == 0 and made.path is not None
+    line = tui_line(openprogram_home, "--check", made.path, OPENPROGRAM_EXAMPLE_TODAY="2026-12-02")
+    terminal = Terminal("optui-rules")
+    assert terminal.start(line, cwd=project)
+    try:
+        terminal.wait_for("call 0 › context › system_prompt", "2026-12-02")
+        terminal.keys("z")
+        terminal.wait_for("normalize context.system_prompt iso-datetime", "will not count")
+        terminal.keys("Enter")  # into the recording's header; the rerun runs again
+        terminal.wait_for("call 1 › context › messages[2] › content[0] › text", "(≈ iso-datetime)")
+        terminal.keys("z")
+        terminal.wait_for("tmp-path", "will not count")
+        terminal.wait_for("Goes into the header of dated.jsonl")
+        terminal.keys("C-t")  # save into the project instead
+        terminal.wait_for("Goes into pyproject.toml")  # shown relative to where the TUI runs
+        terminal.keys("Enter")
+        terminal.wait_for("✓ ok")
+        terminal.keys("C-q")
+    finally:
+        terminal.close()
+    assert "tmp-path" in (project / "pyproject.toml").read_text()
+    assert b'"rules":{"normalize":' in Path(made.path).read_bytes().split(b"\n", 1)[0]

@@ -23,13 +23,29 @@ def tui_command() -> list[str]:
 
 
 class Terminal:
-    """One tmux session running a command; every wait has a deadline."""
+    """One tmux session running a command, on a private tmux server (`tmux -L`) that the test
+    owns: the user's own tmux sessions are never seen or touched. Every wait has a deadline."""
 
     def __init__(self, name: str) -> None:
         self.name = name
+        self.socket = f"{name}-{os.getpid()}"
 
     def tmux(self, *args: str) -> subprocess.CompletedProcess[str]:
-        return subprocess.run(["tmux", *args], capture_output=True, text=True, check=False)
+        command = ["tmux", "-L", self.socket, *args]
+        return subprocess.run(command, capture_output=True, text=True, check=False)
+
+    def start(
+        self, command: str, *, cwd: Path | None = None, size: tuple[int, int] = (120, 40)
+    ) -> bool:
+        """Start `command` (a shell line) in a detached session of `size`; True when it runs."""
+        width, height = size
+        where = ["-c", str(cwd)] if cwd is not None else []
+        args = ["new-session", "-d", "-s", self.name, "-x", str(width), "-y", str(height)]
+        return self.tmux(*args, *where, command).returncode == 0
+
+    def close(self) -> None:
+        """End the private server, and with it the session."""
+        self.tmux("kill-server")
 
     def screen(self) -> str:
         return self.tmux("capture-pane", "-p", "-t", self.name).stdout
@@ -65,15 +81,12 @@ def terminal(tmp_path: Path) -> Iterator[Terminal]:
     unset = ["-u", "COLUMNS", "-u", "LINES"]
     assignments = [f"{k}={v}" for k, v in env.items()]
     command = " ".join(["exec", "env", *unset, *assignments, *tui_command(), "--demo"])
-    created = subprocess.run(
-        ["tmux", "new-session", "-d", "-s", name, "-x", "120", "-y", "40", command], check=False
-    )
-    assert created.returncode == 0
     term = Terminal(name)
+    assert term.start(command)
     try:
         yield term
     finally:
-        term.tmux("kill-session", "-t", name)
+        term.close()
 
 
 def test_demo_browse_step_back_to_the_list_and_quit(terminal: Terminal) -> None:

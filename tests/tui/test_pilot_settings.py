@@ -4,11 +4,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from textual.pilot import Pilot
 from textual.widgets import Input, RadioButton, Select, Static
 
 from openprogram.providers.recording.config import config_path, read_record_replay_config
+from openprogram.providers.recording.rules import NormalizeRule
 from openprogram.recordings import managed_path
+from openprogram.recordings.rule_edits import add_rule_to_header
 from tests.tui.pilot_support import notifications, until
 from tui.app import OpenProgramTUI
 from tui.screens.settings import SettingsScreen
@@ -108,3 +111,36 @@ async def test_a_broken_configured_file_still_lets_you_switch(demo_home: Path) -
         await pilot.press("escape")
         assert not isinstance(app.screen, SettingsScreen)
     assert read_record_replay_config().mode == "off"
+
+
+async def test_the_rules_in_force_are_listed_with_where_each_comes_from(
+    demo_home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    project = tmp_path / "agent"
+    (project / "src").mkdir(parents=True)
+    (project / "pyproject.toml").write_text(
+        '[tool.openprogram.replay]\nignore = ["options.metadata.request_id"]\n'
+    )
+    monkeypatch.chdir(project / "src")  # found from the working directory upwards
+    add_rule_to_header(
+        managed_path("echo-demo"),
+        NormalizeRule(path="context.system_prompt", preset="iso-datetime"),
+    )
+    app = OpenProgramTUI()
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await settings_open(pilot)
+        await until(pilot, lambda: "•" in text_of(screen, "#settings-rules"))
+        lines = text_of(screen, "#settings-rules").splitlines()
+        assert lines[:2] == [
+            f"• ignore options.metadata.request_id  {project / 'pyproject.toml'}",
+            "• normalize context.system_prompt iso-datetime  recording header",
+        ]
+
+        # A rules table replay would refuse is named, file and key.
+        (project / "pyproject.toml").write_text('[tool.openprogram.replay]\nignore = "x"\n')
+        await pilot.press("escape")
+        screen = await settings_open(pilot)
+        await until(pilot, lambda: "⚠" in text_of(screen, "#settings-rules"))
+        assert "pyproject.toml: tool.openprogram.replay.ignore: must be a list" in text_of(
+            screen, "#settings-rules"
+        )

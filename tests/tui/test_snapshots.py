@@ -10,8 +10,11 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 
+import pytest
 from textual.pilot import Pilot
 
+from openprogram.providers.recording.rules import IgnoreRule
+from openprogram.recordings.rule_edits import add_rule_to_header
 from tests.tui.pilot_support import recording_ready, until
 from tui.app import OpenProgramTUI
 from tui.screens.recordings import RecordingsScreen
@@ -101,13 +104,21 @@ def test_recordings_list(snap_compare: SnapCompare, demo_home: Path) -> None:
     assert snap_compare(OpenProgramTUI(), terminal_size=SIZE, run_before=run_before)
 
 
-def test_settings(snap_compare: SnapCompare, demo_home: Path) -> None:
+def test_settings(
+    snap_compare: SnapCompare, demo_home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Rules in force: none from a project (a working directory with no pyproject.toml above it),
+    # one from the replayed recording's header.
+    monkeypatch.chdir(tmp_path)
+    add_rule_to_header(demo_home, IgnoreRule(path="options.metadata.request_id"))
+
     async def run_before(pilot: Pilot[None]) -> None:
         await until(pilot, lambda: isinstance(pilot.app.screen, RecordingsScreen))
         await pilot.press("s")
         await until(pilot, lambda: isinstance(pilot.app.screen, SettingsScreen))
         screen = pilot.app.screen
         await until(pilot, lambda: "Now:" in str(screen.query_one("#settings-status").render()))
+        await until(pilot, lambda: "•" in str(screen.query_one("#settings-rules").render()))
         await pilot.app.workers.wait_for_complete()
         await pilot.pause()
 

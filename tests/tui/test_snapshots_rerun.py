@@ -116,3 +116,20 @@ def test_command_editor(snap_compare: SnapCompare, tmp_path: Path) -> None:
         await pilot.pause()
 
     assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
+
+
+def test_absorbed_difference_is_dimmed_with_its_rule(snap_compare: SnapCompare) -> None:
+    assert shot(snap_compare, fixtures.absorbed_mismatch())
+
+
+def test_absorbed_difference_stepped_to(snap_compare: SnapCompare) -> None:
+    assert shot(snap_compare, fixtures.absorbed_mismatch(), ECHO, "n")
+
+
+def test_rule_editor_normalise(snap_compare: SnapCompare) -> None:
+    assert shot(snap_compare, fixtures.absorbed_mismatch(), ECHO, "z")
+
+
+def test_rule_editor_ignore_at_80x24(snap_compare: SnapCompare) -> None:
+    app = fixtures.RerunHost(RerunScreen(ECHO, result=fixtures.absorbed_mismatch()))
+    assert snap_compare(app, terminal_size=(80, 24), run_before=after_result("i"))

@@ -7,8 +7,8 @@ module only turns its `CheckResult` into what the rerun screen shows and never i
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
@@ -26,7 +26,7 @@ from openprogram.providers.recording.reader import read_recording
 from openprogram.providers.recording.replayer import describe_path
 from openprogram.providers.replay import MismatchKind, MismatchReport
 from openprogram.recordings import CheckProgress, CheckResult, run_check
-from openprogram.recordings.rerun import check_refused
+from openprogram.recordings.rerun import AbsorbedDifference, check_refused
 from openprogram.text import plural
 from tui.model.event_rows import preview_event
 
@@ -190,10 +190,15 @@ class RequestComparison:
     incoming_request: dict[str, Any] | None
     differences: tuple[FieldDifference, ...]
     first: int
+    absorbed: Mapping[str, str] = field(default_factory=dict)
+    """Field path → the rule that absorbed that difference, with its source (from the rerun)."""
 
     @classmethod
-    def from_mismatch(cls, mismatch: MismatchReport) -> RequestComparison:
-        """From a `request` mismatch (`CheckResult.mismatch`)."""
+    def from_mismatch(
+        cls, mismatch: MismatchReport, absorbed: Sequence[AbsorbedDifference] = ()
+    ) -> RequestComparison:
+        """From a `request` mismatch (`CheckResult.mismatch`) and what the rules absorbed
+        (`CheckResult.absorbed`: replay's own decision, the rows of this call are used)."""
         reported = _reported_difference(mismatch)
         recorded, incoming = mismatch.recorded_request, mismatch.incoming_request
         found: list[FieldDifference] = []
@@ -211,7 +216,32 @@ class RequestComparison:
             incoming_request=incoming if isinstance(incoming, dict) else None,
             differences=tuple(found),
             first=tokens.index(reported.path_tokens),
+            absorbed={
+                row.field_path: f"{row.rule}  ({row.source})" if row.source else str(row.rule)
+                for row in absorbed
+                if row.call_index == mismatch.call_index
+            },
         )
+
+    def rule_of(self, position: int) -> str | None:
+        """The rule that absorbed difference `position`, or None when it counts."""
+        return self.absorbed.get(self.differences[position].field_path)
+
+    def effect_of(self, position: int) -> str | None:
+        """What the rule did to difference `position`, briefly: `ignored`, `≈ iso-datetime`."""
+        rule = self.rule_of(position)
+        if rule is None:
+            return None
+        kind, _, rest = rule.partition(" ")
+        if kind == "ignore":
+            return "ignored"
+        how = rest.partition(" ")[2].split("  (")[0]
+        return f"≈ {how}" if how else kind
+
+    @property
+    def absorbed_count(self) -> int:
+        """How many of the differences the rules absorbed."""
+        return sum(self.rule_of(n) is not None for n in range(len(self.differences)))
 
     def breadcrumb(self, position: int) -> str:
         """`call 1 › context › messages[2] › content[0] › text` for difference `position`."""

@@ -8,15 +8,23 @@ nothing.
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
 from openprogram.providers.recording.config import ConfigError, read_record_replay_config
 from openprogram.providers.recording.errors import RecordingFileError
+from openprogram.providers.recording.rules import MatchingRules, RulesConfigError
+from openprogram.providers.recording.rules_sources import (
+    find_pyproject,
+    rules_from_header,
+    rules_from_pyproject,
+)
 from openprogram.recordings import (
     RecordingListing,
     RecordingSelectorError,
+    RecordReplayStatus,
     managed_path,
     select_replay,
     start_recording,
@@ -115,3 +123,41 @@ def _apply_over_broken_config(choice: SettingsChoice) -> SettingsOutcome:
     except _REFUSALS as exc:
         return SettingsOutcome(False, f"{exc}. {kept}; the next start is live (off).", None, backup)
     return SettingsOutcome(True, f"{outcome.message} {kept}.", outcome.path, backup)
+
+
+@dataclass(frozen=True)
+class RulesInForce:
+    """The matching rules a replay started here would use, each with where it comes from."""
+
+    lines: tuple[str, ...]
+    """`ignore options.metadata.request_id  (/work/agent/pyproject.toml)`, in merge order."""
+    problems: tuple[str, ...]
+    """A source that cannot be read: the file and key, as replay would refuse it."""
+    project_file: Path | None
+
+
+def _header_of(path: Path) -> dict[str, object]:
+    with path.open("rb") as handle:
+        first = json.loads(handle.readline() or b"{}")
+    return first if isinstance(first, dict) else {}
+
+
+def rules_in_force(start: Path, status: RecordReplayStatus | None) -> RulesInForce:
+    """The project's rules (the nearest `pyproject.toml` with `[tool.openprogram]` from `start`)
+    and, when replay is configured, the header rules of its recording: what replay merges."""
+    rules, problems = MatchingRules(), []
+    project = None
+    try:
+        project = find_pyproject(start)
+        if project is not None:
+            rules = rules.merged(rules_from_pyproject(project))
+    except RulesConfigError as exc:
+        problems.append(str(exc))
+    if status is not None and status.mode == "replay" and status.path is not None:
+        try:
+            header = _header_of(status.path)
+            rules = rules.merged(rules_from_header(header, str(status.path)))
+        except (OSError, ValueError) as exc:  # RulesConfigError is a ValueError
+            if isinstance(exc, RulesConfigError):
+                problems.append(str(exc))
+    return RulesInForce(tuple(rules.describe()), tuple(problems), project)

@@ -23,8 +23,14 @@ from textual.widget import Widget
 from textual.widgets import Static
 from textual.worker import Worker, WorkerState
 
+from openprogram.errors import OpenProgramError
 from openprogram.providers.recording.differences import PathToken
 from openprogram.recordings import CheckProgress, CheckResult
+from openprogram.recordings.rule_edits import (
+    add_rule_to_header,
+    add_rule_to_pyproject,
+    project_rules_file,
+)
 from tui.model.rerun import (
     EventTimeline,
     RequestComparison,
@@ -43,6 +49,7 @@ from tui.model.rerun_commands import (
     initial_command,
 )
 from tui.screens.command_editor import CommandEditorScreen
+from tui.screens.rule_editor import RuleChoice, RuleEditorScreen
 from tui.widgets.common.key_footer import KeyFooter
 from tui.widgets.common.title_bar import TitleBar
 from tui.widgets.rerun.event_timeline import EventTimelineView
@@ -58,7 +65,7 @@ class RerunScreen(Screen[None]):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "escape", "Back", show=False, id="rerun.back"),
         Binding("r", "run_again", "Run again", id="rerun.again"),
-        Binding("e", "edit", "Edit command", id="rerun.edit"),
+        Binding("e", "edit", "Edit", id="rerun.edit"),
         Binding("o", "open_call", "Open call", id="rerun.open-call"),
     ]
     DEFAULT_CSS = """
@@ -90,6 +97,13 @@ class RerunScreen(Screen[None]):
         ) -> None:
             super().__init__()
             self.run, self.result, self.cancelled, self.timeline = run, result, cancelled, timeline
+
+    class RuleSaved(Message):
+        """A rule was written (`choice`) or refused (None, `text` says why)."""
+
+        def __init__(self, choice: RuleChoice | None, text: str) -> None:
+            super().__init__()
+            self.choice, self.text = choice, text
 
     class CallOpenRequested(Message):
         """Show call `call_index` of `recording` at field `path_tokens` (or at `event_index`)."""
@@ -234,6 +248,44 @@ class RerunScreen(Screen[None]):
             self.CallOpenRequested(self.recording, message.call_index, message.path_tokens)
         )
 
+    def on_mismatch_view_rule_offered(self, message: MismatchView.RuleOffered) -> None:
+        message.stop()
+        if self.running:
+            return
+        cwd = (self.command.cwd if self.command else None) or (
+            self.result.cwd if self.result else None
+        )
+        project = project_rules_file(Path(cwd) if cwd else Path.cwd())
+        editor = RuleEditorScreen(message.kind, message.difference, self.recording, project)
+        self.app.push_screen(editor, lambda choice: self._save_rule(choice, project))
+
+    def _save_rule(self, choice: RuleChoice | None, project: Path) -> None:
+        if choice is not None:
+            self.query_one(TitleBar).set_facts("saving the rule…")
+            self._write_rule(choice, project)
+
+    @work(thread=True, exclusive=True, group="rule", exit_on_error=False)
+    def _write_rule(self, choice: RuleChoice, project: Path) -> None:
+        # A recording's header is rewritten by copying the file: a thread, not the screen's loop.
+        try:
+            if choice.scope == "project":
+                where = str(add_rule_to_pyproject(project, choice.rule))
+            else:
+                add_rule_to_header(self.recording, choice.rule)
+                where = f"the header of {self.recording.name}"
+        except (OpenProgramError, OSError) as exc:
+            self.post_message(self.RuleSaved(None, str(exc)))
+            return
+        self.post_message(self.RuleSaved(choice, f"Added `{choice.rule.describe()}` to {where}."))
+
+    async def on_rerun_screen_rule_saved(self, message: RuleSaved) -> None:
+        if message.choice is None:
+            self.query_one(TitleBar).set_facts("the rule was not saved", problem=True)
+            self.notify(message.text, title="Nothing was written", severity="error", timeout=10)
+            return
+        self.notify(message.text + " Running again…", title="Rule saved")
+        await self.action_run_again()
+
     # -- showing --
 
     def _show_command(self) -> None:
@@ -266,7 +318,8 @@ class RerunScreen(Screen[None]):
         summary += f" · {result.duration_seconds:.2f} s"
         self.query_one(TitleBar).set_facts(summary, problem=result.status != "ok")
         if kind == "mismatch" and result.mismatch is not None:
-            view = MismatchView(RequestComparison.from_mismatch(result.mismatch), id="mismatch")
+            comparison = RequestComparison.from_mismatch(result.mismatch, result.absorbed)
+            view = MismatchView(comparison, id="mismatch")
             await self._replace_body(view)
             return
         outcome = RerunOutcome(id="rerun-outcome")

@@ -6,6 +6,7 @@ configuration or the configured file is broken — the moment people need this s
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import ClassVar
 
 from rich.text import Text
@@ -27,10 +28,12 @@ from openprogram.recordings import (
 from tui.model.paths import display_path
 from tui.model.settings import (
     MODES,
+    RulesInForce,
     SettingsChoice,
     SettingsOutcome,
     apply_settings,
     replay_choices,
+    rules_in_force,
 )
 from tui.widgets.common.key_footer import KeyFooter
 from tui.widgets.common.title_bar import TitleBar
@@ -62,6 +65,30 @@ def status_text(status: RecordReplayStatus) -> str:
     return "\n".join(lines)
 
 
+def rules_text(rules: RulesInForce) -> Text:
+    """The rules a replay started here merges, in order, each with where it was declared."""
+    text = Text()
+    for problem in rules.problems:
+        text.append(f"⚠ {problem}\n", "bold")
+    for line in rules.lines:
+        rule, _, source = line.partition("  (")
+        text.append(f"• {rule}")
+        text.append(f"  {source.removesuffix(')')}\n", "dim")
+    if not rules.lines and not rules.problems:
+        text.append("None: every field of every request is compared (but timestamps).\n")
+    project = (
+        f"{display_path(rules.project_file)} [tool.openprogram]"
+        if rules.project_file
+        else "a pyproject.toml with [tool.openprogram] (none found from here upwards)"
+    )
+    text.append(
+        f"Merged in order: {project}, then the replayed recording's header. "
+        "In a rerun's mismatch, i and z add one.",
+        "dim",
+    )
+    return text
+
+
 class SettingsScreen(Screen[None]):
     """Choose off, record (a new name) or replay (a managed recording or a path), then save."""
 
@@ -75,6 +102,13 @@ class SettingsScreen(Screen[None]):
         def __init__(self, status: RecordReplayStatus, listing: RecordingListing | None) -> None:
             super().__init__()
             self.status, self.listing = status, listing
+
+    class RulesRead(Message):
+        """The matching rules in force were read."""
+
+        def __init__(self, rules: RulesInForce) -> None:
+            super().__init__()
+            self.rules = rules
 
     class Saved(Message):
         """A save finished (`outcome.saved` False when the library refused it)."""
@@ -106,6 +140,10 @@ class SettingsScreen(Screen[None]):
                 yield Button("Save", id="save", variant="primary")
                 yield Button("Cancel", id="cancel")
             yield Static("", id="settings-result")
+            yield Label(
+                "Matching rules in force", classes="settings-label", id="settings-rules-label"
+            )
+            yield Static("reading the rules…", id="settings-rules")
         yield KeyFooter(compact=True)
 
     def on_mount(self) -> None:
@@ -120,6 +158,11 @@ class SettingsScreen(Screen[None]):
         except (ValueError, OSError):
             listing = None
         self.post_message(self.Read(status, listing))
+        self.post_message(self.RulesRead(rules_in_force(Path.cwd(), status)))
+
+    def on_settings_screen_rules_read(self, message: RulesRead) -> None:
+        self.query_one("#settings-rules", Static).update(rules_text(message.rules))
+        self.query_one("#settings-rules").set_class(bool(message.rules.problems), "-problem")
 
     def on_settings_screen_read(self, message: Read) -> None:
         status = message.status

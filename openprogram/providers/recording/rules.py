@@ -328,26 +328,33 @@ def first_counting_difference(
     return None
 
 
-def suggest_rule(difference: FieldDifference) -> str | None:
-    """The rule that would absorb a difference when both values look like a value that changes
-    by itself (two dates, two UUIDs, two temp paths, two hex ids, two ms timestamps); else None.
-
-    Ordinary text is never offered a rule: the suggestion needs a preset that makes both sides equal.
-    """
-    recorded, incoming = difference.recorded, difference.incoming
+def fitting_preset(recorded: Any, incoming: Any) -> str | None:
+    """The preset that makes two differing values equal when both hold a value that changes by
+    itself (two dates, two UUIDs, two temp paths, two hex ids, two ms timestamps); else None."""
     if not isinstance(recorded, str | int) or not isinstance(incoming, str | int):
         return None
-    path = generalise_path(difference.path_tokens)
+    if isinstance(recorded, bool) or isinstance(incoming, bool):
+        return None
+    before, after = str(recorded), str(incoming)
     for name, (regex, replace) in PRESETS.items():
         compiled = re.compile(regex)
-        if isinstance(recorded, bool) or isinstance(incoming, bool):
-            return None
-        before, after = str(recorded), str(incoming)
         if not (compiled.search(before) and compiled.search(after)):
             continue
         if compiled.sub(replace, before) == compiled.sub(replace, after):
-            return f"normalize {path} {name}"
+            return name
     return None
+
+
+def suggest_rule(difference: FieldDifference) -> str | None:
+    """The rule that would absorb a difference of two values that change by themselves
+    (`fitting_preset`), or None.
+
+    Ordinary text is never offered a rule: the suggestion needs a preset that makes both sides equal.
+    """
+    preset = fitting_preset(difference.recorded, difference.incoming)
+    if preset is None:
+        return None
+    return f"normalize {generalise_path(difference.path_tokens)} {preset}"
 
 
 def scrub_value(value: Any, rules: Iterable[ScrubRule], path: tuple[PathToken, ...] = ()) -> Any:

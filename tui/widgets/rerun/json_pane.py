@@ -53,6 +53,8 @@ class JsonPane(JsonNodeTree):
         "jsonpane--container",
         "jsonpane--ghost",
         "jsonpane--mismatch",
+        "jsonpane--absorbed",
+        "jsonpane--absorbed-mark",
     }
     DEFAULT_CSS = """
     JsonPane {
@@ -69,6 +71,8 @@ class JsonPane(JsonNodeTree):
         & > .jsonpane--container { color: $text-muted; }
         & > .jsonpane--ghost { color: $text-muted; text-style: italic; }
         & > .jsonpane--mismatch { color: $text; background: $error 60%; text-style: bold; }
+        & > .jsonpane--absorbed { color: $text-disabled; text-style: italic; }
+        & > .jsonpane--absorbed-mark { color: $text-muted; background: $panel-lighten-2; }
     }
     """
 
@@ -90,6 +94,9 @@ class JsonPane(JsonNodeTree):
         # Set before the tree exists: building the root already renders a label.
         self.marked: TreeNode[JsonNode] | None = None
         """The node at the mismatch path (a ghost row when this side lacks it)."""
+        self.absorbed: dict[tuple[PathToken, ...], str] = {}
+        """Paths of differences a rule absorbed → what the rule did (`ignored`, `≈ uuid`); drawn
+        dimmed, with that beside the key."""
         self._following = False
         super().__init__("request", id=id)
         self.border_title = title
@@ -123,6 +130,13 @@ class JsonPane(JsonNodeTree):
         self.call_after_refresh(self._reveal)
         return self.marked
 
+    def show_absorbed(self, absorbed: dict[tuple[PathToken, ...], str]) -> None:
+        """Open the tree along every absorbed difference (where this side has it) and dim it."""
+        self.absorbed = dict(absorbed)
+        for tokens in absorbed:
+            self._open_path(tokens, ghost=False)
+        self.refresh()
+
     def set_expanded(self, path: Sequence[PathToken], expanded: bool) -> None:
         """Open or close the node at `path`, if this side has one (mirrors the other pane)."""
         node: TreeNode[JsonNode] | None = self.root
@@ -149,7 +163,7 @@ class JsonPane(JsonNodeTree):
             full = self.get_component_rich_style(component)
         except KeyError:  # asked for a label width before the styles are loaded
             return Style()
-        if component == "jsonpane--mismatch":
+        if component in ("jsonpane--mismatch", "jsonpane--absorbed-mark"):
             return full
         # Text colours only: the line's own background (cursor, hover) must show through.
         # (`partial=True` would keep muted colours unblended, white in every theme.)
@@ -163,6 +177,9 @@ class JsonPane(JsonNodeTree):
         text = Text()
         if data.key_label:
             text.append(data.key_label, self._style("jsonpane--key"))
+            effect = self.absorbed.get(data.path)
+            if effect is not None:
+                text.append(f" ({effect})", self._style("jsonpane--absorbed"))
             text.append(": ")
         if data.value is MISSING:
             text.append(GHOST, self._style("jsonpane--ghost"))
@@ -229,8 +246,12 @@ class JsonPane(JsonNodeTree):
     def render_label(self, node: TreeNode[JsonNode], base_style: Style, style: Style) -> Text:
         label = self._label(node)
         label.stylize(style)
+        rule = self.absorbed.get(node.data.path) if node.data is not None else None
+        if rule is not None:
+            label.stylize(self._style("jsonpane--absorbed"))
         if node is self.marked:
-            label.stylize(self._style("jsonpane--mismatch"))
+            mark = "jsonpane--absorbed-mark" if rule is not None else "jsonpane--mismatch"
+            label.stylize(self._style(mark))
         if not node.allow_expand:
             return label
         icon = self.ICON_NODE_EXPANDED if node.is_expanded else self.ICON_NODE

@@ -17,6 +17,7 @@ from textual.reactive import reactive
 
 from openprogram.providers.recording.differences import MISSING, FieldDifference, PathToken
 from tui.model.rerun import RequestComparison
+from tui.model.rule_offers import RuleKind, why_not_normalizable
 from tui.model.string_diff import string_diff, wants_string_diff
 from tui.widgets.rerun.json_pane import JsonPane
 from tui.widgets.rerun.path_bar import PathBar
@@ -29,8 +30,10 @@ class MismatchView(Vertical):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("n", "step(1)", "Next diff", id="mismatch.next"),
         Binding("N", "step(-1)", "Previous diff", show=False, id="mismatch.previous"),
-        Binding("y", "copy_path", "Copy path", id="mismatch.copy-path"),
+        Binding("y", "copy_path", "Copy path", show=False, id="mismatch.copy-path"),
         Binding("o", "open_call", "Open call", id="mismatch.open-call"),
+        Binding("i", "offer_rule('ignore')", "Ignore", id="mismatch.ignore"),
+        Binding("z", "offer_rule('normalize')", "Normalise", id="mismatch.normalize"),
     ]
     DEFAULT_CSS = """
     MismatchView {
@@ -49,6 +52,13 @@ class MismatchView(Vertical):
             super().__init__()
             self.call_index, self.path_tokens = call_index, path_tokens
 
+    class RuleOffered(Message):
+        """The user asked to absorb `difference` with a rule of `kind` (`ignore`, `normalize`)."""
+
+        def __init__(self, kind: RuleKind, difference: FieldDifference) -> None:
+            super().__init__()
+            self.kind, self.difference = kind, difference
+
     def __init__(self, report: RequestComparison, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self.report = report
@@ -66,6 +76,13 @@ class MismatchView(Vertical):
         recorded, incoming = self._panes()
         recorded.show_document(self.report.recorded_request or MISSING)
         incoming.show_document(self.report.incoming_request or MISSING)
+        absorbed = {
+            difference.path_tokens: rule
+            for number, difference in enumerate(self.report.differences)
+            if (rule := self.report.effect_of(number)) is not None
+        }
+        for pane in (recorded, incoming):
+            pane.show_absorbed(absorbed)
         self._show(self.position)
         recorded.focus()
 
@@ -83,7 +100,9 @@ class MismatchView(Vertical):
     def _show(self, position: int) -> None:
         difference = self.report.differences[position]
         total = len(self.report.differences)
-        self.query_one(PathBar).show_difference(self.report.call_index, difference, position, total)
+        self.query_one(PathBar).show_difference(
+            self.report.call_index, difference, position, total, self.report.rule_of(position)
+        )
         for pane in self._panes():
             pane.mark(difference.path_tokens)
         recorded, incoming = difference.recorded, difference.incoming
@@ -117,6 +136,15 @@ class MismatchView(Vertical):
         path = self.difference.field_path
         self.app.copy_to_clipboard(path)
         self.notify(path, title="Copied the field path")
+
+    def action_offer_rule(self, kind: RuleKind) -> None:
+        if self.report.rule_of(self.position) is not None:
+            self.notify("A rule already absorbs this difference; n shows the next one.")
+            return
+        if kind == "normalize" and (why := why_not_normalizable(self.difference)) is not None:
+            self.notify(f"Nothing to normalise: {why}.", severity="warning")
+            return
+        self.post_message(self.RuleOffered(kind, self.difference))
 
     def action_open_call(self) -> None:
         self.post_message(

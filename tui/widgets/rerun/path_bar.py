@@ -26,6 +26,7 @@ class PathBar(Static):
         "pathbar--separator",
         "pathbar--label",
         "pathbar--kind",
+        "pathbar--absorbed",
     }
     DEFAULT_CSS = """
     PathBar {
@@ -38,6 +39,8 @@ class PathBar(Static):
         & > .pathbar--separator { color: $text-muted; }
         & > .pathbar--label { color: $text-muted; }
         & > .pathbar--kind { color: $warning; }
+        & > .pathbar--absorbed { color: $text-muted; text-style: bold; }
+        &.-absorbed { border-left: thick $panel-lighten-2; }
     }
     """
 
@@ -47,9 +50,15 @@ class PathBar(Static):
         """The path shown, as `describe_path` writes it (what the tmux test looks for)."""
 
     def show_difference(
-        self, call_index: int, difference: FieldDifference, position: int, total: int
+        self,
+        call_index: int,
+        difference: FieldDifference,
+        position: int,
+        total: int,
+        rule: str | None = None,
     ) -> None:
-        """Show difference number `position` (0-based) of `total` in call `call_index`."""
+        """Show difference number `position` (0-based) of `total` in call `call_index`; `rule`
+        is the rule that absorbed it (None: it counts)."""
         style = self.get_component_rich_style
         self.breadcrumb = describe_path(call_index, difference.path_tokens)
         crumbs = self.breadcrumb.split(SEPARATOR)
@@ -62,7 +71,12 @@ class PathBar(Static):
         counter = f"difference {position + 1} of {total}" if total > 1 else "the only difference"
         text.append(f"   {counter} · ", style("pathbar--label"))
         text.append(describe_difference(difference), style("pathbar--kind"))
+        if rule is not None:
+            text.append("\nabsorbed by ", style("pathbar--label"))
+            text.append(rule, style("pathbar--absorbed"))
+            text.append(" (replay does not count it)", style("pathbar--label"))
         for label, value in (("recorded", difference.recorded), ("incoming", difference.incoming)):
             text.append(f"\n{label}  ", style("pathbar--label"))
             text.append(format_value(value, VALUE_LIMIT))
+        self.set_class(rule is not None, "-absorbed")
         self.update(text)

@@ -1,0 +1,199 @@
+"""From a mismatch to a rule: ignore the field (`i`) or normalise its values (`z`), then save it.
+
+The dialog is prefilled from `rule_offers` (exact path or every index as `[*]`; a preset when one
+fits, else an expression built from the differing substrings) and says, as the user edits, the rule
+it will save and whether replay would then absorb this difference. It saves to the recording's
+header or to the project's `pyproject.toml`; the rerun screen writes it and runs again.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import ClassVar
+
+from pydantic import ValidationError
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, Vertical
+from textual.screen import ModalScreen
+from textual.widgets import Input, Label, RadioButton, RadioSet, Static
+
+from openprogram.providers.recording.differences import FieldDifference
+from openprogram.providers.recording.rules import (
+    PRESETS,
+    IgnoreRule,
+    NormalizeRule,
+    RulesConfigError,
+)
+from tui.model.paths import display_path
+from tui.model.rule_offers import RuleKind, RuleScope, absorbs, build_rule, offer
+
+TITLES: dict[RuleKind, str] = {
+    "ignore": "Ignore this field in every comparison",
+    "normalize": "Normalise this field before comparing",
+}
+PATTERN_HELP = f"a regular expression, or a preset: {', '.join(PRESETS)}"
+
+
+@dataclass(frozen=True)
+class RuleChoice:
+    """The rule to save and where: the recording's header or the project's `pyproject.toml`."""
+
+    rule: IgnoreRule | NormalizeRule
+    scope: RuleScope
+
+
+class RuleEditorScreen(ModalScreen[RuleChoice | None]):
+    """Choose the path, (to normalise) the pattern and replacement, and the scope; enter saves."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape", "cancel", "Cancel", id="rule-editor.cancel"),
+        Binding("enter,ctrl+s", "save", "Save", priority=True, id="rule-editor.save"),
+        Binding("ctrl+t", "toggle_scope", "Recording/project", id="rule-editor.scope"),
+    ]
+    DEFAULT_CSS = """
+    RuleEditorScreen {
+        align: center middle;
+        background: $background 50%;
+        & > Vertical {
+            width: 100;
+            max-width: 100%;
+            height: auto;
+            max-height: 100%;
+            padding: 0 1;
+            background: $panel;
+            border: thick $primary;
+            border-title-color: $text;
+        }
+        & RadioSet, & RadioSet:focus {
+            width: 1fr; height: auto; border: none; padding: 0; background: $panel;
+        }
+        & .rule-editor--row { height: auto; margin: 0 0 1 0; }
+        & .rule-editor--label { width: 9; padding: 0 1 0 0; color: $text-muted; }
+        & Input { width: 1fr; }
+        & #rule-replace-row.-preset { display: none; }
+        & .rule-editor--note { color: $text-muted; }
+        & #rule-preview { margin: 1 0 0 0; }
+    }
+    """
+
+    def __init__(
+        self, kind: RuleKind, difference: FieldDifference, recording: Path, project_file: Path
+    ) -> None:
+        super().__init__()
+        self.kind = kind
+        self.difference = difference
+        self.offer = offer(kind, difference)
+        self.recording = recording
+        self.project_file = project_file
+        self.rule: IgnoreRule | NormalizeRule | None = None
+        """The rule as the dialog stands (None while what is typed cannot be used)."""
+
+    def compose(self) -> ComposeResult:
+        with Vertical() as dialog:
+            dialog.border_title = TITLES[self.kind]
+            with Horizontal(classes="rule-editor--row"):
+                yield Label("Field", classes="rule-editor--label")
+                with RadioSet(id="rule-path"):
+                    for number, path in enumerate(self.offer.paths):
+                        yield RadioButton(path, value=number == 0)
+            if self.kind == "normalize":
+                with Horizontal(classes="rule-editor--row"):
+                    yield Label("Pattern", classes="rule-editor--label")
+                    yield Input(
+                        self.offer.pattern,
+                        placeholder=PATTERN_HELP,
+                        select_on_focus=False,
+                        compact=True,
+                        id="rule-pattern",
+                    )
+                with Horizontal(classes="rule-editor--row", id="rule-replace-row"):
+                    yield Label("Replace", classes="rule-editor--label")
+                    yield Input(
+                        self.offer.replace, select_on_focus=False, compact=True, id="rule-replace"
+                    )
+            with Horizontal(classes="rule-editor--row"):
+                yield Label("Save to", classes="rule-editor--label")
+                with RadioSet(id="rule-scope"):
+                    yield RadioButton(f"this recording's header ({self.recording.name})", True)
+                    yield RadioButton(f"the project: {display_path(self.project_file)}")
+            yield Static(id="rule-preview")
+            yield Static(
+                Text(
+                    "enter saves and runs again · ctrl+t recording/project · tab moves · "
+                    "↑↓ space pick · esc cancels"
+                ),
+                classes="rule-editor--note",
+            )
+
+    def on_mount(self) -> None:
+        focus = "#rule-pattern" if self.kind == "normalize" else "#rule-path"
+        self.query_one(focus).focus()
+        self._update()
+
+    # -- the rule as it stands --
+
+    def _choice(self, radio_id: str) -> int:
+        return max(self.query_one(radio_id, RadioSet).pressed_index, 0)
+
+    def _build(self) -> IgnoreRule | NormalizeRule:
+        path = self.offer.paths[self._choice("#rule-path")]
+        if self.kind == "ignore":
+            rule: IgnoreRule | NormalizeRule = build_rule("ignore", path)
+        else:
+            pattern = self.query_one("#rule-pattern", Input).value.strip()
+            replace = self.query_one("#rule-replace", Input).value
+            rule = build_rule("normalize", path, pattern, replace)
+        return rule
+
+    def _update(self) -> None:
+        preview = self.query_one("#rule-preview", Static)
+        if self.kind == "normalize":
+            pattern = self.query_one("#rule-pattern", Input).value.strip()
+            self.query_one("#rule-replace-row").set_class(pattern in PRESETS, "-preset")
+        try:
+            self.rule = self._build()
+        except (RulesConfigError, ValidationError, ValueError) as exc:
+            self.rule = None
+            reason = exc.reason if isinstance(exc, RulesConfigError) else str(exc).splitlines()[0]
+            preview.update(Text(f"✗ {reason}", style="bold red"))
+            return
+        text = Text()
+        text.append("Rule  ", "dim")
+        text.append(self.rule.describe(), "bold")
+        if self._choice("#rule-scope") == 1:
+            text.append(f"\nGoes into {display_path(self.project_file)}", "dim")
+        else:
+            text.append(f"\nGoes into the header of {self.recording.name}", "dim")
+        if absorbs(self.rule, self.difference):
+            text.append("\n✓ replay will not count this difference", "green")
+        else:
+            text.append("\n⚠ this rule would not absorb this difference", "yellow")
+        preview.update(text)
+
+    def on_input_changed(self, event: Input.Changed) -> None:
+        event.stop()
+        self._update()
+
+    def on_radio_set_changed(self, event: RadioSet.Changed) -> None:
+        event.stop()
+        self._update()
+
+    # -- actions --
+
+    def action_save(self) -> None:
+        if self.rule is None:
+            self.notify("Fix the rule first: the line in red says what is wrong.", severity="error")
+            return
+        scope: RuleScope = "project" if self._choice("#rule-scope") == 1 else "recording"
+        self.dismiss(RuleChoice(self.rule, scope))
+
+    def action_toggle_scope(self) -> None:
+        scope = self.query_one("#rule-scope", RadioSet)
+        buttons = list(scope.query(RadioButton))
+        buttons[1 - self._choice("#rule-scope")].value = True
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)
