@@ -113,6 +113,22 @@ async def capture(item: Capture, demo: Path) -> str:
         return app.export_screenshot(title=f"openprogram-tui · {item.title}")
 
 
+async def capture_diff(folder: Path) -> str:
+    """The diff view of two small recordings (one request, two answers changed, one call added)."""
+    sys.path.insert(0, str(OUT.parent))
+    from tests.tui.diff_fixtures import record_diff_pair
+    from tui.screens.diff import DiffScreen
+
+    a, b = await record_diff_pair(folder)
+    app = OpenProgramTUI(diff=(a, b))
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(
+            pilot, lambda: isinstance(app.screen, DiffScreen) and app.screen.diff is not None
+        )
+        await pilot.pause(0.3)
+        return app.export_screenshot(title="openprogram-tui · Diff: two recordings call by call")
+
+
 def main() -> int:
     Input._toggle_cursor = lambda self: None  # type: ignore[method-assign]  # no blinking cursor
     home = Path(tempfile.mkdtemp(prefix="openprogram-tui-screenshots-"))
@@ -123,6 +139,10 @@ def main() -> int:
             svg = asyncio.run(capture(item, demo))
             (OUT / f"{item.name}.svg").write_text(svg, encoding="utf-8")
             print(f"screenshots/{item.name}.svg  {item.title}")
+        pair = home / "diff"
+        pair.mkdir()
+        (OUT / "diff.svg").write_text(asyncio.run(capture_diff(pair)), encoding="utf-8")
+        print("screenshots/diff.svg  Diff: two recordings call by call")
     finally:
         shutil.rmtree(home, ignore_errors=True)
     return 0

@@ -27,6 +27,7 @@ from tui.screens.recording import RecordingScreen
 
 if TYPE_CHECKING:
     from openprogram.recordings import RecordReplayStatus
+    from tui.screens.diff import DiffScreen
     from tui.screens.rerun import RerunScreen
 
 DARK_THEME, LIGHT_THEME = "textual-dark", "textual-light"
@@ -62,6 +63,7 @@ class OpenProgramTUI(App[None]):
         theme: str = DARK_THEME,
         check: Path | None = None,
         check_command: Sequence[str] = (),
+        diff: tuple[Path, Path] | None = None,
     ) -> None:
         """`paths`: one opens it, several (or none) list them with the managed recordings.
 
@@ -77,6 +79,7 @@ class OpenProgramTUI(App[None]):
         self.theme = theme
         self.check = check
         self.check_command = tuple(check_command)
+        self.diff = diff
 
     def on_mount(self) -> None:
         # Opened once start-up is over, so the first frame of the recording is shown as soon as
@@ -84,6 +87,11 @@ class OpenProgramTUI(App[None]):
         self.call_later(self._open_first_screens)
 
     def _open_first_screens(self) -> None:
+        if self.diff is not None:
+            from tui.screens.diff import DiffScreen
+
+            self.push_screen(DiffScreen(*self.diff))
+            return
         if self.check is not None:
             from tui.screens.rerun import RerunScreen
 
@@ -117,6 +125,11 @@ class OpenProgramTUI(App[None]):
         target = GotoTarget(message.call_index, message.event_index)
         field = tuple(message.path_tokens) if message.event_index is None else None
         self.push_screen(RecordingScreen(message.recording, target, field or None))
+
+    def on_diff_screen_call_open_requested(self, message: DiffScreen.CallOpenRequested) -> None:
+        """`o`/`O` in the diff view: that call of A or B in the recording screen, at the field."""
+        target = GotoTarget(message.call_index, None)
+        self.push_screen(RecordingScreen(message.recording, target, message.path_tokens or None))
 
     def action_go_back(self) -> None:
         """Close the overlay or screen on top; on the first screen, quit."""
@@ -238,6 +251,10 @@ def _usage_error(message: str) -> int:
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the app; returns the exit status."""
     own, command = split_command(sys.argv[1:] if argv is None else argv)
+    if own[:1] == ["diff"]:
+        from tui.diff_command import diff_main
+
+        return diff_main(own[1:], OpenProgramTUI)
     args = parse_arguments(own)
     missing = [path for path in args.paths if not path.exists()]
     if missing:

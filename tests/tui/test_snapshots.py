@@ -123,3 +123,32 @@ def test_settings(
         await pilot.pause()
 
     assert snap_compare(OpenProgramTUI(), terminal_size=SIZE, run_before=run_before)
+
+
+@pytest.mark.parametrize(("size", "keys"), [((120, 40), ()), ((80, 24), ("down", "]"))])
+def test_diff_view(
+    snap_compare: SnapCompare,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    size: tuple[int, int],
+    keys: tuple[str, ...],
+) -> None:
+    import asyncio
+
+    from tests.tui.diff_fixtures import record_diff_pair
+    from tui.screens.diff import DiffScreen
+    from tui.widgets.rerun.path_bar import PathBar
+
+    monkeypatch.chdir(tmp_path)  # paths are shown relative to the working directory
+    a, b = asyncio.run(record_diff_pair(tmp_path))
+
+    async def run_before(pilot: Pilot[None]) -> None:
+        await until(pilot, lambda: isinstance(pilot.app.screen, DiffScreen))
+        screen = pilot.app.screen
+        await until(pilot, lambda: bool(screen.query(PathBar)))
+        await pilot.press(*keys)
+        await pilot.app.workers.wait_for_complete()
+        await pilot.pause()
+
+    app = OpenProgramTUI(diff=(Path(a.name), Path(b.name)))
+    assert snap_compare(app, terminal_size=size, run_before=run_before)

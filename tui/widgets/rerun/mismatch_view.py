@@ -59,17 +59,46 @@ class MismatchView(Vertical):
             super().__init__()
             self.kind, self.difference = kind, difference
 
-    def __init__(self, report: RequestComparison, *, id: str | None = None) -> None:
+    class SteppedPastEnd(Message):
+        """`n` on the last difference (`step` 1) or `N` on the first (-1), when not wrapping."""
+
+        def __init__(self, step: int) -> None:
+            super().__init__()
+            self.step = step
+
+    def __init__(
+        self,
+        report: RequestComparison,
+        *,
+        titles: tuple[str, str] | None = None,
+        wrap: bool = True,
+        offers_rules: bool = True,
+        start_at_end: bool = False,
+        take_focus: bool = True,
+        id: str | None = None,
+    ) -> None:
+        """`titles` name the two panes (default: recorded and incoming request of the call);
+        without `wrap`, stepping past either end posts `SteppedPastEnd` (the diff screen moves to
+        another call); `offers_rules` shows `i`/`z`; `start_at_end` starts on the last difference;
+        `take_focus` focuses the recorded pane once shown."""
         super().__init__(id=id)
         self.report = report
-        self.set_reactive(MismatchView.position, report.first)
+        call = report.call_index
+        self.titles = titles or (
+            f"Recorded request · call {call}",
+            f"Incoming request · call {call}",
+        )
+        self.wrap = wrap
+        self.offers_rules = offers_rules
+        self.take_focus = take_focus
+        start = len(report.differences) - 1 if start_at_end and report.differences else report.first
+        self.set_reactive(MismatchView.position, start)
 
     def compose(self) -> ComposeResult:
-        call = self.report.call_index
         yield PathBar(id="mismatch-path")
         with Horizontal(id="mismatch-panes"):
-            yield JsonPane(f"Recorded request · call {call}", id="recorded")
-            yield JsonPane(f"Incoming request · call {call}", id="incoming")
+            yield JsonPane(self.titles[0], id="recorded")
+            yield JsonPane(self.titles[1], id="incoming")
         yield StringDiffView(id="mismatch-string-diff")
 
     def on_mount(self) -> None:
@@ -84,7 +113,8 @@ class MismatchView(Vertical):
         for pane in (recorded, incoming):
             pane.show_absorbed(absorbed)
         self._show(self.position)
-        recorded.focus()
+        if self.take_focus:
+            recorded.focus()
 
     @property
     def difference(self) -> FieldDifference:
@@ -98,6 +128,10 @@ class MismatchView(Vertical):
         self._show(position)
 
     def _show(self, position: int) -> None:
+        if not self.report.differences:
+            self.query_one(PathBar).show_no_difference()
+            self.query_one(StringDiffView).show_diff(None)
+            return
         difference = self.report.differences[position]
         total = len(self.report.differences)
         self.query_one(PathBar).show_difference(
@@ -125,8 +159,19 @@ class MismatchView(Vertical):
 
     # -- actions --
 
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "offer_rule":
+            return self.offers_rules
+        if action in ("copy_path", "open_call"):
+            return bool(self.report.differences)
+        return True
+
     def action_step(self, step: int) -> None:
         total = len(self.report.differences)
+        position = self.position + step
+        if not self.wrap and not 0 <= position < total:
+            self.post_message(self.SteppedPastEnd(step))
+            return
         if total == 1:
             self.notify("This is the only differing field.", severity="information")
             return

@@ -49,6 +49,14 @@ class PathBar(Static):
         self.breadcrumb = ""
         """The path shown, as `describe_path` writes it (what the tmux test looks for)."""
 
+    def show_no_difference(self) -> None:
+        """No request difference here (a call whose answer alone changed, or that is the same)."""
+        self.breadcrumb = ""
+        self.set_class(False, "-absorbed")
+        self.update(
+            Text("The requests are the same.", self.get_component_rich_style("pathbar--label"))
+        )
+
     def show_difference(
         self,
         call_index: int,

@@ -1,0 +1,124 @@
+"""The diff view driven with keys: the call list by status, requests side by side, answers."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+from textual.pilot import Pilot
+from textual.widgets import OptionList, Static, TabbedContent
+
+from tests.recording_files import REPO_ROOT
+from tests.recordings.test_diff import BASE, record, text
+from tests.tui.pilot_support import until
+from tui.app import OpenProgramTUI
+from tui.screens.diff import DiffScreen
+from tui.screens.recording import RecordingScreen
+from tui.widgets.rerun.json_pane import JsonPane
+from tui.widgets.rerun.path_bar import PathBar
+
+SIZE = (120, 40)
+
+
+async def diff_shown(pilot: Pilot[None]) -> DiffScreen:
+    await until(pilot, lambda: isinstance(pilot.app.screen, DiffScreen))
+    screen = pilot.app.screen
+    assert isinstance(screen, DiffScreen)
+    await until(pilot, lambda: screen.diff is not None and bool(screen.query(PathBar)))
+    await pilot.pause()
+    return screen
+
+
+def rows(screen: DiffScreen) -> list[str]:
+    calls = screen.query_one("#diff-calls", OptionList)
+    return [str(calls.get_option_at_index(n).prompt) for n in range(calls.option_count)]
+
+
+async def test_the_list_says_what_changed_and_the_answer_tab_shows_the_words(
+    tmp_path: Path,
+) -> None:
+    a = await record(tmp_path / "a.jsonl", BASE)
+    b = await record(
+        tmp_path / "b.jsonl",
+        [BASE[0], ("two!", text("second")), ("three", text("third, now longer"))],
+    )
+    app = OpenProgramTUI(diff=(a, b))
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await diff_shown(pilot)
+        assert rows(screen) == ["#0  = same", "#1  ≠ request (1 field)", "#2  ≠ answer"]
+        assert screen.row == 1  # opened on the first call that differs
+        bar = screen.query_one(PathBar)
+        assert bar.breadcrumb == "call 1 › context › messages[0] › content"
+        recorded, incoming = (
+            screen.query_one("#recorded", JsonPane),
+            screen.query_one("#incoming", JsonPane),
+        )
+        assert recorded.border_title == "A · call #1" and incoming.border_title == "B · call #1"
+        assert recorded.marked is not None and recorded.marked.data is not None
+        assert (recorded.marked.data.value, incoming.marked.data.value) == ("two", "two!")  # type: ignore[union-attr]
+
+        await pilot.press("down")  # the call whose answer alone changed
+        await until(pilot, lambda: screen.row == 2)
+        await pilot.press("right_square_bracket")
+        assert screen.query_one(TabbedContent).active == "diff-tab-answer"
+        answer = screen.query_one("#diff-answer", Static).render()
+        assert "third, now longer" in str(answer)
+        assert "Usage (tokens)" in str(answer)
+        assert any("strike" in str(span.style) for span in answer.spans)  # type: ignore[attr-defined]
+
+
+async def test_n_walks_the_differences_across_calls_and_o_opens_the_call(tmp_path: Path) -> None:
+    a = await record(tmp_path / "a.jsonl", BASE)
+    b = await record(tmp_path / "b.jsonl", BASE, model_id="echo-2")
+    app = OpenProgramTUI(diff=(a, b))
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await diff_shown(pilot)
+        seen = []
+        for _ in range(4):
+            seen.append(screen.query_one(PathBar).breadcrumb)
+            await pilot.press("n")
+            await pilot.pause()
+        assert seen == [
+            "call 0 › model › id",
+            "call 0 › model › name",
+            "call 1 › model › id",
+            "call 1 › model › name",
+        ]
+        await pilot.press("N")
+        await until(pilot, lambda: screen.query_one(PathBar).breadcrumb == "call 1 › model › name")
+        await pilot.press("N", "N")
+        await until(pilot, lambda: screen.query_one(PathBar).breadcrumb == "call 0 › model › name")
+
+        await pilot.press("O")  # this call in B
+        await until(pilot, lambda: isinstance(pilot.app.screen, RecordingScreen))
+        opened = pilot.app.screen
+        assert isinstance(opened, RecordingScreen) and opened.path == b
+
+
+async def test_a_recording_that_cannot_be_read_is_one_line(tmp_path: Path) -> None:
+    a = await record(tmp_path / "a.jsonl", BASE)
+    broken = tmp_path / "broken.jsonl"
+    broken.write_text('{"type": "header", "format_version": "1"}\n')
+    app = OpenProgramTUI(diff=(a, broken))
+    async with app.run_test(size=SIZE) as pilot:
+        await until(pilot, lambda: isinstance(pilot.app.screen, DiffScreen))
+        screen = pilot.app.screen
+        await until(pilot, lambda: bool(screen.query("#diff-problem")))
+        problem = str(screen.query_one("#diff-problem", Static).render())
+        assert problem.startswith("✗ recording file") and "broken.jsonl" in problem
+        assert "line 1" in problem
+
+
+def test_the_command_line_refuses_a_missing_recording_in_one_line(tmp_path: Path) -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "tui.app", "diff", str(tmp_path / "nope.jsonl"), "x.jsonl"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=REPO_ROOT,
+    )
+    assert done.returncode == 2
+    assert done.stderr.strip().splitlines() == [
+        f"openprogram-tui diff: {tmp_path / 'nope.jsonl'}: no such recording file"
+    ]

@@ -1,0 +1,63 @@
+"""`openprogram-tui diff A B`: two recordings compared in the diff view (also a `git difftool`).
+
+A and B are paths or managed recording IDs. As a difftool, git gives two paths (`$LOCAL $REMOTE`);
+the view opens on the first call that differs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+EPILOG = """\
+examples:
+  openprogram-tui diff yesterday today            two managed recordings
+  openprogram-tui diff old.jsonl new.jsonl        two files
+  git difftool -x 'openprogram-tui diff' -- tests/recordings/
+                                                  every recording a change rewrote
+
+The same comparison as `openprogram recordings diff A B`, with the matching rules of the
+pyproject.toml found from the working directory.
+"""
+
+
+def parse_diff_arguments(argv: Sequence[str]) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(
+        prog="openprogram-tui diff",
+        description="Compare two recordings call by call: requests side by side, answers as answers.",
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("a", metavar="A", help="the first recording (path or managed ID)")
+    parser.add_argument("b", metavar="B", help="the second recording (path or managed ID)")
+    parser.add_argument("--light", action="store_true", help="start with the light theme")
+    return parser.parse_args(list(argv))
+
+
+def resolve(selector: str) -> Path:
+    """The file behind a path or a managed ID; raises `ValueError` with a one-line reason."""
+    from openprogram.recordings import RecordingSelectorError, locate_recording
+
+    try:
+        path = locate_recording(selector).path
+    except RecordingSelectorError as exc:
+        raise ValueError(str(exc)) from None
+    if not path.is_file():
+        raise ValueError(f"{selector}: no such recording file")
+    return path
+
+
+def diff_main(argv: Sequence[str], app_class: Callable[..., Any]) -> int:
+    """Open the diff view of the two recordings in `argv`; exit 2 on a usage error."""
+    args = parse_diff_arguments(argv)
+    try:
+        a, b = resolve(args.a), resolve(args.b)
+    except ValueError as exc:
+        print(f"openprogram-tui diff: {exc}", file=sys.stderr)
+        return 2
+    app = app_class(diff=(a, b), theme="textual-light" if args.light else "textual-dark")
+    app.run()
+    return int(app.return_code or 0)

@@ -1,0 +1,284 @@
+"""Two recordings compared call by call: the call list by status, the requests side by side,
+the answers as answers.
+
+The comparison is the library's `diff_recordings` (what `openprogram recordings diff` prints), run
+in a thread. The request tab is the mismatch view (`n`/`N` walk the differences across calls); the
+answer tab shows the text as a word diff, tool call differences, stop reason, error and usage.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import ClassVar
+
+from rich.text import Text
+from textual import work
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, VerticalScroll
+from textual.message import Message
+from textual.screen import Screen
+from textual.widgets import OptionList, Static, TabbedContent, TabPane
+from textual.widgets.option_list import Option
+from textual.worker import Worker, WorkerState
+
+from openprogram.errors import OpenProgramError
+from openprogram.providers.recording.differences import PathToken
+from openprogram.recordings.diff import CallPair, RecordingDiff, WordChange
+from tui.model.paths import display_path
+from tui.model.recording_diff import (
+    call_row,
+    changed_rows,
+    compare,
+    request_comparison,
+    summary_text,
+    tool_call_lines,
+    usage_lines,
+)
+from tui.widgets.common.key_footer import KeyFooter
+from tui.widgets.common.title_bar import TitleBar
+from tui.widgets.rerun.mismatch_view import MismatchView
+
+TABS = ("diff-tab-request", "diff-tab-answer")
+STATUS_STYLES = {
+    "same": "dim",
+    "request_changed": "bold $warning",
+    "answer_changed": "bold $accent",
+    "both_changed": "bold $error",
+    "only_a": "bold $error",
+    "only_b": "bold $success",
+}
+
+
+class DiffScreen(Screen[None]):
+    """Recording A and recording B: which calls differ, and how."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape", "app.go_back", "Back", show=False, id="diff.back"),
+        Binding("n", "step(1)", "Next diff", id="diff.next"),
+        Binding("N", "step(-1)", "Previous diff", show=False, id="diff.previous"),
+        Binding(
+            "right_square_bracket", "tab(1)", "Tab", key_display="[ ]", priority=True, id="diff.tab"
+        ),
+        Binding(
+            "left_square_bracket", "tab(-1)", "Tab", show=False, priority=True, id="diff.tab-back"
+        ),
+        Binding("o", "open('a')", "Open in A", id="diff.open-a"),
+        Binding("O", "open('b')", "Open in B", id="diff.open-b"),
+        Binding("h", "focus_calls", "Calls", show=False, id="diff.calls"),
+    ]
+    DEFAULT_CSS = """
+    DiffScreen {
+        & #diff-names { height: auto; padding: 0 1; color: $text-muted; }
+        & #diff-body { height: 1fr; }
+        & #diff-calls { width: 32; max-width: 36%; height: 1fr; border: round $panel; }
+        & #diff-calls:focus { border: round $primary; }
+        & TabbedContent { width: 1fr; height: 1fr; }
+        & TabPane { padding: 0; }
+        & #diff-answer { padding: 0 1; }
+        & #diff-problem { padding: 1 2; color: $error; }
+    }
+    """
+
+    class Compared(Message):
+        """The comparison is done."""
+
+        def __init__(self, diff: RecordingDiff) -> None:
+            super().__init__()
+            self.diff = diff
+
+    class CallOpenRequested(Message):
+        """Show call `call_index` of `recording`, at the field `path_tokens`."""
+
+        def __init__(
+            self, recording: Path, call_index: int, path_tokens: tuple[PathToken, ...] = ()
+        ) -> None:
+            super().__init__()
+            self.recording, self.call_index, self.path_tokens = recording, call_index, path_tokens
+
+    def __init__(self, a: Path, b: Path) -> None:
+        super().__init__()
+        self.a, self.b = a, b
+        self.diff: RecordingDiff | None = None
+        self.row = 0
+        """The row shown (an index into `diff.pairs`)."""
+
+    def compose(self) -> ComposeResult:
+        yield TitleBar(f"Diff {self.a.name} ↔ {self.b.name}", "comparing…")
+        names = Text()
+        names.append("A ", "bold")
+        names.append(display_path(self.a))
+        names.append("   B ", "bold")
+        names.append(display_path(self.b))
+        yield Static(names, id="diff-names")
+        with Horizontal(id="diff-body"):
+            yield OptionList(id="diff-calls")
+            with TabbedContent(id="diff-tabs"):
+                with TabPane("Request", id=TABS[0]):
+                    yield Static(id="diff-request-placeholder")
+                with TabPane("Answer", id=TABS[1]), VerticalScroll():
+                    yield Static(id="diff-answer")
+        yield KeyFooter(compact=True)
+
+    def on_mount(self) -> None:
+        self._compare()
+
+    @work(thread=True, exclusive=True, group="diff", exit_on_error=False)
+    def _compare(self) -> None:
+        self.post_message(self.Compared(compare(self.a, self.b)))
+
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        if event.state == WorkerState.ERROR and event.worker.group == "diff":
+            error = event.worker.error
+            reason = str(error) if isinstance(error, OpenProgramError | OSError) else repr(error)
+            self.query_one(TitleBar).set_facts("cannot compare", problem=True)
+            body = self.query_one("#diff-body")
+            body.remove_children()
+            body.mount(Static(Text(f"✗ {reason}"), id="diff-problem"))
+
+    async def on_diff_screen_compared(self, message: Compared) -> None:
+        diff = self.diff = message.diff
+        same = " · the recordings are the same" if diff.identical else ""
+        self.query_one(TitleBar).set_facts(summary_text(diff) + same, problem=not diff.identical)
+        calls = self.query_one("#diff-calls", OptionList)
+        width = max((len(call_row(pair)[0]) for pair in diff.pairs), default=2) + 2
+        calls.add_options([self._option(pair, width) for pair in diff.pairs])
+        first = next((n for n, pair in enumerate(diff.pairs) if pair.status != "same"), 0)
+        if diff.pairs:
+            calls.highlighted = first
+            await self._show_row(first)
+        calls.focus()
+
+    def _option(self, pair: CallPair, width: int) -> Option:
+        label, words, status = call_row(pair)
+        text = Text(no_wrap=True, overflow="ellipsis")
+        text.append(f"{label:<{width}}", "bold")
+        text.append(words, self._status_style(status))
+        return Option(text)
+
+    def _status_style(self, status: str) -> str:
+        style = STATUS_STYLES[status]
+        variables = self.app.theme_variables
+        return " ".join(
+            variables.get(word[1:], word) if word.startswith("$") else word
+            for word in style.split()
+        )
+
+    # -- showing one row --
+
+    async def on_option_list_option_highlighted(self, event: OptionList.OptionHighlighted) -> None:
+        event.stop()
+        if self.diff is not None and event.option_index != self.row:
+            await self._show_row(event.option_index)
+
+    async def _show_row(self, row: int, at_end: bool = False) -> None:
+        assert self.diff is not None
+        self.row = row
+        pair = self.diff.pairs[row]
+        label = call_row(pair)[0]
+        pane = self.query_one(f"#{TABS[0]}", TabPane)
+        await pane.remove_children()
+        view = MismatchView(
+            request_comparison(pair),
+            titles=(f"A · call {label}", f"B · call {label}"),
+            wrap=False,
+            offers_rules=False,
+            start_at_end=at_end,
+            take_focus=False,  # the focus stays where the user moves (the call list, a tab)
+            id="diff-request",
+        )
+        await pane.mount(view)
+        self.query_one("#diff-answer", Static).update(self._answer_text(pair))
+
+    def _answer_text(self, pair: CallPair) -> Text:
+        text = Text()
+        if pair.a is None or pair.b is None:
+            side = "A" if pair.b is None else "B"
+            text.append(f"This call is only in {side}.\n\n", "bold")
+        answer = pair.answer
+        if pair.a is not None and pair.b is not None and not answer.changed:
+            text.append("The answers are the same.\n\n", "dim")
+        if answer.text:
+            text.append("Text\n", "bold")
+            self._words(text, answer.text)
+        if answer.thinking:
+            text.append("Thinking\n", "bold")
+            self._words(text, answer.thinking)
+        if answer.tool_calls:
+            text.append("Tool calls\n", "bold")
+            for path, left, right in tool_call_lines(pair):
+                text.append(f"  {path}\n")
+                text.append(f"    A  {left}\n", "red")
+                text.append(f"    B  {right}\n", "green")
+            text.append("\n")
+        for name, change in (("Stop reason", answer.stop_reason), ("Error", answer.error)):
+            if change is not None:
+                text.append(f"{name}  ", "bold")
+                text.append(f"{change[0]} → {change[1]}\n\n")
+        text.append("Usage (tokens)\n", "bold")
+        for label, value in usage_lines(pair.usage_a, pair.usage_b):
+            text.append(f"  {label:<7}{value}\n")
+        return text
+
+    @staticmethod
+    def _words(text: Text, changes: tuple[WordChange, ...]) -> None:
+        for change in changes:
+            if change.op == "equal":
+                text.append(change.text)
+            elif change.op == "delete":
+                text.append(change.text, "strike red")
+            else:
+                text.append(change.text, "underline green")
+        text.append("\n\n")
+
+    # -- moving --
+
+    async def action_step(self, step: int) -> None:
+        view = self.query(MismatchView)
+        if view and self.diff is not None and self.diff.pairs[self.row].request:
+            view.first().action_step(step)
+        else:
+            await self._next_changed(step)
+
+    async def on_mismatch_view_stepped_past_end(self, message: MismatchView.SteppedPastEnd) -> None:
+        message.stop()
+        await self._next_changed(message.step)
+
+    async def _next_changed(self, step: int) -> None:
+        if self.diff is None:
+            return
+        rows = changed_rows(self.diff.pairs)
+        later = [r for r in rows if (r > self.row if step > 0 else r < self.row)]
+        if not later:
+            where = "last" if step > 0 else "first"
+            self.notify(f"No request difference after this one: it is the {where}.")
+            return
+        row = later[0] if step > 0 else later[-1]
+        self.query_one("#diff-calls", OptionList).highlighted = row
+        await self._show_row(row, at_end=step < 0)
+
+    def action_tab(self, step: int) -> None:
+        tabs = self.query_one(TabbedContent)
+        position = TABS.index(tabs.active) if tabs.active in TABS else 0
+        tabs.active = TABS[(position + step) % len(TABS)]
+
+    def action_focus_calls(self) -> None:
+        self.query_one("#diff-calls").focus()
+
+    def on_mismatch_view_call_open_requested(self, message: MismatchView.CallOpenRequested) -> None:
+        message.stop()
+        self.action_open("a", message.path_tokens)
+
+    def action_open(self, side: str, path_tokens: tuple[PathToken, ...] = ()) -> None:
+        if self.diff is None or not self.diff.pairs:
+            return
+        pair = self.diff.pairs[self.row]
+        call = pair.a if side == "a" else pair.b
+        recording = self.a if side == "a" else self.b
+        if call is None:
+            self.notify(f"This call is not in {side.upper()}.", severity="warning")
+            return
+        view = self.query(MismatchView)
+        if not path_tokens and view and pair.request:
+            path_tokens = view.first().difference.path_tokens
+        self.post_message(self.CallOpenRequested(recording, call.call_index, path_tokens))
