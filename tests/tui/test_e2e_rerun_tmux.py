@@ -100,3 +100,49 @@ def test_z_turns_a_next_day_mismatch_into_ok_in_two_rules(
         terminal.close()
     assert "tmp-path" in (project / "pyproject.toml").read_text()
     assert b'"rules":{"normalize":' in Path(made.path).read_bytes().split(b"\n", 1)[0]
+
+
+def test_openprogram_tui_diff_as_a_git_difftool_shows_what_the_commit_changed(
+    openprogram_home: Path, tmux_available: None, tmp_path: Path
+) -> None:
+    import asyncio
+    import subprocess
+
+    from tests.tui.diff_fixtures import record_diff_pair
+
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    before, after = asyncio.run(record_diff_pair(tmp_path))
+    git_env = {
+        **os.environ,
+        "GIT_AUTHOR_NAME": "t",
+        "GIT_AUTHOR_EMAIL": "t@example.invalid",
+        "GIT_COMMITTER_NAME": "t",
+        "GIT_COMMITTER_EMAIL": "t@example.invalid",
+    }
+
+    def git(*args: str) -> None:
+        subprocess.run(["git", *args], cwd=repo, env=git_env, check=True, capture_output=True)
+
+    git("init", "-q")
+    shutil.copy(before, repo / "session.jsonl")
+    git("add", "session.jsonl")
+    git("commit", "-q", "-m", "recorded")
+    shutil.copy(after, repo / "session.jsonl")  # re-recorded: what a pull request would change
+    tool = " ".join(shlex.quote(part) for part in [*tui_command(), "diff"])
+    line = tui_line(openprogram_home).replace(
+        " ".join(shlex.quote(part) for part in tui_command()),
+        f"git difftool -y -x {shlex.quote(tool)} -- session.jsonl",
+    )
+    terminal = Terminal("optui-difftool")
+    assert terminal.start(line, cwd=repo)
+    try:
+        screen = terminal.wait_for(
+            "session.jsonl", "4 calls", "1 only in B", "≠ request (1 field)", "'hello there'"
+        )
+        assert "call 0 › context › messages[0] › content" in screen
+        terminal.keys("j", "]")
+        terminal.wait_for("tool_calls[0].arguments.limit", "A  3", "B  10")
+        terminal.keys("C-q")
+    finally:
+        terminal.close()

@@ -10,6 +10,7 @@ from openprogram.recordings import managed_path
 from tests.tui.pilot_support import notifications, until
 from tui.app import OpenProgramTUI
 from tui.screens.confirm import ConfirmScreen
+from tui.screens.diff import DiffScreen
 from tui.screens.recording import RecordingScreen
 from tui.screens.recordings import RecordingsScreen
 
@@ -68,7 +69,7 @@ async def test_the_active_recording_is_never_deleted(demo_home: Path) -> None:
     app = OpenProgramTUI()
     async with app.run_test(size=SIZE) as pilot:
         await listed(pilot)
-        await pilot.press("d")
+        await pilot.press("x")
         assert not isinstance(app.screen, ConfirmScreen)
         assert "active replay recording" in notifications(app)[-1]
     assert managed_path("echo-demo").exists()
@@ -78,11 +79,11 @@ async def test_delete_asks_first(demo_home: Path) -> None:
     app = OpenProgramTUI()
     async with app.run_test(size=SIZE) as pilot:
         screen = await listed(pilot)
-        await pilot.press("j", "d")
+        await pilot.press("j", "x")
         assert isinstance(app.screen, ConfirmScreen)
         await pilot.press("n")
         assert managed_path("echo-demo-damaged").exists()
-        await pilot.press("d", "y")
+        await pilot.press("delete", "y")
         await until(pilot, lambda: len(screen.summaries) == 1)
         assert not managed_path("echo-demo-damaged").exists()
         assert "Deleted echo-demo-damaged" in notifications(app)[-1]
@@ -99,7 +100,7 @@ async def test_files_given_are_listed_with_the_managed_ones(
         assert names[:2] == ["echo-demo", "echo-demo-damaged"]
         assert names[2].endswith("files/echo-demo.jsonl")
         assert cells(screen, 3)[6] == "✗ file not found"
-        await pilot.press("G", "d")
+        await pilot.press("G", "x")
         assert "Only managed recordings" in notifications(app)[-1]
 
 
@@ -120,3 +121,22 @@ async def listed_or_empty(pilot: object) -> RecordingsScreen:
     assert isinstance(screen, RecordingsScreen)
     await until(pilot, lambda: "recordings" in str(screen.query_one("#recordings-note").render()))
     return screen
+
+
+async def test_space_marks_two_and_d_compares_them(demo_home: Path) -> None:
+    app = OpenProgramTUI()
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await listed(pilot)
+        await pilot.press("d")
+        assert "Mark two recordings with space" in notifications(app)[-1]
+        await pilot.press("space", "j", "space")
+        await pilot.pause()
+        assert [cells(screen, row)[1] for row in range(2)] == [
+            "[A] echo-demo",
+            "[B] echo-demo-damaged",
+        ]
+        await pilot.press("d")
+        await until(pilot, lambda: isinstance(app.screen, DiffScreen))
+        diff = app.screen
+        assert isinstance(diff, DiffScreen)
+        assert (diff.a, diff.b) == (managed_path("echo-demo"), managed_path("echo-demo-damaged"))

@@ -66,6 +66,8 @@ class DiffScreen(Screen[None]):
         Binding("o", "open('a')", "Open in A", id="diff.open-a"),
         Binding("O", "open('b')", "Open in B", id="diff.open-b"),
         Binding("h", "focus_calls", "Calls", show=False, id="diff.calls"),
+        Binding("j", "move(1)", "Next call", show=False, id="diff.next-call"),
+        Binding("k", "move(-1)", "Previous call", show=False, id="diff.previous-call"),
     ]
     DEFAULT_CSS = """
     DiffScreen {
@@ -261,6 +263,12 @@ class DiffScreen(Screen[None]):
         tabs = self.query_one(TabbedContent)
         position = TABS.index(tabs.active) if tabs.active in TABS else 0
         tabs.active = TABS[(position + step) % len(TABS)]
+
+    def action_move(self, step: int) -> None:
+        calls = self.query_one("#diff-calls", OptionList)
+        if calls.option_count:
+            current = calls.highlighted if calls.highlighted is not None else 0
+            calls.highlighted = max(0, min(current + step, calls.option_count - 1))
 
     def action_focus_calls(self) -> None:
         self.query_one("#diff-calls").focus()

@@ -50,7 +50,9 @@ class RecordingsScreen(Screen[None]):
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("enter", "open", "Open", priority=True, id="recordings.open"),
-        Binding("d,delete", "delete", "Delete", id="recordings.delete"),
+        Binding("space", "mark", "Mark", id="recordings.mark"),
+        Binding("d", "diff", "Diff marked", id="recordings.diff"),
+        Binding("x,delete", "delete", "Delete", id="recordings.delete"),
         Binding("ctrl+r", "reload", "Reload", id="recordings.reload"),
         Binding("r", "rerun", "Rerun", show=False, id="rerun"),
         Binding("j", "move(1)", "Down", show=False, id="recordings.down"),
@@ -72,6 +74,8 @@ class RecordingsScreen(Screen[None]):
         self.summaries: dict[str, RecordingSummary] = {}
         self._note = ""
         self._error: str | None = None
+        self.marked: list[str] = []
+        """The rows marked with space (their paths), oldest first: A and B of `d`."""
 
     def compose(self) -> ComposeResult:
         yield TitleBar("Recordings", "reading…")
@@ -146,7 +150,12 @@ class RecordingsScreen(Screen[None]):
     def _cells(self, summary: RecordingSummary) -> tuple[Text, ...]:
         accent = self._theme_style("accent") + Style(bold=True)
         active = Text(f"● {summary.mode}", accent) if summary.active else Text("")
-        name = summary.recording_id or display_path(summary.path)
+        name = Text(
+            summary.recording_id or display_path(summary.path), "bold" if summary.active else ""
+        )
+        if str(summary.path) in self.marked:
+            side = "AB"[self.marked.index(str(summary.path))]
+            name = Text.assemble((f"[{side}] ", accent), name)
         status = (
             Text("✓ valid", self._theme_style("success"))
             if summary.valid
@@ -154,7 +163,7 @@ class RecordingsScreen(Screen[None]):
         )
         return (
             active,
-            Text(name, "bold" if summary.active else ""),
+            name,
             Text(created_label(summary)),
             Text(f"{summary.calls:,}", justify="right"),
             Text(f"{summary.events:,}", justify="right"),
@@ -210,6 +219,27 @@ class RecordingsScreen(Screen[None]):
             from tui.screens.rerun import RerunScreen
 
             self.app.push_screen(RerunScreen(summary.path))
+
+    def action_mark(self) -> None:
+        """Mark the row (or unmark it); two marks at most, the oldest is dropped for a third."""
+        summary = self._selected()
+        if summary is None:
+            return
+        key = str(summary.path)
+        if key in self.marked:
+            self.marked.remove(key)
+        else:
+            self.marked = [*self.marked, key][-2:]
+        self._redraw()
+
+    def action_diff(self) -> None:
+        """Compare the two marked recordings in the diff view (A: marked first)."""
+        if len(self.marked) != 2:
+            self.notify("Mark two recordings with space, then d compares them.")
+            return
+        from tui.screens.diff import DiffScreen
+
+        self.app.push_screen(DiffScreen(Path(self.marked[0]), Path(self.marked[1])))
 
     def action_delete(self) -> None:
         summary = self._selected()
