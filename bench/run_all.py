@@ -4,8 +4,8 @@
 
 `--quick` is passed on to each script that has it. Every script's own output is shown as it runs;
 at the end the lines that name a target are gathered in one summary. Exit status 0 unless a
-script exited non-zero (the other scripts exit 0 whatever their figures; `tui_first_rows.py` exits 1
-when its target is missed).
+script exited non-zero (the other scripts exit 0 whatever their figures; `tui_first_rows.py` and
+`tui_diff.py` exit 1 when their target is missed).
 """
 
 from __future__ import annotations
@@ -24,6 +24,7 @@ ORDER = (
     "replay_throughput",
     "recordings_list",
     "tui_first_rows",
+    "tui_diff",
     "peers",
 )
 

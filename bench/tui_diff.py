@@ -1,0 +1,105 @@
+"""How fast `openprogram-tui diff A B` shows its first screen for two 100 MB recordings that differ
+in one call, against opening one of them (`openprogram-tui A`, first rows) and an empty Textual app.
+
+Same method as `tui_first_rows.py`: real processes in fresh tmux windows of 120x40 on an already
+running tmux server, timed from the window's creation until `tmux capture-pane` shows the text:
+
+- baseline: an empty Textual app;
+- one file: `openprogram-tui A`, until its first call row is on screen;
+- the diff: `openprogram-tui diff A B`, until the changed call is listed and its differing field
+  is shown (`≠ request (1 field)` and the path bar of call 120).
+
+Runs alternate (one warm-up round, not counted); medians of `--runs` runs. Target (issue #18):
+the diff's first screen within 2x of opening one file.
+
+    python bench/tui_diff.py [--runs 3]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import statistics
+import sys
+import tempfile
+from pathlib import Path
+
+from tui_first_rows import CALLS, EMPTY_APP, Window, generate, tmux, tui_command
+
+CHANGED_CALL = 120
+MARKER = b'"call_index":%d,"context":{"messages":[{"content":"message 0 ' % CHANGED_CALL
+
+
+def changed_copy(source: Path, target: Path) -> None:
+    """`source` with one word of call `CHANGED_CALL`'s first message changed (same length)."""
+    data = source.read_bytes()
+    at = data.index(MARKER) + len(MARKER)
+    target.write_bytes(data[:at] + b"CHANGED " + data[at + 8 :])
+    target.chmod(0o600)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--runs", type=int, default=3, help="timed runs of each program")
+    args = parser.parse_args()
+    if shutil.which("tmux") is None:
+        print("tmux is required", file=sys.stderr)
+        return 2
+    work = Path(tempfile.mkdtemp(prefix="optui-bench-diff-"))
+    keeper = f"optui-bench-diff-server-{os.getpid()}"
+    try:
+        a, b = work / "a.jsonl", work / "b.jsonl"
+        generate(a)
+        changed_copy(a, b)
+        print(f"recordings: 2 x {a.stat().st_size / 1e6:.1f} MB, {CALLS} calls, one call differs")
+        empty_app = work / "empty_app.py"
+        empty_app.write_text(EMPTY_APP)
+        home = work / "home"
+        home.mkdir(mode=0o700)
+        env = {
+            "TERM": "xterm-256color",
+            "TEXTUAL_ANIMATIONS": "none",
+            "OPENPROGRAM_HOME": str(home),
+        }
+        tmux("new-session", "-d", "-s", keeper, "sleep 3600")
+        subjects = {
+            "empty Textual app, first paint": (
+                [sys.executable, str(empty_app)],
+                ("empty app ready",),
+            ),
+            "openprogram-tui A, first rows": (
+                [*tui_command(), str(a)],
+                ("#0", "openai/gpt-4o-mini"),
+            ),
+            "openprogram-tui diff A B, first screen": (
+                [*tui_command(), "diff", str(a), str(b)],
+                ("≠ request (1 field)", f"call {CHANGED_CALL} ›"),
+            ),
+        }
+        times: dict[str, list[float]] = {name: [] for name in subjects}
+        for run in range(args.runs + 1):
+            for name, (command, texts) in subjects.items():
+                window = Window(command, env)
+                try:
+                    seconds = window.wait_for(*texts)
+                finally:
+                    window.close()
+                if run:
+                    times[name].append(seconds)
+        medians = {name: statistics.median(values) for name, values in times.items()}
+        for name, values in times.items():
+            listed = ", ".join(f"{value * 1000:.0f}" for value in values)
+            print(f"{name}: median {medians[name] * 1000:.0f} ms  ({listed})")
+        names = list(subjects)
+        one, diff = medians[names[1]], medians[names[2]]
+        print(f"ratio diff / one file: {diff / one:.2f}x (target <= 2x)")
+        print(f"ratio diff / empty app: {diff / medians[names[0]]:.2f}x")
+        return 0 if diff / one <= 2 else 1
+    finally:
+        tmux("kill-session", "-t", keeper)
+        shutil.rmtree(work, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
