@@ -18,6 +18,7 @@ from typing import Any, Literal
 
 from openprogram.providers.accumulator import assemble_message
 from openprogram.providers.recording.differences import FieldDifference, iter_differences
+from openprogram.providers.recording.format import RequestRow
 from openprogram.providers.recording.reader import RecordedCall, Recording, read_recording
 from openprogram.providers.recording.rules import (
     NO_RULES,
@@ -25,7 +26,7 @@ from openprogram.providers.recording.rules import (
     RuledDifference,
     iter_ruled_differences,
 )
-from openprogram.providers.types import AssistantMessage, Usage
+from openprogram.providers.types import AssistantMessage, AssistantMessageEvent, Usage
 
 CallStatus = Literal[
     "same", "request_changed", "answer_changed", "both_changed", "only_a", "only_b"
@@ -55,9 +56,15 @@ class Answer:
     @classmethod
     def of(cls, call: RecordedCall) -> Answer:
         """The answer of `call` (its events folded by the one accumulator)."""
-        message: AssistantMessage | None = assemble_message(call.events)
+        return cls.of_events(call.events, call.error)
+
+    @classmethod
+    def of_events(cls, events: Sequence[AssistantMessageEvent], error: str | None) -> Answer:
+        """The answer a call's `events` make (folded by the one accumulator); `error` is the
+        call's own error (its `call_end` row), used when the events carry none."""
+        message: AssistantMessage | None = assemble_message(list(events))
         if message is None:
-            return cls("", "", (), None, call.error, Usage())
+            return cls("", "", (), None, error, Usage())
         text = "".join(b.text for b in message.content if b.type == "text")
         thinking = "".join(b.thinking for b in message.content if b.type == "thinking")
         tools = tuple((b.name, b.arguments) for b in message.content if b.type == "toolCall")
@@ -66,7 +73,7 @@ class Answer:
             thinking,
             tools,
             message.stop_reason,
-            message.error_message or call.error,
+            message.error_message or error,
             message.usage,
         )
 
@@ -101,21 +108,28 @@ class CallPair:
     @property
     def status(self) -> CallStatus:
         """same, request_changed, answer_changed, both_changed, only_a or only_b."""
-        if self.b is None:
-            return "only_a"
-        if self.a is None:
-            return "only_b"
-        request = any(not d.absorbed for d in self.request)
-        if request and self.answer.changed:
-            return "both_changed"
-        if request:
-            return "request_changed"
-        return "answer_changed" if self.answer.changed else "same"
+        return pair_status(self.a is not None, self.b is not None, self.request, self.answer)
 
     @property
     def counting_request_differences(self) -> tuple[FieldDifference, ...]:
         """The request differences no rule absorbed."""
         return tuple(d.difference for d in self.request if not d.absorbed)
+
+
+def pair_status(
+    in_a: bool, in_b: bool, request: Sequence[RuledDifference], answer: AnswerDifference
+) -> CallStatus:
+    """The status of a row: a call on one side only, or how its request and answer compare."""
+    if not in_b:
+        return "only_a"
+    if not in_a:
+        return "only_b"
+    counts = any(not d.absorbed for d in request)
+    if counts and answer.changed:
+        return "both_changed"
+    if counts:
+        return "request_changed"
+    return "answer_changed" if answer.changed else "same"
 
 
 @dataclass(frozen=True)
@@ -176,7 +190,12 @@ def _total(usages: Any) -> Usage:
 
 def call_signature(call: RecordedCall) -> str:
     """What identifies a call across two sessions: model, tool names, last message role + content."""
-    context = call.request.context
+    return request_signature(call.request)
+
+
+def request_signature(request: RequestRow) -> str:
+    """`call_signature` of the call whose request row this is."""
+    context = request.context
     messages = context.get("messages") or []
     last = messages[-1] if messages else {}
     tools = sorted(
@@ -185,7 +204,7 @@ def call_signature(call: RecordedCall) -> str:
     content = last.get("content") if isinstance(last, dict) else None
     return json.dumps(
         [
-            call.request.model.get("id"),
+            request.model.get("id"),
             tools,
             last.get("role") if isinstance(last, dict) else None,
             content,
@@ -247,21 +266,30 @@ def align_calls(
 ) -> tuple[list[tuple[RecordedCall | None, RecordedCall | None]], Literal["index", "signature"]]:
     """Pairs of calls: by index when both have the same shape (as many calls, and the signature
     alignment finds nothing inserted or removed), else by the signature alignment."""
-    matcher = difflib.SequenceMatcher(
-        None, [call_signature(c) for c in a], [call_signature(c) for c in b], autojunk=False
+    positions, how = align_signatures(
+        [call_signature(c) for c in a], [call_signature(c) for c in b]
     )
-    opcodes = matcher.get_opcodes()
+    return [
+        (a[i] if i is not None else None, b[j] if j is not None else None) for i, j in positions
+    ], how
+
+
+def align_signatures(
+    a: Sequence[str], b: Sequence[str]
+) -> tuple[list[tuple[int | None, int | None]], Literal["index", "signature"]]:
+    """`align_calls` on the calls' signatures: pairs of positions (None: no call on that side)."""
+    opcodes = difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes()
     same_shape = len(a) == len(b) and all(
         op in ("equal", "replace") and i2 - i1 == j2 - j1 for op, i1, i2, j1, j2 in opcodes
     )
     if same_shape:
-        return list(zip(a, b, strict=True)), "index"
-    pairs: list[tuple[RecordedCall | None, RecordedCall | None]] = []
+        return [(n, n) for n in range(len(a))], "index"
+    pairs: list[tuple[int | None, int | None]] = []
     for op, i1, i2, j1, j2 in opcodes:
         common = min(i2 - i1, j2 - j1) if op in ("equal", "replace") else 0
-        pairs.extend(zip(a[i1 : i1 + common], b[j1 : j1 + common], strict=True))
-        pairs.extend((call, None) for call in a[i1 + common : i2])
-        pairs.extend((None, call) for call in b[j1 + common : j2])
+        pairs.extend((i1 + n, j1 + n) for n in range(common))
+        pairs.extend((i, None) for i in range(i1 + common, i2))
+        pairs.extend((None, j) for j in range(j1 + common, j2))
     return pairs, "signature"
 
 

@@ -25,7 +25,7 @@ async def diff_shown(pilot: Pilot[None]) -> DiffScreen:
     await until(pilot, lambda: isinstance(pilot.app.screen, DiffScreen))
     screen = pilot.app.screen
     assert isinstance(screen, DiffScreen)
-    await until(pilot, lambda: screen.diff is not None and bool(screen.query(PathBar)))
+    await until(pilot, lambda: screen.answers_done and bool(screen.query(PathBar)))
     await pilot.pause()
     return screen
 

@@ -145,7 +145,7 @@ def test_diff_view(
     async def run_before(pilot: Pilot[None]) -> None:
         await until(pilot, lambda: isinstance(pilot.app.screen, DiffScreen))
         screen = pilot.app.screen
-        await until(pilot, lambda: bool(screen.query(PathBar)))
+        await until(pilot, lambda: screen.answers_done and bool(screen.query(PathBar)))  # type: ignore[attr-defined]
         await pilot.press(*keys)
         await pilot.app.workers.wait_for_complete()
         await pilot.pause()

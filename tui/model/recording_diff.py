@@ -1,23 +1,21 @@
-"""What the diff screen shows of the library's `RecordingDiff`: call rows, request comparisons,
-answer parts. Never imports Textual.
+"""What the diff screen shows of a `LazyDiff`: call rows, request comparisons, answer parts.
+Never imports Textual.
 
-The comparison itself is `openprogram.recordings.diff.diff_recordings` (the same as `openprogram
-recordings diff`), with the rules of the project found from the working directory.
+The comparison is the library's (`openprogram.recordings.diff`: the same as `openprogram recordings
+diff`), read lazily by `LazyDiff`, with the rules of the project found from the working directory.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from pathlib import Path
 from typing import Any
 
 from openprogram.providers.recording.differences import MISSING
 from openprogram.providers.recording.mismatch import format_value
-from openprogram.providers.recording.rules import MatchingRules
-from openprogram.providers.recording.rules_sources import project_rules
 from openprogram.providers.types import Usage
-from openprogram.recordings.diff import CallPair, CallStatus, RecordingDiff, diff_recordings
+from openprogram.recordings.diff import CallStatus
 from openprogram.text import plural
+from tui.model.lazy_diff import DiffRow, LazyDiff
 from tui.model.rerun import RequestComparison
 
 STATUS_MARKS: dict[CallStatus, tuple[str, str]] = {
@@ -32,47 +30,43 @@ STATUS_MARKS: dict[CallStatus, tuple[str, str]] = {
 VALUE_LIMIT = 120
 
 
-def compare(a: Path, b: Path, rules: MatchingRules | None = None) -> RecordingDiff:
-    """The library's diff of `a` and `b`, with the project's rules unless `rules` are given."""
-    return diff_recordings(a, b, project_rules() if rules is None else rules)
-
-
-def index_label(pair: CallPair) -> str:
+def index_label(row: DiffRow) -> str:
     """`#3`, or `#3→#4` when the call is #3 in A and #4 in B (a call on one side: its index)."""
-    a = pair.a.call_index if pair.a is not None else None
-    b = pair.b.call_index if pair.b is not None else None
+    a, b = row.a, row.b
     if a is None or b is None:
         return f"#{a if a is not None else b}"
     return f"#{a}" if a == b else f"#{a}→#{b}"
 
 
-def call_row(pair: CallPair) -> tuple[str, str, CallStatus]:
-    """(index label, status words, status) for the call list."""
-    mark, words = STATUS_MARKS[pair.status]
-    if pair.status in ("request_changed", "both_changed"):
-        words = f"{words} ({plural(len(pair.counting_request_differences), 'field')})"
-    return index_label(pair), f"{mark} {words}", pair.status
+def call_row(row: DiffRow) -> tuple[str, str, CallStatus]:
+    """(index label, status words, status) for the call list; `…` while the answers are being
+    compared (the request part is known)."""
+    status = row.status
+    mark, words = STATUS_MARKS[status]
+    if status in ("request_changed", "both_changed"):
+        words = f"{words} ({plural(row.counting, 'field')})"
+    if row.answer is None and status == "same":
+        mark, words = "…", "request same"
+    elif row.answer is None and status == "request_changed":
+        words += " …"
+    return index_label(row), f"{mark} {words}", status
 
 
-def request_comparison(pair: CallPair) -> RequestComparison:
+def request_comparison(diff: LazyDiff, row: DiffRow) -> RequestComparison:
     """Both requests of a row side by side, every difference (absorbed ones with their rule)."""
-    recorded = pair.a.request_payload() if pair.a is not None else None
-    incoming = pair.b.request_payload() if pair.b is not None else None
-    differences = tuple(ruled.difference for ruled in pair.request)
+    differences = tuple(ruled.difference for ruled in row.request)
     absorbed = {
         ruled.difference.field_path: f"{ruled.absorbed_by.describe()}  ({ruled.absorbed_by.source})"
-        for ruled in pair.request
+        for ruled in row.request
         if ruled.absorbed_by is not None
     }
-    first = next((n for n, ruled in enumerate(pair.request) if not ruled.absorbed), 0)
-    side = pair.a or pair.b
-    call = side.call_index if side is not None else 0
+    first = next((n for n, ruled in enumerate(row.request) if not ruled.absorbed), 0)
     return RequestComparison(
-        call_index=call,
+        call_index=row.a if row.a is not None else (row.b or 0),
         field_path=differences[first].field_path if differences else "",
         message="",
-        recorded_request=recorded,
-        incoming_request=incoming,
+        recorded_request=diff.request_payload("a", row.a),
+        incoming_request=diff.request_payload("b", row.b),
         differences=differences,
         first=first,
         absorbed=absorbed,
@@ -86,39 +80,52 @@ def usage_lines(a: Usage | None, b: Usage | None) -> list[tuple[str, str]]:
         left = getattr(a, key) if a is not None else None
         right = getattr(b, key) if b is not None else None
         if left is None or right is None:
-            rows.append((label, f"{left if left is not None else '—'} → {right or '—'}"))
+            shown = [str(v) if v is not None else "—" for v in (left, right)]
+            rows.append((label, " → ".join(shown)))
             continue
         change = right - left
         rows.append((label, f"{left} → {right}" + (f" ({change:+d})" if change else "")))
     return rows
 
 
-def tool_call_lines(pair: CallPair) -> list[tuple[str, str, str]]:
+def tool_call_lines(row: DiffRow) -> list[tuple[str, str, str]]:
     """(field path, A's value, B's value) for each tool call difference, bounded for the screen."""
 
     def shown(value: Any) -> str:
         return "—" if value is MISSING else format_value(value, VALUE_LIMIT)
 
-    return [(d.field_path, shown(d.recorded), shown(d.incoming)) for d in pair.answer.tool_calls]
+    if row.answer is None:
+        return []
+    return [(d.field_path, shown(d.recorded), shown(d.incoming)) for d in row.answer.tool_calls]
 
 
-def summary_text(diff: RecordingDiff) -> str:
+def summary_text(diff: LazyDiff, answers_done: bool) -> str:
     """`5 calls · 3 same · 1 request changed · 1 only in B · tokens 1,200 → 1,310`."""
-    summary = diff.summary()
-    parts = [plural(len(diff.pairs), "call")]
+    rows = diff.rows
+    # A row whose answers are not compared yet is not counted as the same.
+    statuses = [
+        row.status if row.answer is not None or row.status != "same" else "pending" for row in rows
+    ]
+    parts = [plural(len(rows), "call")]
     for count, words in (
-        (summary.same, "same"),
-        (summary.request_changed, "request changed"),
-        (summary.answer_changed, "answer changed"),
-        (summary.only_a, "only in A"),
-        (summary.only_b, "only in B"),
+        (statuses.count("same"), "same"),
+        (statuses.count("request_changed") + statuses.count("both_changed"), "request changed"),
+        (statuses.count("answer_changed") + statuses.count("both_changed"), "answer changed"),
+        (statuses.count("only_a"), "only in A"),
+        (statuses.count("only_b"), "only in B"),
     ):
         if count:
             parts.append(f"{count} {words}")
-    parts.append(f"tokens {summary.tokens_a.total_tokens:,} → {summary.tokens_b.total_tokens:,}")
+    if answers_done:
+        tokens_a = sum(row.usage_a.total_tokens for row in rows if row.usage_a is not None)
+        tokens_b = sum(row.usage_b.total_tokens for row in rows if row.usage_b is not None)
+        parts.append(f"tokens {tokens_a:,} → {tokens_b:,}")
+    else:
+        compared = sum(row.answer is not None for row in rows)
+        parts.append(f"comparing answers {compared}/{len(rows)}…")
     return " · ".join(parts)
 
 
-def changed_rows(pairs: Sequence[CallPair]) -> list[int]:
+def changed_rows(rows: Sequence[DiffRow]) -> list[int]:
     """The rows whose request has a difference (what `n`/`N` walk across)."""
-    return [n for n, pair in enumerate(pairs) if pair.request]
+    return [n for n, row in enumerate(rows) if row.request]

@@ -24,12 +24,14 @@ from textual.worker import Worker, WorkerState
 
 from openprogram.errors import OpenProgramError
 from openprogram.providers.recording.differences import PathToken
-from openprogram.recordings.diff import CallPair, RecordingDiff, WordChange
+from openprogram.providers.recording.rules_sources import project_rules
+from openprogram.recordings.diff import WordChange
+from openprogram.text import plural
+from tui.model.lazy_diff import DiffRow, LazyDiff
 from tui.model.paths import display_path
 from tui.model.recording_diff import (
     call_row,
     changed_rows,
-    compare,
     request_comparison,
     summary_text,
     tool_call_lines,
@@ -82,12 +84,26 @@ class DiffScreen(Screen[None]):
     }
     """
 
-    class Compared(Message):
-        """The comparison is done."""
+    class RowsReady(Message):
+        """More rows were compared (`reset`: every row was replaced by the final alignment)."""
 
-        def __init__(self, diff: RecordingDiff) -> None:
+        def __init__(self, reset: bool) -> None:
             super().__init__()
-            self.diff = diff
+            self.reset = reset
+
+    class AnswersCompared(Message):
+        """The answers of some rows were compared (`done`: of every row)."""
+
+        def __init__(self, done: bool) -> None:
+            super().__init__()
+            self.done = done
+
+    class CompareFailed(Message):
+        """A recording cannot be compared; `reason` names the file and the line."""
+
+        def __init__(self, reason: str) -> None:
+            super().__init__()
+            self.reason = reason
 
     class CallOpenRequested(Message):
         """Show call `call_index` of `recording`, at the field `path_tokens`."""
@@ -101,9 +117,14 @@ class DiffScreen(Screen[None]):
     def __init__(self, a: Path, b: Path) -> None:
         super().__init__()
         self.a, self.b = a, b
-        self.diff: RecordingDiff | None = None
-        self.row = 0
-        """The row shown (an index into `diff.pairs`)."""
+        self.diff: LazyDiff | None = None
+        self.row = -1
+        """The row shown (an index into `diff.rows`); -1 before the first."""
+        self.answers_done = False
+        self._width = 4
+        """Of the call list's index column."""
+        self._user_moved = False
+        """Until the user moves, the view follows to the first row that differs as it is found."""
 
     def compose(self) -> ComposeResult:
         yield TitleBar(f"Diff {self.a.name} ↔ {self.b.name}", "comparing…")
@@ -125,36 +146,101 @@ class DiffScreen(Screen[None]):
     def on_mount(self) -> None:
         self._compare()
 
+    def on_unmount(self) -> None:
+        if self.diff is not None:
+            self.diff.close()
+
     @work(thread=True, exclusive=True, group="diff", exit_on_error=False)
     def _compare(self) -> None:
-        self.post_message(self.Compared(compare(self.a, self.b)))
+        # A file that cannot be compared is a result (one line naming it), not a failed worker.
+        try:
+            diff = LazyDiff(self.a, self.b, project_rules())
+            self.diff = diff
+
+            def rows_ready(reset: bool) -> None:
+                self.post_message(self.RowsReady(reset))
+
+            diff.build(rows_ready)
+            for number, row in enumerate(list(diff.rows)):
+                diff.compare_answer(row)
+                if number % 20 == 19:
+                    self.post_message(self.AnswersCompared(False))
+        except (OpenProgramError, OSError) as exc:
+            self.post_message(self.CompareFailed(str(exc)))
+            return
+        self.post_message(self.AnswersCompared(True))
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
-        if event.state == WorkerState.ERROR and event.worker.group == "diff":
-            error = event.worker.error
-            reason = str(error) if isinstance(error, OpenProgramError | OSError) else repr(error)
-            self.query_one(TitleBar).set_facts("cannot compare", problem=True)
-            body = self.query_one("#diff-body")
-            body.remove_children()
-            body.mount(Static(Text(f"✗ {reason}"), id="diff-problem"))
+        if event.state == WorkerState.ERROR and event.worker.group in ("diff", "diff-answer"):
+            self.post_message(self.CompareFailed(repr(event.worker.error)))
 
-    async def on_diff_screen_compared(self, message: Compared) -> None:
-        diff = self.diff = message.diff
-        same = " · the recordings are the same" if diff.identical else ""
-        self.query_one(TitleBar).set_facts(summary_text(diff) + same, problem=not diff.identical)
+    def on_diff_screen_compare_failed(self, message: CompareFailed) -> None:
+        self.query_one(TitleBar).set_facts("cannot compare", problem=True)
+        body = self.query_one("#diff-body")
+        body.remove_children()
+        body.mount(Static(Text(f"✗ {message.reason}"), id="diff-problem"))
+
+    async def on_diff_screen_rows_ready(self, message: RowsReady) -> None:
+        diff = self.diff
+        if diff is None:
+            return
         calls = self.query_one("#diff-calls", OptionList)
-        width = max((len(call_row(pair)[0]) for pair in diff.pairs), default=2) + 2
-        calls.add_options([self._option(pair, width) for pair in diff.pairs])
-        first = next((n for n, pair in enumerate(diff.pairs) if pair.status != "same"), 0)
-        if diff.pairs:
-            calls.highlighted = first
-            await self._show_row(first)
-        calls.focus()
+        if message.reset:
+            shown = calls.option_count
+            if diff.aligned_by == "signature" or shown != len(diff.rows):
+                calls.clear_options()
+                self.row = -1
+        self._width = max((len(call_row(row)[0]) for row in diff.rows), default=2) + 2
+        calls.add_options([self._option(row) for row in diff.rows[calls.option_count :]])
+        self._set_title()
+        target = self._first_to_show()
+        if target is not None and target != self.row:
+            calls.highlighted = target
+            await self._show_row(target)
+        if not calls.has_focus and self.focused is None:
+            calls.focus()
 
-    def _option(self, pair: CallPair, width: int) -> Option:
-        label, words, status = call_row(pair)
+    def _first_to_show(self) -> int | None:
+        """Where the view goes by itself: the first row that differs (else the first row)."""
+        assert self.diff is not None
+        rows = self.diff.rows
+        if not rows or (self._user_moved and self.row >= 0):
+            return None
+        first = next(
+            (n for n, row in enumerate(rows) if row.request or row.a is None or row.b is None), None
+        )
+        if first is None:
+            return 0 if self.row < 0 else None
+        return first
+
+    def on_diff_screen_answers_compared(self, message: AnswersCompared) -> None:
+        diff = self.diff
+        if diff is None:
+            return
+        self.answers_done = message.done
+        calls = self.query_one("#diff-calls", OptionList)
+        for number, row in enumerate(diff.rows[: calls.option_count]):
+            calls.replace_option_prompt_at_index(number, self._option(row).prompt)
+        self._set_title()
+        if 0 <= self.row < len(diff.rows):
+            self.query_one("#diff-answer", Static).update(self._answer_text(diff.rows[self.row]))
+
+    def _set_title(self) -> None:
+        assert self.diff is not None
+        diff = self.diff
+        if not diff.complete:
+            self.query_one(TitleBar).set_facts(f"comparing… {plural(len(diff.rows), 'call')}")
+            return
+        identical = self.answers_done and all(row.status == "same" for row in diff.rows)
+        same = " · the recordings are the same" if identical else ""
+        self.query_one(TitleBar).set_facts(
+            summary_text(diff, self.answers_done) + same, problem=not identical
+        )
+
+    def _option(self, row: DiffRow) -> Option:
+        label, words, status = call_row(row)
         text = Text(no_wrap=True, overflow="ellipsis")
-        text.append(f"{label:<{width}}", "bold")
+        text.append(f"{label:<{self._width}}", "bold")
         text.append(words, self._status_style(status))
         return Option(text)
 
@@ -170,18 +256,22 @@ class DiffScreen(Screen[None]):
 
     async def on_option_list_option_highlighted(self, event: OptionList.OptionHighlighted) -> None:
         event.stop()
+        current = self.query_one("#diff-calls", OptionList).highlighted
+        if event.option_index != current:
+            return  # a highlight the view has moved past already (it moves by itself, then n/N)
         if self.diff is not None and event.option_index != self.row:
+            self._user_moved = True
             await self._show_row(event.option_index)
 
-    async def _show_row(self, row: int, at_end: bool = False) -> None:
+    async def _show_row(self, number: int, at_end: bool = False) -> None:
         assert self.diff is not None
-        self.row = row
-        pair = self.diff.pairs[row]
-        label = call_row(pair)[0]
+        self.row = number
+        row = self.diff.rows[number]
+        label = call_row(row)[0]
         pane = self.query_one(f"#{TABS[0]}", TabPane)
         await pane.remove_children()
         view = MismatchView(
-            request_comparison(pair),
+            request_comparison(self.diff, row),
             titles=(f"A · call {label}", f"B · call {label}"),
             wrap=False,
             offers_rules=False,
@@ -190,14 +280,31 @@ class DiffScreen(Screen[None]):
             id="diff-request",
         )
         await pane.mount(view)
-        self.query_one("#diff-answer", Static).update(self._answer_text(pair))
+        self._show_answer(number)
 
-    def _answer_text(self, pair: CallPair) -> Text:
+    @work(thread=True, exclusive=True, group="diff-answer", exit_on_error=False)
+    def _show_answer(self, number: int) -> None:
+        assert self.diff is not None
+        try:
+            row = self.diff.compare_answer(self.diff.rows[number])
+        except (OpenProgramError, OSError) as exc:
+            self.post_message(self.CompareFailed(str(exc)))
+            return
+        self.app.call_from_thread(self._answer_shown, number, row)
+
+    def _answer_shown(self, number: int, row: DiffRow) -> None:
+        if number == self.row:
+            self.query_one("#diff-answer", Static).update(self._answer_text(row))
+
+    def _answer_text(self, pair: DiffRow) -> Text:
         text = Text()
         if pair.a is None or pair.b is None:
             side = "A" if pair.b is None else "B"
             text.append(f"This call is only in {side}.\n\n", "bold")
         answer = pair.answer
+        if answer is None:
+            text.append("Comparing the answers…", "dim")
+            return text
         if pair.a is not None and pair.b is not None and not answer.changed:
             text.append("The answers are the same.\n\n", "dim")
         if answer.text:
@@ -237,7 +344,7 @@ class DiffScreen(Screen[None]):
 
     async def action_step(self, step: int) -> None:
         view = self.query(MismatchView)
-        if view and self.diff is not None and self.diff.pairs[self.row].request:
+        if view and self.diff is not None and self.diff.rows[self.row].request:
             view.first().action_step(step)
         else:
             await self._next_changed(step)
@@ -249,13 +356,15 @@ class DiffScreen(Screen[None]):
     async def _next_changed(self, step: int) -> None:
         if self.diff is None:
             return
-        rows = changed_rows(self.diff.pairs)
+        rows = changed_rows(self.diff.rows)
         later = [r for r in rows if (r > self.row if step > 0 else r < self.row)]
         if not later:
             where = "last" if step > 0 else "first"
             self.notify(f"No request difference after this one: it is the {where}.")
             return
         row = later[0] if step > 0 else later[-1]
+        self._user_moved = True
+        self.row = row  # shown here: the highlight message that follows finds it done
         self.query_one("#diff-calls", OptionList).highlighted = row
         await self._show_row(row, at_end=step < 0)
 
@@ -278,15 +387,15 @@ class DiffScreen(Screen[None]):
         self.action_open("a", message.path_tokens)
 
     def action_open(self, side: str, path_tokens: tuple[PathToken, ...] = ()) -> None:
-        if self.diff is None or not self.diff.pairs:
+        if self.diff is None or not 0 <= self.row < len(self.diff.rows):
             return
-        pair = self.diff.pairs[self.row]
-        call = pair.a if side == "a" else pair.b
+        row = self.diff.rows[self.row]
+        call = row.a if side == "a" else row.b
         recording = self.a if side == "a" else self.b
         if call is None:
             self.notify(f"This call is not in {side.upper()}.", severity="warning")
             return
         view = self.query(MismatchView)
-        if not path_tokens and view and pair.request:
+        if not path_tokens and view and row.request:
             path_tokens = view.first().difference.path_tokens
-        self.post_message(self.CallOpenRequested(recording, call.call_index, path_tokens))
+        self.post_message(self.CallOpenRequested(recording, call, path_tokens))

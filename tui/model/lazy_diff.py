@@ -1,0 +1,229 @@
+"""Two recordings compared the way the recording view reads one: lazily, first rows first.
+
+Both files get the TUI's line index (built side by side in two threads). As calls appear on both
+sides, their request rows are read with the library's strict row parser and compared by index with
+the library's difference walker and rules; the screen shows those rows at once. When both files
+are indexed, the calls are aligned for good by the library (`align_signatures`): the same shape
+keeps the rows, an inserted or removed call re-pairs them. Answers are folded on demand, one call
+at a time, with the library's `Answer` and `compare_answers`. Only request differences are kept
+for every row; requests and events are read again when a row is shown.
+
+This is the library's diff (`openprogram.recordings.diff`), read lazily: the same signatures,
+alignment, differences, rules and answer comparison. Never imports Textual.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+from openprogram.providers.recording.errors import RecordingFileError
+from openprogram.providers.recording.format import RequestRow
+from openprogram.providers.recording.rules import (
+    MatchingRules,
+    RuledDifference,
+    iter_ruled_differences,
+)
+from openprogram.providers.types import Usage
+from openprogram.recordings.diff import (
+    Answer,
+    AnswerDifference,
+    CallStatus,
+    align_signatures,
+    compare_answers,
+    pair_status,
+    request_signature,
+)
+from tui.model.call_detail import LoadedCall
+from tui.model.event_fold import EventUnreadable
+from tui.model.recording_index import RecordingIndex
+from tui.model.row_reading import read_request
+
+Side = Literal["a", "b"]
+FIRST_ROWS_INTERVAL = 0.02
+"""How often (seconds) an index tells its progress: the first rows wait for it."""
+
+
+@dataclass
+class DiffRow:
+    """One row of the diff: a call of A and/or of B (their positions), and how they compare."""
+
+    a: int | None
+    b: int | None
+    request: tuple[RuledDifference, ...] = ()
+    answer: AnswerDifference | None = None
+    """None until the answers were compared (`LazyDiff.compare_answer`)."""
+    usage_a: Usage | None = None
+    usage_b: Usage | None = None
+
+    @property
+    def status(self) -> CallStatus:
+        """The library's status; an answer not compared yet counts as unchanged."""
+        return pair_status(
+            self.a is not None, self.b is not None, self.request, self.answer or AnswerDifference()
+        )
+
+    @property
+    def counting(self) -> int:
+        """Request differences no rule absorbed."""
+        return sum(not ruled.absorbed for ruled in self.request)
+
+
+@dataclass
+class LazyDiff:
+    """The diff of `a` and `b`, filled by `build` (in a thread) and read by the screen."""
+
+    a: Path
+    b: Path
+    rules: MatchingRules
+    rows: list[DiffRow] = field(default_factory=list)
+    aligned_by: Literal["index", "signature"] | None = None
+    """None while the files are still being indexed."""
+
+    def __post_init__(self) -> None:
+        self.indexes: dict[Side, RecordingIndex] = {
+            "a": RecordingIndex.open(self.a),
+            "b": RecordingIndex.open(self.b),
+        }
+        self._signatures: dict[Side, list[str]] = {"a": [], "b": []}
+        self._changed = threading.Condition()
+
+    def close(self) -> None:
+        """Release both files (a build still running stops)."""
+        for index in self.indexes.values():
+            index.close()
+
+    @property
+    def complete(self) -> bool:
+        """True once both files are indexed and the rows aligned for good."""
+        return self.aligned_by is not None
+
+    # -- building --
+
+    def build(self, on_rows: Callable[[bool], None]) -> None:
+        """Index both files, compare their calls as they appear; `on_rows(reset)` is called when
+        rows were added (`reset`: every row was replaced, by the final alignment)."""
+        errors: list[BaseException] = []
+
+        def index(side: Side) -> None:
+            try:
+                self.indexes[side].build(lambda _index: self._notify(), FIRST_ROWS_INTERVAL)
+            except BaseException as exc:
+                errors.append(exc)
+            finally:
+                self._notify()
+
+        threads = [threading.Thread(target=index, args=(side,), daemon=True) for side in "ab"]
+        for thread in threads:
+            thread.start()
+        try:
+            while True:
+                with self._changed:
+                    self._changed.wait(0.05)
+                if errors:
+                    raise errors[0]
+                done = all(not thread.is_alive() for thread in threads)
+                if self._compare_published():
+                    on_rows(False)
+                if done:
+                    break
+        finally:
+            for thread in threads:
+                thread.join()
+        self._check_headers()
+        self._align()
+        on_rows(True)
+
+    def _notify(self) -> None:
+        with self._changed:
+            self._changed.notify_all()
+
+    def _published(self, side: Side) -> int:
+        index = self.indexes[side]
+        return len(index.calls) if index.complete else index.published_calls
+
+    def _compare_published(self) -> bool:
+        """Compare the calls both sides have by now (by index); True when rows were added."""
+        count = min(self._published("a"), self._published("b"))
+        added = False
+        while len(self.rows) < count:
+            n = len(self.rows)
+            self.rows.append(DiffRow(n, n, self._request_differences(n, n)))
+            added = True
+        return added
+
+    def _check_headers(self) -> None:
+        for side in ("a", "b"):
+            index = self.indexes[side]
+            if index.format_version is None:
+                first = (
+                    index.line(0)[:80].decode("utf-8", errors="replace") if index.line_count else ""
+                )
+                reason = f"not an OpenProgram recording (first row: {first or 'none'})"
+                raise RecordingFileError(index.path, 1, None, reason)
+
+    def _align(self) -> None:
+        signatures = {
+            side: [request_signature(self._request(side, n)) for n in range(len(index.calls))]
+            for side, index in self.indexes.items()
+        }
+        positions, how = align_signatures(signatures["a"], signatures["b"])
+        if how == "index" and len(self.rows) == len(positions):
+            self.aligned_by = how
+            return
+        self.rows = [
+            DiffRow(
+                i, j, self._request_differences(i, j) if i is not None and j is not None else ()
+            )
+            for i, j in positions
+        ]
+        self.aligned_by = how
+
+    # -- reading --
+
+    def _request(self, side: Side, ordinal: int) -> RequestRow:
+        index = self.indexes[side]
+        row = read_request(index, index.calls[ordinal])
+        if isinstance(row, str):
+            raise RecordingFileError(index.path, None, ordinal, row)
+        return row
+
+    def request_payload(self, side: Side, ordinal: int | None) -> dict[str, Any] | None:
+        """The request of call `ordinal` of one side, as compared (`None`: no call there)."""
+        if ordinal is None:
+            return None
+        row = self._request(side, ordinal)
+        return {"model": row.model, "context": row.context, "options": row.options}
+
+    def _request_differences(self, i: int, j: int) -> tuple[RuledDifference, ...]:
+        recorded, incoming = self.request_payload("a", i), self.request_payload("b", j)
+        assert recorded is not None and incoming is not None
+        return tuple(iter_ruled_differences(recorded, incoming, self.rules))
+
+    def _answer(self, side: Side, ordinal: int) -> Answer:
+        index = self.indexes[side]
+        call = LoadedCall(index, index.calls[ordinal])
+        try:
+            events = [call.event(n) for n in range(call.event_count)]
+        except EventUnreadable as exc:
+            raise RecordingFileError(index.path, exc.line_number, ordinal, exc.reason) from None
+        error = call.call_end.error if call.call_end is not None else None
+        return Answer.of_events(events, error)
+
+    def compare_answer(self, row: DiffRow) -> DiffRow:
+        """Fold and compare the answers of `row` (once); returns the row."""
+        if row.answer is not None:
+            return row
+        left = self._answer("a", row.a) if row.a is not None else None
+        right = self._answer("b", row.b) if row.b is not None else None
+        row.usage_a = left.usage if left else None
+        row.usage_b = right.usage if right else None
+        row.answer = (
+            compare_answers(left, right)
+            if left is not None and right is not None
+            else AnswerDifference()
+        )
+        return row
