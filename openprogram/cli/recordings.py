@@ -9,7 +9,13 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING
 
-from openprogram.cli import recordings_diff, recordings_removal, recordings_rerun, recordings_views
+from openprogram.cli import (
+    recordings_accept,
+    recordings_diff,
+    recordings_removal,
+    recordings_rerun,
+    recordings_views,
+)
 from openprogram.cli.commands import add_command
 from openprogram.cli.output import Output, UsageRefused
 from openprogram.providers.recording.config import (
@@ -66,6 +72,7 @@ def register_recordings_command(commands: Subcommands) -> None:
     recordings_rerun.register_check(subcommands)
     recordings_rerun.register_repair(subcommands)
     recordings_diff.register_diff(subcommands)
+    recordings_accept.register(subcommands)
 
 
 def register_status(commands: Subcommands) -> None:

@@ -112,7 +112,7 @@ def register_check(commands: Subcommands) -> None:
     )
 
 
-def _progress_printer(out: Output) -> Callable[[CheckProgress], None] | None:
+def progress_printer(out: Output) -> Callable[[CheckProgress], None] | None:
     if not out.stderr.isatty():
         return None
 
@@ -166,7 +166,7 @@ def print_check(result: CheckResult, out: Output, command: Sequence[str] = ()) -
 def check(args: argparse.Namespace, out: Output) -> int:
     """Rerun and report; exit 0 only for ok. With `--json` every outcome is JSON on stdout,
     including a recording that cannot be used (status `error`, the reader's line and reason)."""
-    progress = _progress_printer(out)
+    progress = progress_printer(out)
     try:
         rules = MatchingRules(
             ignore=tuple(IgnoreRule(path=p, source="--ignore") for p in args.ignore),

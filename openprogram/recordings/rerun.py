@@ -26,6 +26,7 @@ from pydantic import BaseModel
 
 from openprogram.errors import OpenProgramError
 from openprogram.providers.recording.config import (
+    REPLAY_ACCEPT_ENV,
     REPLAY_REPORT_ENV,
     REPLAY_RULES_ENV,
     RecordReplayConfig,
@@ -68,6 +69,21 @@ class AbsorbedDifference(BaseModel):
     """Where the rule was declared: a `pyproject.toml` path, `recording header` or `caller`."""
 
 
+class AcceptedDifference(BaseModel):
+    """One field of a request that accept mode took as the new recorded value (both bounded)."""
+
+    field_path: str
+    recorded: str
+    incoming: str
+
+
+class AcceptedCall(BaseModel):
+    """A call whose incoming request accept mode kept, with every difference it accepted."""
+
+    call_index: int
+    differences: list[AcceptedDifference]
+
+
 class CheckResult(BaseModel):
     """What a rerun found; `status` is `ok`, `mismatch`, `incomplete` or `error`."""
 
@@ -90,6 +106,8 @@ class CheckResult(BaseModel):
     """The matching rules in force, each with where it comes from."""
     absorbed: list[AbsorbedDifference] = []
     """Every request difference the rules absorbed, per call."""
+    accepted: list[AcceptedCall] = []
+    """In accept mode (`openprogram recordings accept`): each call whose new request was kept."""
 
     def summary(self) -> str:
         """One line a person reads first."""
@@ -172,10 +190,13 @@ def run_check(
     on_progress: Callable[[CheckProgress], None] | None = None,
     cancel: threading.Event | None = None,
     rules: MatchingRules | None = None,
+    accept_into: Path | None = None,
 ) -> CheckResult:
     """Rerun the program that made a recording (or `argv`) with replay forced on it; report how it went.
 
     `on_progress` is called from this thread as calls are consumed; setting `cancel` stops the child.
+    With `accept_into`, replay runs in accept mode: a request that differs is accepted, and every
+    call is written into that file with its recorded answer (`openprogram.recordings.accept`).
     """
     location = locate_recording(selector)
     check_recording_file(location, repair_managed=True)
@@ -195,6 +216,8 @@ def run_check(
     env = {**os.environ, "OPENPROGRAM_HOME": str(home), REPLAY_REPORT_ENV: str(report)}
     if rules:
         env[REPLAY_RULES_ENV] = json.dumps(header_rules_value(validate_rules(rules)))
+    if accept_into is not None:
+        env[REPLAY_ACCEPT_ENV] = str(accept_into)
     started = time.monotonic()
     stderr_tail: deque[str] = deque(maxlen=STDERR_TAIL_LINES)
     error: str | None = None
@@ -290,5 +313,10 @@ def run_check(
             AbsorbedDifference.model_validate({k: v for k, v in row.items() if k != "type"})
             for row in rows
             if row.get("type") == "absorbed"
+        ],
+        accepted=[
+            AcceptedCall.model_validate({k: v for k, v in row.items() if k != "type"})
+            for row in rows
+            if row.get("type") == "accepted"
         ],
     )

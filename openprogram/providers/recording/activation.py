@@ -16,6 +16,7 @@ from typing import Any
 from openprogram.errors import OpenProgramError
 from openprogram.providers.api_registry import configure_provider_transform
 from openprogram.providers.recording.config import (
+    REPLAY_ACCEPT_ENV,
     REPLAY_REPORT_ENV,
     REPLAY_RULES_ENV,
     ConfigError,
@@ -121,7 +122,8 @@ def _start_replay(selector: str | None) -> ReplayProvider:
     given = os.environ.get(REPLAY_RULES_ENV)
     rules = rules_from_json(given, "the command line's rules") if given else None
     report = replay_reporter(report_path) if report_path else None
-    replay = ReplayProvider(location.path, rules=rules, on_report=report)
+    accept_into = os.environ.get(REPLAY_ACCEPT_ENV) or None
+    replay = ReplayProvider(location.path, rules=rules, on_report=report, accept_into=accept_into)
     if report is not None:
         report({"type": "rules", "rules": replay.rules.describe()})
     return replay

@@ -22,6 +22,9 @@ from openprogram.errors import OpenProgramError
 
 REPLAY_REPORT_ENV = "OPENPROGRAM_REPLAY_REPORT"
 REPLAY_RULES_ENV = "OPENPROGRAM_REPLAY_RULES"
+REPLAY_ACCEPT_ENV = "OPENPROGRAM_REPLAY_ACCEPT"
+"""Set by `openprogram recordings accept`: replay keeps every recorded answer and writes each call,
+with the incoming request where it differs, into this file (a new version, checked before use)."""
 """Matching rules given on a command line (`check --ignore ...`), as the header's `rules` JSON."""
 """Set by `openprogram recordings check`: a file where replay reports progress and mismatches,
 so the parent learns what happened even when the program swallows the exception."""

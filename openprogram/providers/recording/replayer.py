@@ -14,10 +14,11 @@ from typing import Any
 
 from openprogram.errors import OpenProgramError
 from openprogram.providers.recording.differences import (
+    FieldDifference,
     PathToken,
     format_field_path,
 )
-from openprogram.providers.recording.mismatch import ReplayMismatch
+from openprogram.providers.recording.mismatch import ReplayMismatch, format_value
 from openprogram.providers.recording.reader import RecordedCall, Recording, read_recording
 from openprogram.providers.recording.recorder import redact_request_dump, request_dump
 from openprogram.providers.recording.rules import (
@@ -29,6 +30,7 @@ from openprogram.providers.recording.rules import (
 )
 from openprogram.providers.recording.rules_sources import project_rules as find_project_rules
 from openprogram.providers.recording.rules_sources import rules_from_header
+from openprogram.providers.recording.writer import RecordingSink
 from openprogram.providers.types import (
     AssistantMessageEvent,
     Context,
@@ -37,6 +39,9 @@ from openprogram.providers.types import (
     StreamOptions,
 )
 from openprogram.text import plural
+
+ACCEPTED_VALUE_LIMIT = 200
+"""Accepted differences are reported with both values cut to this many characters."""
 
 __all__ = ["RecordedCallError", "ReplayProvider", "describe_path"]
 
@@ -64,6 +69,7 @@ class ReplayProvider:
         rules: MatchingRules | None = None,
         project_rules: bool = True,
         on_report: Callable[[dict[str, Any]], None] | None = None,
+        accept_into: str | os.PathLike[str] | None = None,
     ) -> None:
         self.recording = path if isinstance(path, Recording) else read_recording(path)
         self.path = self.recording.path
@@ -75,6 +81,14 @@ class ReplayProvider:
         self._consumed = 0
         self._on_report = on_report
         """Told `{"type": "consumed", ...}` per matched call and `{"type": "mismatch", ...}`."""
+        self._accepted: RecordingSink | None = None
+        """Accept mode (`accept_into`): a request that differs is accepted instead of refused,
+        and every call is written there, with its recorded answer (told as `{"type": "accepted"}`)."""
+        if accept_into is not None:
+            self._accepted = RecordingSink(
+                accept_into, dict(self.recording.header.model_extra or {})
+            )
+            self._accepted.ensure_header()
 
     def _report(self, row: dict[str, Any]) -> None:
         if self._on_report is not None:
@@ -97,6 +111,33 @@ class ReplayProvider:
                         "source": r.absorbed_by.source,
                     }
                 )
+
+    def _accept(
+        self, call_index: int, differences: list[FieldDifference], incoming: dict[str, Any]
+    ) -> None:
+        self._report(
+            {
+                "type": "accepted",
+                "call_index": call_index,
+                "differences": [
+                    {
+                        "field_path": d.field_path,
+                        "recorded": format_value(d.recorded, ACCEPTED_VALUE_LIMIT),
+                        "incoming": format_value(d.incoming, ACCEPTED_VALUE_LIMIT),
+                    }
+                    for d in differences
+                ],
+            }
+        )
+
+    def _write_accepted(self, request: dict[str, Any], call: RecordedCall) -> None:
+        """The call as the new version holds it: `request`, then the recorded answer as is."""
+        sink = self._accepted
+        assert sink is not None
+        call_index = sink.begin_call(request)
+        for number, event in enumerate(call.events):
+            sink.write_event(call_index, number, event.model_dump(mode="json"))
+        sink.end_call(call_index, len(call.events), call.outcome, call.error)
 
     @property
     def call_count(self) -> int:
@@ -151,13 +192,18 @@ class ReplayProvider:
                 incoming = scrub_value(redact_request_dump(dump), self.rules.scrub)
                 ruled = list(iter_ruled_differences(recorded, incoming, self.rules))
                 self._report_absorbed(index, ruled)
-                counting = next((r.difference for r in ruled if not r.absorbed), None)
-                if counting is not None:
+                counting = [r.difference for r in ruled if not r.absorbed]
+                if counting and self._accepted is None:
                     raise self._mismatch(
-                        ReplayMismatch.from_difference(index, counting, recorded, incoming)
+                        ReplayMismatch.from_difference(index, counting[0], recorded, incoming)
                     )
+                if counting:
+                    self._accept(index, counting, incoming)
+                    recorded = incoming
             else:
                 self._report_absorbed(index, ruled)
+            if self._accepted is not None:
+                self._write_accepted(recorded, recorded_call)
             self._consumed += 1
             self._report({"type": "consumed", "call_index": index, "calls_recorded": total})
             return recorded_call

@@ -1,0 +1,55 @@
+"""`openprogram recordings accept` and `history`, run as real subprocesses."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+from tests.recording_files import run_cli
+
+ECHO = [sys.executable, "examples/echo_agent.py"]
+
+
+def test_accept_shows_the_differences_asks_and_keeps_the_previous_version(
+    openprogram_home: Path,
+) -> None:
+    made = run_cli(openprogram_home, "record", "--name", "echo", "--", *ECHO, "hi")
+    assert made.returncode == 0, made.stderr
+    path = openprogram_home / "recordings" / "echo.jsonl"
+    before = path.read_bytes()
+
+    # Not a terminal and no --yes: refused in one line, nothing written.
+    refused = run_cli(openprogram_home, "accept", "echo", "--", *ECHO, "bye")
+    assert refused.returncode == 2
+    assert "context.messages[2].content[0].text" in refused.stdout
+    assert "'echo:hi'" in refused.stdout and "'echo:bye'" in refused.stdout
+    assert "refusing to accept without confirmation; pass --yes" in refused.stderr
+    assert path.read_bytes() == before
+
+    done = run_cli(openprogram_home, "accept", "echo", "--json", "--yes", "--", *ECHO, "bye")
+    assert done.returncode == 0, done.stderr
+    result = json.loads(done.stdout)
+    assert result["status"] == "accepted"
+    assert [call["call_index"] for call in result["accepted"]] == [1]
+    assert Path(result["previous_version"]).read_bytes() == before
+
+    # The header now names the command that makes these requests: a plain check is green.
+    check = run_cli(openprogram_home, "check", "echo", "--json")
+    assert json.loads(check.stdout)["status"] == "ok", check.stdout
+
+    history = json.loads(run_cli(openprogram_home, "history", "echo", "--json").stdout)
+    assert [v["path"] for v in history["versions"]] == [result["previous_version"]]
+
+
+def test_accept_of_a_run_that_needs_a_live_answer_is_refused(openprogram_home: Path) -> None:
+    made = run_cli(openprogram_home, "record", "--name", "echo", "--", *ECHO, "hi")
+    assert made.returncode == 0, made.stderr
+    path = openprogram_home / "recordings" / "echo.jsonl"
+    before = path.read_bytes()
+    refused = run_cli(
+        openprogram_home, "accept", "echo", "--yes", "--", sys.executable, "-c", "pass"
+    )
+    assert refused.returncode == 1
+    assert "made 0 of 2 recorded calls" in refused.stdout and "nothing written" in refused.stdout
+    assert path.read_bytes() == before
