@@ -7,6 +7,8 @@ the recording's `entry` (or the last edit, remembered per recording) and is show
 
 from __future__ import annotations
 
+import shutil
+import tempfile
 import threading
 from collections.abc import Sequence
 from pathlib import Path
@@ -26,6 +28,7 @@ from textual.worker import Worker, WorkerState
 from openprogram.errors import OpenProgramError
 from openprogram.providers.recording.differences import PathToken
 from openprogram.recordings import CheckProgress, CheckResult
+from openprogram.recordings.accept import AcceptRun, run_accept, write_accepted
 from openprogram.recordings.rule_edits import (
     add_rule_to_header,
     add_rule_to_pyproject,
@@ -48,6 +51,7 @@ from tui.model.rerun_commands import (
     format_command,
     initial_command,
 )
+from tui.screens.accept_review import AcceptReviewScreen
 from tui.screens.command_editor import CommandEditorScreen
 from tui.screens.rule_editor import RuleChoice, RuleEditorScreen
 from tui.widgets.common.key_footer import KeyFooter
@@ -64,9 +68,10 @@ class RerunScreen(Screen[None]):
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "escape", "Back", show=False, id="rerun.back"),
-        Binding("r", "run_again", "Run again", id="rerun.again"),
+        Binding("r", "run_again", "Rerun", id="rerun.again"),
         Binding("e", "edit", "Edit", id="rerun.edit"),
         Binding("o", "open_call", "Open call", id="rerun.open-call"),
+        Binding("a", "accept", "Accept", id="rerun.accept"),
     ]
     DEFAULT_CSS = """
     RerunScreen {
@@ -97,6 +102,21 @@ class RerunScreen(Screen[None]):
         ) -> None:
             super().__init__()
             self.run, self.result, self.cancelled, self.timeline = run, result, cancelled, timeline
+
+    class AcceptFinished(Message):
+        """An accept-mode run ended: `run` holds what it would write (or why it cannot)."""
+
+        def __init__(self, run: int, accepted: AcceptRun) -> None:
+            super().__init__()
+            self.run, self.accepted = run, accepted
+
+    class AcceptWritten(Message):
+        """The new version is in place (`previous`: a copy of the old one to compare), or not
+        (`error`)."""
+
+        def __init__(self, previous: Path | None, error: str | None) -> None:
+            super().__init__()
+            self.previous, self.error = previous, error
 
     class RuleSaved(Message):
         """A rule was written (`choice`) or refused (None, `text` says why)."""
@@ -144,6 +164,8 @@ class RerunScreen(Screen[None]):
         self._cancel = threading.Event()
         self._run = 0
         """Counts runs, so a message from a run that was replaced is ignored."""
+        self._previous_copies: Path | None = None
+        """A private folder holding the version before an accept, to compare (removed on close)."""
 
     def compose(self) -> ComposeResult:
         yield TitleBar(f"Rerun {self.recording.name}", "preparing…")
@@ -161,6 +183,8 @@ class RerunScreen(Screen[None]):
 
     def on_unmount(self) -> None:
         self._cancel.set()
+        if self._previous_copies is not None:
+            shutil.rmtree(self._previous_copies, ignore_errors=True)
 
     # -- background work --
 
@@ -286,6 +310,89 @@ class RerunScreen(Screen[None]):
         self.notify(message.text + " Running again…", title="Rule saved")
         await self.action_run_again()
 
+    # -- accepting the new requests --
+
+    async def action_accept(self) -> None:
+        if self.running or self.command is None:
+            return
+        self._cancel = threading.Event()
+        self._run += 1
+        self.running = True
+        self.refresh_bindings()
+        self.query_one(TitleBar).set_facts("accepting: rerunning offline, answers kept…")
+        await self._replace_body(RerunProgress(id="rerun-progress"))
+        self._accept_run(self._run, self.command)
+
+    @work(thread=True, exclusive=True, group="rerun", exit_on_error=False)
+    def _accept_run(self, run: int, command: RerunCommand) -> None:
+        def report(progress: CheckProgress) -> None:
+            self.post_message(self.ProgressReported(run, progress))
+
+        accepted = run_accept(
+            str(self.recording),
+            command.argv,
+            cwd=command.cwd,
+            on_progress=report,
+            cancel=self._cancel,
+        )
+        self.post_message(self.AcceptFinished(run, accepted))
+
+    async def on_rerun_screen_accept_finished(self, message: AcceptFinished) -> None:
+        if message.run != self._run:
+            message.accepted.discard()
+            return
+        self.running = False
+        self.refresh_bindings()
+        accepted = message.accepted
+        if self.result is not None:
+            await self._show_result(self.result, False, None)  # the mismatch, as before
+        if accepted.refusal is not None:
+            self.notify(
+                f"{accepted.refusal}; nothing written.",
+                title="Not accepted",
+                severity="error",
+                timeout=10,
+            )
+            return
+        if not accepted.accepted:
+            accepted.discard()
+            self.notify("Every request matches now; nothing to accept.")
+            return
+
+        def answered(yes: bool | None) -> None:
+            if yes:
+                self._write_accepted(accepted)
+            else:
+                accepted.discard()
+                self.notify("Nothing was written.")
+
+        self.app.push_screen(AcceptReviewScreen(accepted.accepted, self.recording.name), answered)
+
+    @work(thread=True, exclusive=True, group="accept-write", exit_on_error=False)
+    def _write_accepted(self, accepted: AcceptRun) -> None:
+        try:
+            if self._previous_copies is None:
+                self._previous_copies = Path(tempfile.mkdtemp(prefix="openprogram-tui-accept-"))
+            previous = self._previous_copies / f"before-{self._run}-{self.recording.name}"
+            shutil.copyfile(self.recording, previous)
+            previous.chmod(0o600)
+            command = self.command.argv if self.command is not None else accepted.result.argv
+            write_accepted(accepted, command)
+        except (OpenProgramError, OSError) as exc:
+            self.post_message(self.AcceptWritten(None, str(exc)))
+            return
+        self.post_message(self.AcceptWritten(previous, None))
+
+    async def on_rerun_screen_accept_written(self, message: AcceptWritten) -> None:
+        if message.previous is None:
+            self.notify(f"{message.error}", title="Not accepted", severity="error", timeout=10)
+            return
+        self.notify("Accepted. Running again on the new version…", title="New version written")
+        await self._start()
+        from tui.screens.diff import DiffScreen
+
+        self.app.push_screen(DiffScreen(message.previous, self.recording))
+
     # -- showing --
 
     def _show_command(self) -> None:
@@ -354,6 +461,14 @@ class RerunScreen(Screen[None]):
             return not self.running
         if action == "open_call":
             return not self.running and self._call_to_open() is not None
+        if action == "accept":
+            result = self.result
+            return (
+                not self.running
+                and result is not None
+                and outcome_kind(result) == "mismatch"
+                and self.command is not None
+            )
         return True
 
     async def action_escape(self) -> None:

@@ -28,10 +28,10 @@ class MismatchView(Vertical):
     """A content mismatch: `PathBar`, two `JsonPane`s and a `StringDiffView`."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("n", "step(1)", "Next diff", id="mismatch.next"),
+        Binding("n", "step(1)", "Next", id="mismatch.next"),
         Binding("N", "step(-1)", "Previous diff", show=False, id="mismatch.previous"),
         Binding("y", "copy_path", "Copy path", show=False, id="mismatch.copy-path"),
-        Binding("o", "open_call", "Open call", id="mismatch.open-call"),
+        Binding("o", "open_call", "Open call", show=False, id="mismatch.open-call"),
         Binding("i", "offer_rule('ignore')", "Ignore", id="mismatch.ignore"),
         Binding("z", "offer_rule('normalize')", "Normalise", id="mismatch.normalize"),
     ]

@@ -1,0 +1,81 @@
+"""`a` in the rerun's mismatch view: accept the new requests offline, review, write, compare."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from textual.pilot import Pilot
+
+from openprogram.recordings import record_command
+from openprogram.recordings.accept import list_versions
+from tests.recording_files import REPO_ROOT
+from tests.tui import rerun_support as fixtures
+from tests.tui.pilot_support import until
+from tui.screens.accept_review import AcceptReviewScreen
+from tui.screens.diff import DiffScreen
+from tui.screens.rerun import RerunScreen
+from tui.widgets.rerun.mismatch_view import MismatchView
+from tui.widgets.rerun.rerun_outcome import RerunOutcome
+
+SIZE = (120, 40)
+ECHO = [sys.executable, "examples/echo_agent.py"]
+
+
+def echo_recording() -> Path:
+    made = record_command([*ECHO, "hi"], name="echo", cwd=str(REPO_ROOT))
+    assert made.path is not None
+    return Path(made.path)
+
+
+async def mismatch_shown(pilot: Pilot[None], screen: RerunScreen) -> None:
+    await until(pilot, lambda: screen.result is not None and not screen.running)
+    await until(pilot, lambda: bool(screen.query(MismatchView)))
+
+
+async def review(pilot: Pilot[None]) -> AcceptReviewScreen:
+    await until(pilot, lambda: isinstance(pilot.app.screen, AcceptReviewScreen))
+    dialog = pilot.app.screen
+    assert isinstance(dialog, AcceptReviewScreen)
+    return dialog
+
+
+async def test_a_accepts_after_review_and_ends_on_the_diff_of_old_and_new(
+    offline_children: Path,
+) -> None:
+    recording = echo_recording()
+    before = recording.read_bytes()
+    screen = RerunScreen(recording, [*ECHO, "bye"], cwd=str(REPO_ROOT))
+    async with fixtures.RerunHost(screen).run_test(size=SIZE) as pilot:
+        await mismatch_shown(pilot, screen)
+        await pilot.press("a")
+        dialog = await review(pilot)
+        listed = str(dialog.query_one("#accept-review").render())
+        assert "call 1" in listed and "context.messages[2].content[0].text" in listed
+        assert "'echo:hi'" in listed and "'echo:bye'" in listed
+        assert recording.read_bytes() == before  # nothing written before the answer
+        await pilot.press("y")
+        await until(pilot, lambda: isinstance(pilot.app.screen, DiffScreen))
+        diff = pilot.app.screen
+        assert isinstance(diff, DiffScreen) and diff.b == recording
+        assert diff.a.read_bytes() == before
+        await pilot.press("escape")  # back: the rerun ran again on the new version
+        await until(pilot, lambda: pilot.app.screen is screen)
+        await until(pilot, lambda: not screen.running and bool(screen.query(RerunOutcome)))
+        assert screen.result is not None and screen.result.status == "ok"
+    assert len(list_versions("echo")) == 1 and list_versions("echo")[0].read_bytes() == before
+    assert offline_children.read_text() == ""
+
+
+async def test_n_on_the_review_writes_nothing(offline_children: Path) -> None:
+    recording = echo_recording()
+    before = recording.read_bytes()
+    screen = RerunScreen(recording, [*ECHO, "bye"], cwd=str(REPO_ROOT))
+    async with fixtures.RerunHost(screen).run_test(size=SIZE) as pilot:
+        await mismatch_shown(pilot, screen)
+        await pilot.press("a")
+        await review(pilot)
+        await pilot.press("n")
+        await until(pilot, lambda: pilot.app.screen is screen)
+        await mismatch_shown(pilot, screen)
+    assert recording.read_bytes() == before and list_versions("echo") == []
