@@ -5,7 +5,8 @@ A test that requests the `openprogram_recording` fixture, or carries
 `@pytest.mark.openprogram_recording(...)`, has every provider api answered from its own recording,
 `<test dir>/recordings/<module>/<test>.jsonl`, and fails at teardown when recorded calls were never
 made. `--openprogram-record=none|once|rewrite` chooses whether missing (or all) recordings are made
-from the real providers; a recording is saved only when its test passes.
+from the real providers; `accept` replays offline and keeps the requests that changed (with the
+recorded answers); a recording is saved only when its test passes.
 
 This module imports only pytest at start-up; openprogram's providers are imported when a test first
 uses the fixture (so coverage tools and unrelated test suites are unaffected).
@@ -34,7 +35,7 @@ INI_MODE = "openprogram_record_mode"
 RECORDINGS_DIR = "recordings"
 """The directory, next to each test module, that holds `<module>/<test>.jsonl`."""
 
-CHOICES: tuple[RecordMode, ...] = ("none", "once", "rewrite")  # = testing.session.RECORD_MODES
+CHOICES: tuple[RecordMode, ...] = ("none", "once", "rewrite", "accept")  # = RECORD_MODES
 CI_FALSE_VALUES = ("", "0", "false", "no", "off")
 
 _MODE_KEY = pytest.StashKey[tuple["RecordMode", "str | None"]]()
@@ -55,14 +56,15 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         choices=CHOICES,
         default=None,
         help="none: replay recordings only (default; a missing one fails); once: record the "
-        "missing ones from the real providers; rewrite: record every used one again. A recording "
+        "missing ones from the real providers; rewrite: record every used one again; accept: replay "
+        "offline, keep the recorded answers and accept the requests that changed. A recording "
         "is saved only when its test passes. With CI set, only this option enables recording.",
     )
     parser.addini(
         INI_MODE,
         type="string",
         default="none",
-        help="default for --openprogram-record outside CI (none, once or rewrite)",
+        help="default for --openprogram-record outside CI (none, once, rewrite or accept)",
     )
 
 
@@ -88,7 +90,9 @@ def _checked(mode: str, source: str) -> RecordMode:
     for choice in CHOICES:
         if mode == choice:
             return choice
-    raise pytest.UsageError(f"{source}: unknown record mode {mode!r} (use none, once or rewrite)")
+    raise pytest.UsageError(
+        f"{source}: unknown record mode {mode!r} (use none, once, rewrite or accept)"
+    )
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -176,6 +180,7 @@ def openprogram_recording(request: pytest.FixtureRequest) -> Iterator[OpenProgra
         node_id=item.nodeid,
         display_path=_display_path(path, config),
         rerun_command=_pytest_command(item, config, "rewrite"),
+        accept_command=_pytest_command(item, config, "accept"),
         record_command=_pytest_command(item, config, "once"),
         mode_reason=reason,
         rules=marker_rules(item),

@@ -26,10 +26,11 @@ from openprogram.providers.recording.writer import RecordingSink
 from openprogram.providers.replay import MismatchReport, ReplayMismatch, ReplayProvider
 from openprogram.text import plural
 
-RecordMode = Literal["none", "once", "rewrite"]
-"""`none`: replay only; `once`: record when the file is missing; `rewrite`: always record again."""
+RecordMode = Literal["none", "once", "rewrite", "accept"]
+"""`none`: replay only; `once`: record when the file is missing; `rewrite`: always record again;
+`accept`: replay offline, keeping the recorded answers and accepting requests that changed."""
 
-RECORD_MODES: tuple[RecordMode, ...] = ("none", "once", "rewrite")
+RECORD_MODES: tuple[RecordMode, ...] = ("none", "once", "rewrite", "accept")
 
 """First tokens of a field path that the TUI can show inside a recorded request."""
 
@@ -83,6 +84,7 @@ class OpenProgramRecording:
         display_path: str | None = None,
         rerun_command: str | None = None,
         record_command: str | None = None,
+        accept_command: str | None = None,
         mode_reason: str | None = None,
         rules: MatchingRules | None = None,
     ) -> None:
@@ -95,11 +97,18 @@ class OpenProgramRecording:
         self.rerun_command = rerun_command
         """How to record this test again (`pytest --openprogram-record=rewrite '<test>'`)."""
         self.record_command = record_command
+        self.accept_command = accept_command
+        """How to accept this test's changed requests offline (`... --openprogram-record=accept`)."""
         """How to record this test when its file is missing (`... --openprogram-record=once`)."""
         self.mode_reason = mode_reason
         self.recording = record_mode == "rewrite" or (record_mode == "once" and not _exists(path))
         self.replay: ReplayProvider | None = None
         self.mismatches: list[ReplayMismatch] = []
+        self.accepting = record_mode == "accept"
+        """Accept mode: requests that differ are accepted into a new version of the recording,
+        saved (like a recording) only when the test passes and every recorded call was made."""
+        self.accepted_calls: list[int] = []
+        """In accept mode: the calls whose new request was accepted."""
         self.committed = False
         self._sink: _CountingSink | None = None
         self._partial: Path | None = None
@@ -136,6 +145,8 @@ class OpenProgramRecording:
             raise RecordingUnavailable(self._missing_message())
 
         def on_report(row: dict[str, Any]) -> None:
+            if row.get("type") == "accepted":
+                self.accepted_calls.append(int(row["call_index"]))
             if row.get("type") == "mismatch":
                 fields = {key: value for key, value in row.items() if key != "type"}
                 self.mismatches.append(
@@ -143,8 +154,15 @@ class OpenProgramRecording:
                 )
 
         try:
-            replay = ReplayProvider(self.path, rules=self.rules, on_report=on_report)
+            if self.accepting:
+                self._partial = self._new_partial()
+            replay = ReplayProvider(
+                self.path, rules=self.rules, on_report=on_report, accept_into=self._partial
+            )
         except (RecordingFileError, OSError) as exc:
+            if self._partial is not None:
+                self._partial.unlink(missing_ok=True)
+                self._partial = None
             lines = [f"cannot replay {self.display_path}: {exc}"]
             if self.rerun_command:
                 lines += [
@@ -159,14 +177,17 @@ class OpenProgramRecording:
 
         self._stack.enter_context(override_api_providers(serve))
 
-    def _start_recording(self) -> None:
+    def _new_partial(self) -> Path:
         self.path.parent.mkdir(parents=True, exist_ok=True)
         # mkstemp creates the file 0600 with O_EXCL, next to the target so the rename is atomic.
         fd, name = tempfile.mkstemp(
             prefix=f".{self.path.name}.", suffix=".partial", dir=self.path.parent
         )
         os.close(fd)
-        self._partial = Path(name)
+        return Path(name)
+
+    def _start_recording(self) -> None:
+        self._partial = self._new_partial()
         header = {
             "created_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
             "recorded_by": "openprogram pytest plugin",
@@ -196,6 +217,8 @@ class OpenProgramRecording:
         self._stack.close()
         if self.recording:
             return self._finish_recording(passed)
+        if self.accepting:
+            return self._finish_accepting(passed)
         if not passed:
             return None  # the test already failed, and its report names any mismatch
         if self.mismatches:
@@ -213,6 +236,37 @@ class OpenProgramRecording:
                 + self.mismatch_report(mismatch)
             )
         return None
+
+    def _finish_accepting(self, passed: bool) -> str | None:
+        """Save the accepted version when the test passed, made every recorded call and no
+        more; otherwise the recording stays as it was (and the reason fails the test)."""
+        assert self.replay is not None and self._partial is not None
+        partial, self._partial = self._partial, None
+        self.replay.close()
+        try:
+            if not passed:
+                return None
+            if self.mismatches:  # more calls than recorded, or a read past a stream's end
+                return (
+                    "openprogram: not accepted, the run needs a live answer (record again)\n"
+                    + self.mismatch_report(self.mismatches[0])
+                )
+            try:
+                self.assert_consumed()
+            except ReplayMismatch as mismatch:
+                return "openprogram: not accepted\n" + self.mismatch_report(mismatch)
+            if not self.accepted_calls:
+                return None  # every request matched: nothing to write
+            read_recording(partial)  # never commit what replay would refuse
+            os.replace(partial, self.path)
+            _fsync_directory(self.path.parent)
+            self.committed = True
+            return None
+        except (RecordingFileError, OSError) as exc:
+            return f"openprogram: the accepted version was not saved to {self.display_path}: {exc}"
+        finally:
+            if not self.committed:
+                partial.unlink(missing_ok=True)
 
     def _finish_recording(self, passed: bool) -> str | None:
         assert self._sink is not None and self._partial is not None
@@ -235,6 +289,8 @@ class OpenProgramRecording:
     def abort(self) -> None:
         """Remove the override and any partial file without saving (interrupted runs)."""
         self._stack.close()
+        if self.replay is not None:
+            self.replay.close()
         if self._sink is not None:
             with suppress(OSError):
                 self._sink.close()
@@ -253,6 +309,11 @@ class OpenProgramRecording:
             f"open it in the TUI {_where(mismatch)}:",
             f"    {tui_command(self.display_path, mismatch)}",
         ]
+        if self.accept_command and mismatch.kind == "request" and not self.accepting:
+            lines += [
+                "if the change is intended and the answers still fit, accept it (offline):",
+                f"    {self.accept_command}",
+            ]
         if self.rerun_command:
             lines += ["if the change is intended, record it again:", f"    {self.rerun_command}"]
         return "\n".join(lines)

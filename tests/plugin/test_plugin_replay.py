@@ -54,6 +54,8 @@ def test_a_changed_prompt_fails_with_call_field_values_path_and_tui_command(
             f"recording: {path}",
             "open it in the TUI at the mismatching field:",
             f"    openprogram-tui {path} --call 0 --field 'context.messages[0].content'",
+            "if the change is intended and the answers still fit, accept it (offline):",
+            "    pytest --openprogram-record=accept test_inner_echo.py::test_loop",
             "if the change is intended, record it again:",
             "    pytest --openprogram-record=rewrite test_inner_echo.py::test_loop",
         ],
@@ -288,3 +290,38 @@ def test_partial_files_live_next_to_the_target_while_recording(inner: InnerProje
     inner.run("test_inner_partial.py", "--openprogram-record=once").assert_outcomes(passed=1)
     assert inner.leftovers() == []
     assert Path(inner.recording("test_partial", module="test_inner_partial")).is_file()
+
+
+def answer_rows(data: bytes) -> list[bytes]:
+    return [line for line in data.splitlines() if b'"type":"event"' in line or b"call_end" in line]
+
+
+def test_accept_keeps_the_answers_and_takes_the_changed_requests_offline(
+    inner: InnerProject,
+) -> None:
+    recorded = record(inner)
+    network = inner.guard_network()
+    inner.run("--openprogram-record=accept", INNER_PROMPT="bye").assert_outcomes(passed=2)
+    assert network.read_text() == ""
+    for name, data in recorded.items():
+        now = inner.recording(name.removesuffix(".jsonl")).read_bytes()
+        assert now != data and answer_rows(now) == answer_rows(data)
+        assert file_mode(inner.recording(name.removesuffix(".jsonl"))) == 0o600
+    assert inner.leftovers() == []
+    inner.run(INNER_PROMPT="bye").assert_outcomes(passed=2)  # the new version replays green
+
+
+@pytest.mark.parametrize(
+    ("env", "outcome"),
+    [({"INNER_CALLS": "1"}, {"passed": 2, "errors": 2}), ({"INNER_FAIL": "1"}, {"failed": 2})],
+)
+def test_accept_that_needs_a_live_answer_or_fails_keeps_the_old_file(
+    inner: InnerProject, env: dict[str, str], outcome: dict[str, int]
+) -> None:
+    recorded = record(inner)
+    result = inner.run("--openprogram-record=accept", INNER_PROMPT="bye", **env)
+    result.assert_outcomes(**outcome)
+    if "INNER_CALLS" in env:
+        result.stdout.fnmatch_lines(["openprogram: not accepted", "replay mismatch at call 1:"])
+    assert {name: inner.recording(name[:-6]).read_bytes() for name in recorded} == recorded
+    assert inner.leftovers() == []

@@ -6,6 +6,7 @@ provider takes), run as a real subprocess by the same runner as `openprogram rec
 
 from __future__ import annotations
 
+import os
 import sys
 import threading
 from pathlib import Path
@@ -31,6 +32,8 @@ async def main() -> None:
     for said in os.environ.get("AGENT_TURNS", "hi,again").split(","):
         context = Context(system_prompt=prompt, messages=[UserMessage(content=said)])
         await run_agent_loop(model, context, [echo_tool()])
+        if os.environ.get("AGENT_BLOCK"):
+            open(os.environ["AGENT_BLOCK"]).read()  # a FIFO nobody writes: waits to be killed
     if os.environ.get("AGENT_FAIL"):
         raise SystemExit(3)
 
@@ -119,11 +122,14 @@ def test_a_run_that_needs_a_live_answer_or_fails_is_refused_and_writes_nothing(
 
 
 def test_a_cancelled_run_leaves_the_old_bytes(
-    agent: list[str], monkeypatch: pytest.MonkeyPatch
+    agent: list[str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
     path = recorded(agent, monkeypatch)
     before = path.read_bytes()
     monkeypatch.setenv("AGENT_PROMPT", "Reworded.")
+    fifo = tmp_path / "never-written"
+    os.mkfifo(fifo)
+    monkeypatch.setenv("AGENT_BLOCK", str(fifo))  # the program stops after its first turn
     cancel = threading.Event()
 
     def stop_after_the_first_call(progress: CheckProgress) -> None:
@@ -131,7 +137,7 @@ def test_a_cancelled_run_leaves_the_old_bytes(
             cancel.set()
 
     run = run_accept("agent", on_progress=stop_after_the_first_call, cancel=cancel)
-    assert run.candidate is None and run.refusal is not None
+    assert run.candidate is None and run.refusal is not None and "cancelled" in run.refusal
     assert path.read_bytes() == before
 
 

@@ -139,6 +139,11 @@ class ReplayProvider:
             sink.write_event(call_index, number, event.model_dump(mode="json"))
         sink.end_call(call_index, len(call.events), call.outcome, call.error)
 
+    def close(self) -> None:
+        """Close the accept-mode file, if any (replay itself holds no file open)."""
+        if self._accepted is not None:
+            self._accepted.close()
+
     @property
     def call_count(self) -> int:
         """How many recorded calls have been consumed (matched) so far."""
