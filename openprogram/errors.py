@@ -29,6 +29,8 @@ an `OSError`). The tree, with the module that defines each error:
     │   ├── CheckUsageError (ValueError) ............. recordings.rerun: a check that cannot start
     │   ├── RuleEditError (ValueError) ............... recordings.rule_edits: a rule not written
     │   ├── AcceptRefused (RuntimeError) ............. recordings.accept: no new version to write
+    │   ├── RerecordRefused (RuntimeError) ........... recordings.rerecord: no new version to write
+    │   ├── VersionError (ValueError) ................ recordings.versions: no such kept version
     │   ├── AgentTurnLimitError (RuntimeError) ....... agent.loop: the loop did not stop in time
     │   ├── RecordingUnavailable ..................... testing.session: no recording for a test
     │   └── UsageRefused ............................. cli.output: bad usage or a refused prompt

@@ -10,10 +10,10 @@ import argparse
 from typing import TYPE_CHECKING
 
 from openprogram.cli import (
-    recordings_accept,
     recordings_diff,
     recordings_removal,
     recordings_rerun,
+    recordings_resolve,
     recordings_views,
 )
 from openprogram.cli.commands import add_command
@@ -72,7 +72,7 @@ def register_recordings_command(commands: Subcommands) -> None:
     recordings_rerun.register_check(subcommands)
     recordings_rerun.register_repair(subcommands)
     recordings_diff.register_diff(subcommands)
-    recordings_accept.register(subcommands)
+    recordings_resolve.register(subcommands)
 
 
 def register_status(commands: Subcommands) -> None:

@@ -28,6 +28,7 @@ from openprogram.errors import OpenProgramError
 from openprogram.providers.recording.config import (
     REPLAY_ACCEPT_ENV,
     REPLAY_REPORT_ENV,
+    REPLAY_RESUME_ENV,
     REPLAY_RULES_ENV,
     RecordReplayConfig,
 )
@@ -191,6 +192,7 @@ def run_check(
     cancel: threading.Event | None = None,
     rules: MatchingRules | None = None,
     accept_into: Path | None = None,
+    resume: str | None = None,
 ) -> CheckResult:
     """Rerun the program that made a recording (or `argv`) with replay forced on it; report how it went.
 
@@ -218,6 +220,8 @@ def run_check(
         env[REPLAY_RULES_ENV] = json.dumps(header_rules_value(validate_rules(rules)))
     if accept_into is not None:
         env[REPLAY_ACCEPT_ENV] = str(accept_into)
+    if resume is not None:  # `openprogram.recordings.rerecord`: its JSON setting
+        env[REPLAY_RESUME_ENV] = resume
     started = time.monotonic()
     stderr_tail: deque[str] = deque(maxlen=STDERR_TAIL_LINES)
     error: str | None = None

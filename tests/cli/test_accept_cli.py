@@ -53,3 +53,33 @@ def test_accept_of_a_run_that_needs_a_live_answer_is_refused(openprogram_home: P
     assert refused.returncode == 1
     assert "made 0 of 2 recorded calls" in refused.stdout and "nothing written" in refused.stdout
     assert path.read_bytes() == before
+
+
+def test_rerecord_says_what_goes_live_asks_then_writes_and_restore_puts_it_back(
+    openprogram_home: Path,
+) -> None:
+    made = run_cli(openprogram_home, "record", "--name", "echo", "--", *ECHO, "hi")
+    assert made.returncode == 0, made.stderr
+    path = openprogram_home / "recordings" / "echo.jsonl"
+    before = path.read_bytes()
+
+    refused = run_cli(openprogram_home, "rerecord", "echo", "--", *ECHO, "bye")
+    assert refused.returncode == 2
+    assert "from call 1" in refused.stdout
+    assert "goes to scripted/echo-1; their credentials (API keys) are needed" in refused.stdout
+    assert "refusing to make live calls without confirmation; pass --yes" in refused.stderr
+    assert path.read_bytes() == before
+
+    done = run_cli(openprogram_home, "rerecord", "echo", "--yes", "--json", "--", *ECHO, "bye")
+    assert done.returncode == 0, done.stderr
+    result = json.loads(done.stdout)
+    assert (result["status"], result["from_call"]) == ("rerecorded", 1)
+    assert json.loads(run_cli(openprogram_home, "check", "echo", "--json").stdout)["status"] == "ok"
+
+    version = Path(result["previous_version"]).stem
+    restored = run_cli(openprogram_home, "restore", "echo", version)
+    assert restored.returncode == 0, restored.stderr
+    assert path.read_bytes() == before
+    missing = run_cli(openprogram_home, "restore", "echo", "nope")
+    assert missing.returncode == 1
+    assert "echo: no version 'nope' (versions: " in missing.stderr

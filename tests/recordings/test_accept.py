@@ -14,12 +14,8 @@ from pathlib import Path
 import pytest
 
 from openprogram.recordings import CheckProgress, record_command, run_check
-from openprogram.recordings.accept import (
-    AcceptRefused,
-    list_versions,
-    run_accept,
-    write_accepted,
-)
+from openprogram.recordings.accept import AcceptRefused, run_accept, write_accepted
+from openprogram.recordings.versions import list_versions
 
 AGENT = """
 import asyncio, os

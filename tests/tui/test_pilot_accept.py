@@ -8,7 +8,7 @@ from pathlib import Path
 from textual.pilot import Pilot
 
 from openprogram.recordings import record_command
-from openprogram.recordings.accept import list_versions
+from openprogram.recordings.versions import list_versions
 from tests.recording_files import REPO_ROOT
 from tests.tui import rerun_support as fixtures
 from tests.tui.pilot_support import until

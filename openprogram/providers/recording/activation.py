@@ -18,6 +18,7 @@ from openprogram.providers.api_registry import configure_provider_transform
 from openprogram.providers.recording.config import (
     REPLAY_ACCEPT_ENV,
     REPLAY_REPORT_ENV,
+    REPLAY_RESUME_ENV,
     REPLAY_RULES_ENV,
     ConfigError,
     config_path,
@@ -26,6 +27,7 @@ from openprogram.providers.recording.config import (
 from openprogram.providers.recording.errors import RecordingFileError
 from openprogram.providers.recording.recorder import RecordingProvider
 from openprogram.providers.recording.redaction import remove_secret_text
+from openprogram.providers.recording.resume import ResumeState, ResumingApi
 from openprogram.providers.recording.rules import RulesConfigError
 from openprogram.providers.recording.rules_sources import rules_from_json
 from openprogram.providers.recording.store import (
@@ -129,6 +131,18 @@ def _start_replay(selector: str | None) -> ReplayProvider:
     return replay
 
 
+def _resume_state(replay: ReplayProvider, setting: str) -> ResumeState:
+    """Resume mode (`openprogram recordings rerecord`): replay, then live into a new file."""
+    try:
+        value = json.loads(setting)
+        into, from_call = str(value["into"]), value.get("from_call")
+    except (ValueError, KeyError, TypeError):
+        raise ActivationError(f"{REPLAY_RESUME_ENV} is not usable: {setting!r}") from None
+    sink = RecordingSink(into, dict(replay.recording.header.model_extra or {}))
+    sink.ensure_header()
+    return ResumeState(replay, sink, from_call if isinstance(from_call, int) else None)
+
+
 def activate_record_replay() -> str:
     """Apply the configured mode to the registry; returns `off`, `record`, `replay` or `blocked`."""
     try:
@@ -140,6 +154,11 @@ def activate_record_replay() -> str:
             configure_provider_transform(lambda api, provider: RecordingProvider(provider, sink))
             return "record"
         replay = _start_replay(config.file)
+        resume = os.environ.get(REPLAY_RESUME_ENV)
+        if resume:
+            state = _resume_state(replay, resume)
+            configure_provider_transform(lambda api, provider: ResumingApi(state, provider))
+            return "replay"
         configure_provider_transform(lambda api, provider: replay)
         return "replay"
     except (

@@ -22,6 +22,9 @@ from openprogram.errors import OpenProgramError
 
 REPLAY_REPORT_ENV = "OPENPROGRAM_REPLAY_REPORT"
 REPLAY_RULES_ENV = "OPENPROGRAM_REPLAY_RULES"
+REPLAY_RESUME_ENV = "OPENPROGRAM_REPLAY_RESUME"
+"""Set by `openprogram recordings rerecord`: JSON `{"into": PATH, "from_call": K or null}`; calls
+replay while they match, then go live and are recorded into PATH (a new version)."""
 REPLAY_ACCEPT_ENV = "OPENPROGRAM_REPLAY_ACCEPT"
 """Set by `openprogram recordings accept`: replay keeps every recorded answer and writes each call,
 with the incoming request where it differs, into this file (a new version, checked before use)."""

@@ -43,6 +43,15 @@ from openprogram.text import plural
 ACCEPTED_VALUE_LIMIT = 200
 """Accepted differences are reported with both values cut to this many characters."""
 
+
+def copy_call(sink: RecordingSink, request: dict[str, Any], call: RecordedCall) -> None:
+    """Write a recorded call into another file: `request`, then its recorded answer as is."""
+    call_index = sink.begin_call(request)
+    for number, event in enumerate(call.events):
+        sink.write_event(call_index, number, event.model_dump(mode="json"))
+    sink.end_call(call_index, len(call.events), call.outcome, call.error)
+
+
 __all__ = ["RecordedCallError", "ReplayProvider", "describe_path"]
 
 
@@ -131,13 +140,25 @@ class ReplayProvider:
         )
 
     def _write_accepted(self, request: dict[str, Any], call: RecordedCall) -> None:
-        """The call as the new version holds it: `request`, then the recorded answer as is."""
-        sink = self._accepted
-        assert sink is not None
-        call_index = sink.begin_call(request)
-        for number, event in enumerate(call.events):
-            sink.write_event(call_index, number, event.model_dump(mode="json"))
-        sink.end_call(call_index, len(call.events), call.outcome, call.error)
+        assert self._accepted is not None
+        copy_call(self._accepted, request, call)
+
+    def next_difference(self, dump: dict[str, Any]) -> FieldDifference | None:
+        """The first difference no rule absorbs between `dump` (a `request_dump`) and the next
+        recorded call, without consuming it or reporting anything; raises `IndexError` when every
+        recorded call was consumed."""
+        with self._lock:
+            recorded = self.recording.calls[self._consumed].request_payload()
+        incoming = scrub_value(redact_request_dump(dump), self.rules.scrub)
+        for ruled in iter_ruled_differences(recorded, incoming, self.rules):
+            if not ruled.absorbed:
+                return ruled.difference
+        return None
+
+    def take(self, dump: dict[str, Any]) -> RecordedCall:
+        """Consume the next recorded call for `dump` (as a replayed call does); raises
+        `ReplayMismatch` when it does not match."""
+        return self._take(dump)
 
     def close(self) -> None:
         """Close the accept-mode file, if any (replay itself holds no file open)."""

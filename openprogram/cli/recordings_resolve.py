@@ -1,4 +1,5 @@
-"""`recordings accept` (keep the new requests, offline) and `recordings history` (kept versions)."""
+"""Resolving a mismatch: `accept` (keep the new requests, offline), `rerecord` (live from the
+diverging call); and the versions they keep: `history`, `restore`."""
 
 from __future__ import annotations
 
@@ -9,7 +10,9 @@ from typing import TYPE_CHECKING, Any
 from openprogram.cli.commands import add_command
 from openprogram.cli.output import Output, UsageRefused
 from openprogram.cli.recordings_rerun import progress_printer
-from openprogram.recordings.accept import AcceptRun, list_versions, run_accept, write_accepted
+from openprogram.recordings.accept import AcceptRun, run_accept, write_accepted
+from openprogram.recordings.rerecord import plan_rerecord, run_rerecord, write_rerecorded
+from openprogram.recordings.versions import list_versions, restore_version
 from openprogram.text import human_size, plural
 
 if TYPE_CHECKING:
@@ -33,8 +36,23 @@ or a read past the end of a recorded stream. Record again then.
 exit code 0 when accepted (or nothing differed); 1 when refused or not confirmed; 2 on usage"""
 
 
+RERECORD_EPILOG = """\
+  openprogram recordings rerecord echo
+  openprogram recordings rerecord echo --from-call 3
+  openprogram recordings rerecord ./session.jsonl --yes -- python my_agent.py --flag
+
+When the answers must change too, rerecord reruns the program with replay in resume mode: calls
+are answered from the recording while they match (and copied as recorded); from the first call
+that differs (found first by an offline check), or --from-call K, every call goes to the real
+providers and is recorded. Before anything goes live it says from which call, how many recorded
+calls follow, which provider/model they reach, and that their credentials are needed; it asks
+(--yes where no terminal can answer). The new version is written only when the program ends
+successfully, checked with the strict reader; the previous version is kept (recordings history).
+exit code 0 when written (or nothing differed); 1 when the program failed or not confirmed"""
+
+
 def register(commands: Subcommands) -> None:
-    """Add `accept` and `history`."""
+    """Add `accept`, `rerecord`, `history` and `restore`."""
     parser = add_command(
         commands,
         "accept",
@@ -51,6 +69,34 @@ def register(commands: Subcommands) -> None:
         metavar="-- COMMAND",
         help="the program to run (default: the command stored in the recording)",
     )
+    parser = add_command(
+        commands,
+        "rerecord",
+        rerecord_command,
+        "Record again from the diverging call: replay what matches, make the rest live.",
+        RERECORD_EPILOG,
+    )
+    parser.add_argument("selector", metavar="ID-or-PATH", help="a managed recording ID or a path")
+    parser.add_argument(
+        "--from-call", type=int, metavar="K", help="make every call from call K on live"
+    )
+    parser.add_argument("--json", action="store_true", help="print the result as stable JSON")
+    parser.add_argument("--yes", "-y", action="store_true", help="do not ask for confirmation")
+    parser.add_argument(
+        "command",
+        nargs="*",
+        metavar="-- COMMAND",
+        help="the program to run (default: the command stored in the recording)",
+    )
+    parser = add_command(
+        commands,
+        "restore",
+        restore_command,
+        "Put a kept previous version of a managed recording back (the one replaced is kept).",
+        "  openprogram recordings history echo\n  openprogram recordings restore echo 20261203T101500Z-123456",
+    )
+    parser.add_argument("recording_id", metavar="ID", help="a managed recording ID")
+    parser.add_argument("version", metavar="VERSION", help="a version name `history` lists")
     parser = add_command(
         commands,
         "history",
@@ -147,4 +193,69 @@ def history_command(args: argparse.Namespace, out: Output) -> int:
         return 0
     for path in versions:
         out.line(path.stem, f"  {human_size(path.stat().st_size)}  ", (str(path), "dim"))
+    return 0
+
+
+def rerecord_command(args: argparse.Namespace, out: Output) -> int:
+    """Plan (offline), say what goes live, confirm, run, write."""
+    plan = plan_rerecord(args.selector, args.command or None, from_call=args.from_call)
+    if plan.from_call is None:
+        if args.json:
+            out.json({"status": "nothing", "recording": str(plan.recording), "reason": plan.reason})
+        else:
+            out.line(("ok", "bold green"), f"  {plan.recording}: {plan.reason}")
+        return 0
+    models = ", ".join(plan.live_models) or "the providers the program calls"
+    if not args.json:
+        out.line(("from call ", "bold"), (str(plan.from_call), "bold"), f"  ({plan.reason})")
+        out.line(
+            f"live: every call from call {plan.from_call} on ({plural(plan.live_calls, 'recorded call')}"
+            f" follow) goes to {models}; their credentials (API keys) are needed and the calls "
+            "are billed"
+        )
+    out.confirm(
+        f"Make these calls live and record them into {plan.recording}?",
+        assume_yes=args.yes,
+        what="make live calls",
+    )
+    progress = None if args.json else progress_printer(out)
+    try:
+        run = run_rerecord(plan, on_progress=progress)
+    finally:
+        if progress is not None:
+            out.stderr.write("\r\033[K")
+    if run.refusal is not None:
+        if args.json:
+            out.json(
+                {
+                    "status": "refused",
+                    "recording": str(plan.recording),
+                    "refusal": run.refusal,
+                    "check": run.result.model_dump(mode="json"),
+                }
+            )
+        else:
+            out.line(("not written", "bold red"), f"  {plan.recording}: {run.refusal}")
+        return 1
+    kept = write_rerecorded(run, args.command or run.result.argv)
+    if args.json:
+        out.json(
+            {
+                "status": "rerecorded",
+                "recording": str(plan.recording),
+                "from_call": plan.from_call,
+                "previous_version": str(kept) if kept else None,
+            }
+        )
+        return 0
+    out.line(("rerecorded", "bold green"), f"  {plan.recording} from call {plan.from_call}")
+    if kept is not None:
+        out.line("previous version kept: ", str(kept))
+    return 0
+
+
+def restore_command(args: argparse.Namespace, out: Output) -> int:
+    """Put a kept version back."""
+    path = restore_version(args.recording_id, args.version)
+    out.line("restored ", (args.version, "bold"), f" into {path} (the replaced version is kept)")
     return 0

@@ -1,0 +1,130 @@
+"""Versions of a recording: a new one put in place safely, the previous ones kept.
+
+`write_version` checks a candidate file with the strict reader, notes in its header what made it
+(`produced_by`), keeps the previous version (a managed recording: in the state dir, listed by
+`list_versions`, put back by `restore_version`; a file given by path: beside it only until the
+replace has succeeded, git being its history) and replaces the recording atomically. Used by
+`accept` and `rerecord`; a failure leaves the recording byte for byte.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import shutil
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from openprogram.errors import OpenProgramError
+from openprogram.providers.recording.config import ensure_private_dir, state_dir
+from openprogram.providers.recording.errors import RecordingFileError
+from openprogram.providers.recording.reader import read_recording
+from openprogram.providers.recording.redaction import remove_secret_text
+from openprogram.providers.recording.rows import encode_row
+from openprogram.providers.recording.store import managed_path, validate_recording_id
+
+VERSIONS = "versions"
+"""Under the state dir: `versions/ID/<UTC time>.jsonl`, the previous versions of a managed recording."""
+
+
+class VersionError(OpenProgramError, ValueError):
+    """A version that cannot be found or restored; the message names it."""
+
+
+def versions_dir(recording_id: str) -> Path:
+    """Where the previous versions of managed recording `recording_id` are kept."""
+    return state_dir() / VERSIONS / validate_recording_id(recording_id)
+
+
+def list_versions(recording_id: str) -> list[Path]:
+    """The kept previous versions of a managed recording, oldest first."""
+    folder = versions_dir(recording_id)
+    return sorted(folder.glob("*.jsonl")) if folder.is_dir() else []
+
+
+def _version_name() -> str:
+    return time.strftime("%Y%m%dT%H%M%SZ", time.gmtime()) + f"-{time.time_ns() % 1_000_000:06d}"
+
+
+def _keep(path: Path, recording_id: str) -> Path:
+    folder = ensure_private_dir(versions_dir(recording_id))
+    kept = folder / f"{_version_name()}.jsonl"
+    shutil.copyfile(path, kept)
+    kept.chmod(0o600)
+    return kept
+
+
+def write_version(
+    recording: Path,
+    recording_id: str | None,
+    candidate: Path,
+    command: Sequence[str],
+    produced_by: dict[str, Any],
+) -> Path | None:
+    """Put `candidate` in place of `recording`; returns where the previous version is kept (None
+    for a file given by path). Raises `RecordingFileError` when the candidate is not a valid
+    recording; the recording is then left as it was."""
+    read_recording(candidate)  # the same strict reader replay uses
+    final = candidate.with_name(f"{candidate.stem}.final.jsonl")
+    _with_provenance(candidate, final, command, produced_by)
+    read_recording(final)
+    previous = recording.with_name(f".{recording.name}.previous")
+    os.link(recording, previous)  # the old bytes stay reachable until the end
+    try:
+        kept = _keep(previous, recording_id) if recording_id is not None else None
+        os.chmod(final, 0o600)
+        os.replace(final, recording)
+    finally:
+        with contextlib.suppress(FileNotFoundError):
+            previous.unlink()
+    return kept
+
+
+def restore_version(recording_id: str, version: str) -> Path:
+    """Put version `version` (a name `list_versions` shows, or a path) back in place of the managed
+    recording; the version replaced is kept too. Returns the recording's path."""
+    candidates = [p for p in list_versions(recording_id) if version in (p.stem, p.name, str(p))]
+    if not candidates:
+        known = ", ".join(p.stem for p in list_versions(recording_id)) or "none kept"
+        raise VersionError(f"{recording_id}: no version {version!r} (versions: {known})")
+    source = candidates[0]
+    read_recording(source)
+    target = managed_path(recording_id)
+    temporary = target.with_name(f".{target.name}.restore-{os.getpid()}.tmp")
+    shutil.copyfile(source, temporary)
+    temporary.chmod(0o600)
+    try:
+        if target.exists():
+            _keep(target, recording_id)
+        os.replace(temporary, target)
+    finally:
+        with contextlib.suppress(FileNotFoundError):
+            temporary.unlink()
+    return target
+
+
+def _with_provenance(
+    source: Path, target: Path, command: Sequence[str], produced_by: dict[str, Any]
+) -> None:
+    """`source` with its header saying what produced this version (optional header metadata)."""
+    with source.open("rb") as rows, target.open("wb") as out:
+        header = json.loads(rows.readline())
+        if not isinstance(header, dict) or header.get("type") != "header":
+            raise RecordingFileError(source, 1, None, "the first row is not a header")
+        argv = [remove_secret_text(arg) for arg in command]
+        entry = header.get("entry")
+        if isinstance(entry, dict) and argv:
+            # The requests are now the ones this command makes: a plain `check` reruns it.
+            header["entry"] = {**entry, "argv": argv}
+        header["produced_by"] = {
+            **produced_by,
+            "at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+            "command": argv,
+        }
+        out.write(encode_row(header))
+        shutil.copyfileobj(rows, out)
+        out.flush()
+        os.fsync(out.fileno())
