@@ -21,16 +21,18 @@ from openprogram.providers.recording.errors import RecordingFileError
 from openprogram.providers.recording.reader import read_recording
 from openprogram.providers.recording.recorder import RecordingProvider
 from openprogram.providers.recording.redaction import REDACTION_VERSION
+from openprogram.providers.recording.resume import ResumeState, ResumingApi
 from openprogram.providers.recording.rules import MatchingRules
 from openprogram.providers.recording.writer import RecordingSink
 from openprogram.providers.replay import MismatchReport, ReplayMismatch, ReplayProvider
 from openprogram.text import plural
 
-RecordMode = Literal["none", "once", "rewrite", "accept"]
+RecordMode = Literal["none", "once", "rewrite", "accept", "resume"]
 """`none`: replay only; `once`: record when the file is missing; `rewrite`: always record again;
-`accept`: replay offline, keeping the recorded answers and accepting requests that changed."""
+`accept`: replay offline, keeping the recorded answers and accepting requests that changed;
+`resume`: replay while the calls match, then call the real providers and record the rest."""
 
-RECORD_MODES: tuple[RecordMode, ...] = ("none", "once", "rewrite", "accept")
+RECORD_MODES: tuple[RecordMode, ...] = ("none", "once", "rewrite", "accept", "resume")
 
 """First tokens of a field path that the TUI can show inside a recorded request."""
 
@@ -101,10 +103,16 @@ class OpenProgramRecording:
         """How to accept this test's changed requests offline (`... --openprogram-record=accept`)."""
         """How to record this test when its file is missing (`... --openprogram-record=once`)."""
         self.mode_reason = mode_reason
-        self.recording = record_mode == "rewrite" or (record_mode == "once" and not _exists(path))
+        self.recording = record_mode == "rewrite" or (
+            record_mode in ("once", "resume") and not _exists(path)
+        )
         self.replay: ReplayProvider | None = None
         self.mismatches: list[ReplayMismatch] = []
         self.accepting = record_mode == "accept"
+        self.resuming = record_mode == "resume" and _exists(path)
+        """Resume mode: the matching calls replayed, the rest live, all written to a new file
+        saved only when the test passes."""
+        self._resume: ResumeState | None = None
         """Accept mode: requests that differ are accepted into a new version of the recording,
         saved (like a recording) only when the test passes and every recorded call was made."""
         self.accepted_calls: list[int] = []
@@ -122,6 +130,8 @@ class OpenProgramRecording:
     @property
     def call_count(self) -> int:
         """Provider calls made so far: replayed (matched) or recorded."""
+        if self.resuming:
+            return self._sink.calls if self._sink is not None else 0
         if self.replay is not None:
             return self.replay.call_count
         return self._sink.calls if self._sink is not None else 0
@@ -171,6 +181,18 @@ class OpenProgramRecording:
                 ]
             raise RecordingUnavailable("\n".join(lines)) from None
         self.replay = replay
+        if self.resuming:
+            self._partial = self._new_partial()
+            sink = _CountingSink(self._partial, dict(replay.recording.header.model_extra or {}))
+            self._sink = sink
+            sink.ensure_header()
+            state = self._resume = ResumeState(replay, sink, None)
+
+            def resume(api: str, provider: ApiProvider) -> ApiProvider:
+                return ResumingApi(state, provider)
+
+            self._stack.enter_context(override_api_providers(resume))
+            return
 
         def serve(api: str, provider: ApiProvider) -> ApiProvider:
             return replay
@@ -215,7 +237,7 @@ class OpenProgramRecording:
         test: a mismatch the code under test swallowed, or recorded calls never made, fail it.
         """
         self._stack.close()
-        if self.recording:
+        if self.recording or self.resuming:
             return self._finish_recording(passed)
         if self.accepting:
             return self._finish_accepting(passed)

@@ -325,3 +325,27 @@ def test_accept_that_needs_a_live_answer_or_fails_keeps_the_old_file(
         result.stdout.fnmatch_lines(["openprogram: not accepted", "replay mismatch at call 1:"])
     assert {name: inner.recording(name[:-6]).read_bytes() for name in recorded} == recorded
     assert inner.leftovers() == []
+
+
+def test_resume_copies_what_matches_and_records_the_rest_from_the_provider(
+    inner: InnerProject,
+) -> None:
+    recorded = record(inner)
+    inner.run("--openprogram-record=resume").assert_outcomes(passed=2)
+    # Nothing differed: every call replayed and copied as recorded (the same bytes).
+    assert {name: inner.recording(name[:-6]).read_bytes() for name in recorded} == recorded
+
+    inner.run("--openprogram-record=resume", INNER_PROMPT="bye").assert_outcomes(passed=2)
+    for name in recorded:
+        now = inner.recording(name.removesuffix(".jsonl")).read_bytes()
+        assert b'"content":"bye"' in now and now != recorded[name]
+    assert inner.leftovers() == []
+    inner.run(INNER_PROMPT="bye").assert_outcomes(passed=2)  # replays green
+
+
+def test_resume_on_a_failing_test_keeps_the_old_file(inner: InnerProject) -> None:
+    recorded = record(inner)
+    result = inner.run("--openprogram-record=resume", INNER_PROMPT="bye", INNER_FAIL="1")
+    result.assert_outcomes(failed=2)
+    assert {name: inner.recording(name[:-6]).read_bytes() for name in recorded} == recorded
+    assert inner.leftovers() == []

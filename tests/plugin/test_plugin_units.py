@@ -45,7 +45,7 @@ class Wrapped(Named):
 
 
 def test_the_plugin_and_the_library_agree_on_the_modes() -> None:
-    assert CHOICES == RECORD_MODES == ("none", "once", "rewrite", "accept")
+    assert CHOICES == RECORD_MODES == ("none", "once", "rewrite", "accept", "resume")
 
 
 @pytest.mark.parametrize(
