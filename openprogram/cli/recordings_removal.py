@@ -59,6 +59,7 @@ def register(commands: Subcommands) -> None:
     )
     parser.add_argument("--dry-run", action="store_true", help="only show what would be removed")
     parser.add_argument("--yes", "-y", action="store_true", help="do not ask for confirmation")
+    parser.add_argument("--json", action="store_true", help="print the report as stable JSON")
 
 
 def delete_command(args: argparse.Namespace, out: Output) -> int:
@@ -80,6 +81,9 @@ def _print_report(report: PruneReport, out: Output) -> None:
     for failure in report.failed:
         out.line(("failed  ", "red"), failure.recording_id, f": {failure.reason}")
     verb = "would free" if report.dry_run else "freed"
+    if report.versions:
+        removed = "would remove" if report.dry_run else "removed"
+        out.line(f"{removed} {len(report.versions)} kept previous version(s) older than the cutoff")
     out.line(
         f"matched {len(report.matched)}, deleted {len(report.deleted)}, "
         f"failed {len(report.failed)}, {verb} {human_size(report.bytes)} ({report.bytes} bytes)"
@@ -89,17 +93,26 @@ def _print_report(report: PruneReport, out: Output) -> None:
 def prune_command(args: argparse.Namespace, out: Output) -> int:
     """Dry run, confirm the matched IDs, delete exactly those."""
     plan = prune_recordings(args.older_than_days, dry_run=True)
-    for recording_id in plan.matched:
-        out.line("would delete " if args.dry_run else "matched ", recording_id)
-    if args.dry_run or not plan.matched:
-        _print_report(plan, out)
+    if not args.json:
+        for recording_id in plan.matched:
+            out.line("would delete " if args.dry_run else "matched ", recording_id)
+    if args.dry_run or not (plan.matched or plan.versions):
+        if args.json:
+            out.json(plan.to_json())
+        else:
+            _print_report(plan, out)
         return 0
     question = (
-        f"Delete {len(plan.matched)} recording(s) older than {args.older_than_days} days "
-        f"({human_size(plan.bytes)})?"
+        f"Delete {len(plan.matched)} recording(s) and {len(plan.versions)} kept version(s) older "
+        f"than {args.older_than_days} days ({human_size(plan.bytes)})?"
     )
     out.confirm(question, assume_yes=args.yes, what="prune")
-    report = prune_recordings(args.older_than_days, only=set(plan.matched))
+    report = prune_recordings(
+        args.older_than_days, only=set(plan.matched), only_versions=set(plan.versions)
+    )
+    if args.json:
+        out.json(report.to_json())
+        return 1 if report.failed else 0
     for recording_id in report.deleted:
         out.line(("deleted ", "green"), recording_id)
     _print_report(report, out)

@@ -23,7 +23,7 @@ from pathlib import Path
 from openprogram.errors import OpenProgramError
 from openprogram.providers.recording.store import locate_recording
 from openprogram.recordings.rerun import AcceptedCall, CheckProgress, CheckResult, run_check
-from openprogram.recordings.versions import write_version
+from openprogram.recordings.versions import RewriteLock, write_version
 
 
 class AcceptRefused(OpenProgramError, RuntimeError):
@@ -40,6 +40,8 @@ class AcceptRun:
     candidate: Path | None
     """The new version, written by the run, not yet checked nor in place (None: refused)."""
     refusal: str | None
+    lock: RewriteLock | None = None
+    """Held from the run until the candidate is written or discarded."""
 
     @property
     def accepted(self) -> list[AcceptedCall]:
@@ -47,9 +49,11 @@ class AcceptRun:
         return self.result.accepted
 
     def discard(self) -> None:
-        """Forget the candidate (nothing was written to the recording)."""
+        """Forget the candidate and release the recording (nothing was written to it)."""
         if self.candidate is not None:
             shutil.rmtree(self.candidate.parent, ignore_errors=True)
+        if self.lock is not None:
+            self.lock.release()
 
 
 def _refusal(result: CheckResult) -> str | None:
@@ -85,6 +89,7 @@ def run_accept(
 ) -> AcceptRun:
     """Rerun in accept mode; the recording itself is not touched (see `write_accepted`)."""
     location = locate_recording(selector)
+    lock = RewriteLock(location.path, "accept")
     work = Path(tempfile.mkdtemp(prefix="openprogram-accept-"))
     candidate = work / f"{location.path.stem}.accepted.jsonl"
     try:
@@ -98,12 +103,14 @@ def run_accept(
         )
     except BaseException:
         shutil.rmtree(work, ignore_errors=True)
+        lock.release()
         raise
     refusal = _refusal(result)
     if refusal is not None or not candidate.exists():
         shutil.rmtree(work, ignore_errors=True)
+        lock.release()
         return AcceptRun(location.path, location.recording_id, result, None, refusal)
-    return AcceptRun(location.path, location.recording_id, result, candidate, None)
+    return AcceptRun(location.path, location.recording_id, result, candidate, None, lock)
 
 
 def write_accepted(run: AcceptRun, command: Sequence[str]) -> Path | None:

@@ -36,6 +36,7 @@ from openprogram.recordings.summary import (
     summarize_listed,
     summarize_recording,
 )
+from openprogram.recordings.versions import old_versions
 
 
 class RecordingRemovalError(OpenProgramError, RuntimeError):
@@ -78,6 +79,8 @@ class PruneReport:
     skipped: tuple[PruneFailure, ...] = field(default=())
     """Old entries prune never removes: the active recording, symlinks, non-regular files."""
     bytes: int = 0
+    versions: tuple[str, ...] = ()
+    """Kept previous versions (made by accept or rerecord) older than the cutoff, removed too."""
 
     def to_json(self) -> dict[str, Any]:
         """Stable JSON fields."""
@@ -90,6 +93,7 @@ class PruneReport:
             "failed": [{"id": f.recording_id, "reason": f.reason} for f in self.failed],
             "skipped": [{"id": s.recording_id, "reason": s.reason} for s in self.skipped],
             "bytes": self.bytes,
+            "versions": list(self.versions),
         }
 
 
@@ -215,14 +219,18 @@ def _candidates(root: Path) -> list[RecordingLocation]:
 
 
 def prune_recordings(
-    older_than_days: float, dry_run: bool = False, only: Collection[str] | None = None
+    older_than_days: float,
+    dry_run: bool = False,
+    only: Collection[str] | None = None,
+    only_versions: Collection[str] | None = None,
 ) -> PruneReport:
     """Delete every managed recording created more than `older_than_days` days ago.
 
     Age comes from the header's `created_at` when it holds a timestamp, else the file's mtime
     (read through the listing's summary cache: files unchanged since a listing are not read).
     With `dry_run` nothing is removed and `bytes` is what would be freed; `only` limits removal to
-    those IDs (the ones a user confirmed after a dry run).
+    those IDs (the ones a user confirmed after a dry run), `only_versions` the removal of kept
+    previous versions (made by accept and rerecord) older than the cutoff to those paths.
     """
     if older_than_days < 0:
         raise ValueError("older_than_days must not be negative")
@@ -255,7 +263,15 @@ def prune_recordings(
             failed.append(PruneFailure(location.recording_id, exc.reason))
         else:
             deleted.append(location.recording_id)
+    versions = old_versions(cutoff.timestamp())
+    if only_versions is not None:
+        versions = [version for version in versions if str(version) in only_versions]
+    for version in versions:
+        freed += version.stat().st_size
+        if not dry_run:
+            version.unlink(missing_ok=True)
     return PruneReport(
+        versions=tuple(str(v) for v in versions),
         older_than_days=older_than_days,
         cutoff=cutoff.strftime("%Y-%m-%dT%H:%M:%SZ"),
         dry_run=dry_run,

@@ -23,7 +23,7 @@ from openprogram.errors import OpenProgramError
 from openprogram.providers.recording.reader import read_recording
 from openprogram.providers.recording.store import locate_recording
 from openprogram.recordings.rerun import CheckProgress, CheckResult, run_check
-from openprogram.recordings.versions import write_version
+from openprogram.recordings.versions import RewriteLock, write_version
 
 
 class RerecordRefused(OpenProgramError, RuntimeError):
@@ -59,11 +59,15 @@ class RerecordRun:
     result: CheckResult
     candidate: Path | None
     refusal: str | None
+    lock: RewriteLock | None = None
+    """Held from the run until the candidate is written or discarded."""
 
     def discard(self) -> None:
-        """Forget the candidate (nothing was written to the recording)."""
+        """Forget the candidate and release the recording (nothing was written to it)."""
         if self.candidate is not None:
             shutil.rmtree(self.candidate.parent, ignore_errors=True)
+        if self.lock is not None:
+            self.lock.release()
 
 
 def plan_rerecord(
@@ -125,6 +129,7 @@ def run_rerecord(
     """Rerun in resume mode into a candidate file; the recording is not touched."""
     if plan.from_call is None:
         raise RerecordRefused(f"{plan.recording}: {plan.reason}")
+    lock = RewriteLock(plan.recording, "rerecord")
     work = Path(tempfile.mkdtemp(prefix="openprogram-rerecord-"))
     candidate = work / f"{plan.recording.stem}.rerecorded.jsonl"
     setting = json.dumps({"into": str(candidate), "from_call": plan.from_call})
@@ -139,6 +144,7 @@ def run_rerecord(
         )
     except BaseException:
         shutil.rmtree(work, ignore_errors=True)
+        lock.release()
         raise
     refusal = None
     if result.exit_code != 0 or result.error == "cancelled" or result.mismatch is not None:
@@ -147,8 +153,9 @@ def run_rerecord(
         refusal = "the program made no call"
     if refusal is not None:
         shutil.rmtree(work, ignore_errors=True)
+        lock.release()
         return RerecordRun(plan, result, None, refusal)
-    return RerecordRun(plan, result, candidate, None)
+    return RerecordRun(plan, result, candidate, None, lock)
 
 
 def write_rerecorded(run: RerecordRun, command: Sequence[str]) -> Path | None:

@@ -10,6 +10,7 @@ replace has succeeded, git being its history) and replaces the recording atomica
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import json
 import os
 import shutil
@@ -32,6 +33,34 @@ VERSIONS = "versions"
 
 class VersionError(OpenProgramError, ValueError):
     """A version that cannot be found or restored; the message names it."""
+
+
+class RewriteLock:
+    """One accept or rerecord of a recording at a time: an exclusive lock beside the file,
+    holding the pid of its owner so a second attempt is refused naming it."""
+
+    def __init__(self, recording: Path, what: str) -> None:
+        self.path = recording.with_name(f".{recording.name}.rewrite.lock")
+        fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC | os.O_NOFOLLOW, 0o600)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            owner = os.read(fd, 200).decode("utf-8", errors="replace").strip() or "?"
+            os.close(fd)
+            raise VersionError(
+                f"{recording}: already being rewritten ({owner}); try again once it ends"
+            ) from None
+        os.ftruncate(fd, 0)
+        os.write(fd, f"{what} by process {os.getpid()}".encode())
+        self._fd: int | None = fd
+
+    def release(self) -> None:
+        """Let the next accept or rerecord start (idempotent)."""
+        if self._fd is not None:
+            with contextlib.suppress(FileNotFoundError):
+                self.path.unlink()
+            os.close(self._fd)
+            self._fd = None
 
 
 def versions_dir(recording_id: str) -> Path:
@@ -128,3 +157,15 @@ def _with_provenance(
         shutil.copyfileobj(rows, out)
         out.flush()
         os.fsync(out.fileno())
+
+
+def old_versions(cutoff: float) -> list[Path]:
+    """Every kept version (of any recording) last modified before `cutoff` (a Unix time)."""
+    root = state_dir() / VERSIONS
+    if not root.is_dir():
+        return []
+    return sorted(
+        path
+        for path in root.glob("*/*.jsonl")
+        if path.is_file() and not path.is_symlink() and path.stat().st_mtime < cutoff
+    )

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import json
+import os
 import sys
+import time
 from pathlib import Path
 
 from tests.recording_files import run_cli
@@ -83,3 +85,16 @@ def test_rerecord_says_what_goes_live_asks_then_writes_and_restore_puts_it_back(
     missing = run_cli(openprogram_home, "restore", "echo", "nope")
     assert missing.returncode == 1
     assert "echo: no version 'nope' (versions: " in missing.stderr
+
+
+def test_prune_removes_kept_versions_older_than_the_cutoff(openprogram_home: Path) -> None:
+    run_cli(openprogram_home, "record", "--name", "echo", "--", *ECHO, "hi")
+    done = run_cli(openprogram_home, "accept", "echo", "--json", "--yes", "--", *ECHO, "bye")
+    kept = Path(json.loads(done.stdout)["previous_version"])
+    recent = run_cli(openprogram_home, "prune", "--older-than-days", "1", "--yes", "--json")
+    assert json.loads(recent.stdout)["versions"] == [] and kept.exists()
+    old = time.time() - 3 * 86400
+    os.utime(kept, (old, old))
+    pruned = run_cli(openprogram_home, "prune", "--older-than-days", "1", "--yes", "--json")
+    assert json.loads(pruned.stdout)["versions"] == [str(kept)] and not kept.exists()
+    assert (openprogram_home / "recordings" / "echo.jsonl").exists()  # the recording stays

@@ -15,7 +15,7 @@ import pytest
 
 from openprogram.recordings import CheckProgress, record_command, run_check
 from openprogram.recordings.accept import AcceptRefused, run_accept, write_accepted
-from openprogram.recordings.versions import list_versions
+from openprogram.recordings.versions import VersionError, list_versions
 
 AGENT = """
 import asyncio, os
@@ -146,3 +146,22 @@ def test_nothing_differs_nothing_to_accept(
     run.discard()
     assert run.candidate is not None and not run.candidate.exists()
     assert path.exists()
+
+
+def test_a_second_rewrite_of_the_same_recording_is_refused_naming_the_first(
+    agent: list[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = recorded(agent, monkeypatch)
+    before = path.read_bytes()
+    monkeypatch.setenv("AGENT_PROMPT", "Reworded.")
+    first = run_accept("agent")  # holds the recording until written or discarded
+    with pytest.raises(
+        VersionError, match=rf"already being rewritten \(accept by process {os.getpid()}\)"
+    ):
+        run_accept("agent")
+    first.discard()
+    second = run_accept("agent")
+    assert second.candidate is not None
+    write_accepted(second, agent)
+    assert path.read_bytes() != before
+    assert not list(path.parent.glob(".*.lock"))
