@@ -146,3 +146,35 @@ def test_openprogram_tui_diff_as_a_git_difftool_shows_what_the_commit_changed(
         terminal.keys("C-q")
     finally:
         terminal.close()
+
+
+def test_a_accepts_an_intended_change_and_the_rerun_turns_green(
+    openprogram_home: Path, tmux_available: None
+) -> None:
+    made = record_command(
+        [sys.executable, "examples/echo_agent.py", "hi"], name="echo", cwd=str(REPO)
+    )
+    assert made.exit_code == 0 and made.path is not None
+    line = tui_line(
+        openprogram_home,
+        "--check",
+        made.path,
+        "--",
+        sys.executable,
+        "examples/echo_agent.py",
+        "bye",
+    )
+    terminal = Terminal("optui-accept")
+    assert terminal.start(line, cwd=REPO)
+    try:
+        terminal.wait_for("call 1 › context › messages[2] › content[0] › text", "a Accept")
+        terminal.keys("a")
+        terminal.wait_for("Accept the new requests of 1 call into echo.jsonl?", "'echo:bye'")
+        terminal.keys("y")
+        terminal.wait_for("Diff ", "≠ request (1 field)")  # the old and the new version
+        terminal.keys("Escape")
+        terminal.wait_for("✓ ok")
+        terminal.keys("C-q")
+    finally:
+        terminal.close()
+    assert b'"how":"accept"' in Path(made.path).read_bytes().split(b"\n", 1)[0]

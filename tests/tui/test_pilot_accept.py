@@ -13,6 +13,7 @@ from tests.recording_files import REPO_ROOT
 from tests.tui import rerun_support as fixtures
 from tests.tui.pilot_support import until
 from tui.screens.accept_review import AcceptReviewScreen
+from tui.screens.confirm import ConfirmScreen
 from tui.screens.diff import DiffScreen
 from tui.screens.rerun import RerunScreen
 from tui.widgets.rerun.mismatch_view import MismatchView
@@ -79,3 +80,29 @@ async def test_n_on_the_review_writes_nothing(offline_children: Path) -> None:
         await until(pilot, lambda: pilot.app.screen is screen)
         await mismatch_shown(pilot, screen)
     assert recording.read_bytes() == before and list_versions("echo") == []
+
+
+async def test_R_records_again_from_the_diverging_call_after_naming_what_goes_live(
+    offline_children: Path,
+) -> None:
+    recording = echo_recording()
+    before = recording.read_bytes()
+    screen = RerunScreen(recording, [*ECHO, "bye"], cwd=str(REPO_ROOT))
+    async with fixtures.RerunHost(screen).run_test(size=SIZE) as pilot:
+        await mismatch_shown(pilot, screen)
+        await pilot.press("R")
+        await until(pilot, lambda: isinstance(pilot.app.screen, ConfirmScreen))
+        question = str(pilot.app.screen.query_one("#confirm-question").render())
+        assert "Record again from call 1: calls 0–0 replay from the recording" in question
+        assert "LIVE to scripted/echo-1" in question and "credentials" in question
+        assert recording.read_bytes() == before  # nothing ran yet
+        await pilot.press("y")
+        await until(pilot, lambda: isinstance(pilot.app.screen, DiffScreen))
+        await pilot.press("escape")
+        await until(pilot, lambda: pilot.app.screen is screen)
+        await until(pilot, lambda: not screen.running and bool(screen.query(RerunOutcome)))
+        assert screen.result is not None and screen.result.status == "ok"
+    header = recording.read_bytes().split(b"\n", 1)[0]
+    assert b'"how":"rerecord"' in header and b'"from_call":1' in header
+    assert [p.read_bytes() for p in list_versions("echo")] == [before]
+    assert offline_children.read_text() == ""

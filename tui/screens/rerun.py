@@ -10,7 +10,7 @@ from __future__ import annotations
 import shutil
 import tempfile
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import ClassVar
 
@@ -29,6 +29,13 @@ from openprogram.errors import OpenProgramError
 from openprogram.providers.recording.differences import PathToken
 from openprogram.recordings import CheckProgress, CheckResult
 from openprogram.recordings.accept import AcceptRun, run_accept, write_accepted
+from openprogram.recordings.rerecord import (
+    RerecordPlan,
+    RerecordRun,
+    plan_rerecord,
+    run_rerecord,
+    write_rerecorded,
+)
 from openprogram.recordings.rule_edits import (
     add_rule_to_header,
     add_rule_to_pyproject,
@@ -53,6 +60,7 @@ from tui.model.rerun_commands import (
 )
 from tui.screens.accept_review import AcceptReviewScreen
 from tui.screens.command_editor import CommandEditorScreen
+from tui.screens.confirm import ConfirmScreen
 from tui.screens.rule_editor import RuleChoice, RuleEditorScreen
 from tui.widgets.common.key_footer import KeyFooter
 from tui.widgets.common.title_bar import TitleBar
@@ -72,6 +80,7 @@ class RerunScreen(Screen[None]):
         Binding("e", "edit", "Edit", id="rerun.edit"),
         Binding("o", "open_call", "Open call", id="rerun.open-call"),
         Binding("a", "accept", "Accept", id="rerun.accept"),
+        Binding("R", "rerecord", "Record again", show=False, id="rerun.rerecord"),
     ]
     DEFAULT_CSS = """
     RerunScreen {
@@ -117,6 +126,13 @@ class RerunScreen(Screen[None]):
         def __init__(self, previous: Path | None, error: str | None) -> None:
             super().__init__()
             self.previous, self.error = previous, error
+
+    class RerecordFinished(Message):
+        """A resume-mode run ended: `rerecorded` holds the new version (or why there is none)."""
+
+        def __init__(self, run: int, rerecorded: RerecordRun) -> None:
+            super().__init__()
+            self.run, self.rerecorded = run, rerecorded
 
     class RuleSaved(Message):
         """A rule was written (`choice`) or refused (None, `text` says why)."""
@@ -368,16 +384,20 @@ class RerunScreen(Screen[None]):
 
         self.app.push_screen(AcceptReviewScreen(accepted.accepted, self.recording.name), answered)
 
-    @work(thread=True, exclusive=True, group="accept-write", exit_on_error=False)
     def _write_accepted(self, accepted: AcceptRun) -> None:
+        command = self.command.argv if self.command is not None else accepted.result.argv
+        self._write_version(lambda: write_accepted(accepted, command))
+
+    @work(thread=True, exclusive=True, group="version-write", exit_on_error=False)
+    def _write_version(self, write: Callable[[], object]) -> None:
+        """Keep a copy of the version now in place (to compare), then write the new one."""
         try:
             if self._previous_copies is None:
-                self._previous_copies = Path(tempfile.mkdtemp(prefix="openprogram-tui-accept-"))
+                self._previous_copies = Path(tempfile.mkdtemp(prefix="openprogram-tui-versions-"))
             previous = self._previous_copies / f"before-{self._run}-{self.recording.name}"
             shutil.copyfile(self.recording, previous)
             previous.chmod(0o600)
-            command = self.command.argv if self.command is not None else accepted.result.argv
-            write_accepted(accepted, command)
+            write()
         except (OpenProgramError, OSError) as exc:
             self.post_message(self.AcceptWritten(None, str(exc)))
             return
@@ -385,13 +405,92 @@ class RerunScreen(Screen[None]):
 
     async def on_rerun_screen_accept_written(self, message: AcceptWritten) -> None:
         if message.previous is None:
-            self.notify(f"{message.error}", title="Not accepted", severity="error", timeout=10)
+            self.notify(f"{message.error}", title="Not written", severity="error", timeout=10)
             return
-        self.notify("Accepted. Running again on the new version…", title="New version written")
+        self.notify("Running again on the new version…", title="New version written")
         await self._start()
         from tui.screens.diff import DiffScreen
 
         self.app.push_screen(DiffScreen(message.previous, self.recording))
+
+    # -- recording again from the diverging call --
+
+    def _diverging_call(self) -> int | None:
+        """Where a rerecord starts: the call the run diverged at, or the first it never made."""
+        result = self.result
+        if result is None:
+            return None
+        if result.mismatch is not None and result.mismatch.kind != "unconsumed":
+            return result.mismatch.call_index
+        if result.status == "incomplete" and result.never_requested:
+            return result.never_requested[0]
+        return None
+
+    def action_rerecord(self) -> None:
+        start = self._diverging_call()
+        if self.running or self.command is None or start is None:
+            return
+        try:
+            plan = plan_rerecord(
+                str(self.recording), self.command.argv, cwd=self.command.cwd, from_call=start
+            )
+        except (OpenProgramError, OSError) as exc:
+            self.notify(str(exc), title="Cannot record again", severity="error")
+            return
+        models = ", ".join(plan.live_models) or "the providers the program calls"
+        question = (
+            f"Record again from call {start}: calls 0–{start - 1} replay from the recording; from "
+            f"call {start} on ({plan.live_calls} recorded call(s) follow) every call goes LIVE to "
+            f"{models}. Their credentials (API keys) are needed and the calls are billed. The new "
+            "version is written only if the program ends successfully; esc stops it."
+            if start
+            else f"Record again from call 0: every call goes LIVE to {models}. Their credentials "
+            "(API keys) are needed and the calls are billed; esc stops it."
+        )
+
+        async def answered(yes: bool | None) -> None:
+            if yes:
+                await self._start_rerecord(plan)
+
+        self.app.push_screen(ConfirmScreen(question, "Make live calls"), answered)
+
+    async def _start_rerecord(self, plan: RerecordPlan) -> None:
+        self._cancel = threading.Event()
+        self._run += 1
+        self.running = True
+        self.refresh_bindings()
+        self.query_one(TitleBar).set_facts(f"recording again from call {plan.from_call}…")
+        await self._replace_body(RerunProgress(id="rerun-progress"))
+        self._rerecord_run(self._run, plan)
+
+    @work(thread=True, exclusive=True, group="rerun", exit_on_error=False)
+    def _rerecord_run(self, run: int, plan: RerecordPlan) -> None:
+        def report(progress: CheckProgress) -> None:
+            self.post_message(self.ProgressReported(run, progress))
+
+        self.post_message(
+            self.RerecordFinished(run, run_rerecord(plan, on_progress=report, cancel=self._cancel))
+        )
+
+    async def on_rerun_screen_rerecord_finished(self, message: RerecordFinished) -> None:
+        rerecorded = message.rerecorded
+        if message.run != self._run:
+            rerecorded.discard()
+            return
+        self.running = False
+        self.refresh_bindings()
+        if rerecorded.refusal is not None:
+            if self.result is not None:
+                await self._show_result(self.result, False, None)
+            self.notify(
+                f"{rerecorded.refusal}; nothing written.",
+                title="Not recorded",
+                severity="error",
+                timeout=10,
+            )
+            return
+        command = self.command.argv if self.command is not None else rerecorded.result.argv
+        self._write_version(lambda: write_rerecorded(rerecorded, command))
 
     # -- showing --
 
@@ -461,6 +560,10 @@ class RerunScreen(Screen[None]):
             return not self.running
         if action == "open_call":
             return not self.running and self._call_to_open() is not None
+        if action == "rerecord":
+            return (
+                not self.running and self.command is not None and self._diverging_call() is not None
+            )
         if action == "accept":
             result = self.result
             return (
