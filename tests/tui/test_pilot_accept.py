@@ -106,3 +106,23 @@ async def test_R_records_again_from_the_diverging_call_after_naming_what_goes_li
     assert b'"how":"rerecord"' in header and b'"from_call":1' in header
     assert [p.read_bytes() for p in list_versions("echo")] == [before]
     assert offline_children.read_text() == ""
+
+
+async def test_the_recording_view_names_its_versions(offline_children: Path) -> None:
+    from openprogram.recordings.accept import run_accept, write_accepted
+    from tui.app import OpenProgramTUI
+    from tui.screens.recording import RecordingScreen
+    from tui.widgets.common.title_bar import TitleBar
+
+    recording = echo_recording()
+    write_accepted(run_accept("echo", [*ECHO, "bye"], cwd=str(REPO_ROOT)), [*ECHO, "bye"])
+    app = OpenProgramTUI([recording])
+    async with app.run_test(size=SIZE) as pilot:
+        await until(pilot, lambda: isinstance(app.screen, RecordingScreen))
+        screen = app.screen
+        assert isinstance(screen, RecordingScreen)
+        await until(pilot, lambda: screen.verdict is not None)
+        await pilot.pause()
+        title = str(screen.query_one(TitleBar).query_one("#facts").render())
+        assert "accepted 20" in title
+        assert "1 earlier version kept (recordings history echo)" in title

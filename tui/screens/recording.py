@@ -91,6 +91,8 @@ class RecordingScreen(Screen[None]):
         self.index: RecordingIndex | None = None
         self.table: CallTable | None = None
         self.verdict: Verdict | None = None
+        self.version_note: str | None = None
+        """What accept or rerecord made of this recording, and the versions kept (title bar)."""
         self.loaded: LoadedCall | None = None
         self._open_error: RecordingFileError | None = None
         self._first_rows_scheduled = False
@@ -202,6 +204,9 @@ class RecordingScreen(Screen[None]):
             self.loaded.set_problems(problems)
             if detail := self._detail():
                 detail.show_problems()
+        from tui.model.versions import version_note
+
+        self.version_note = version_note(self.path)
         self._update_facts()
 
     def on_call_list_call_highlighted(self, message: CallList.CallHighlighted) -> None:
@@ -246,6 +251,8 @@ class RecordingScreen(Screen[None]):
     def _update_facts(self) -> None:
         if self.table is not None:
             facts, problem = self.table.facts()
+            if self.version_note:
+                facts += f" · {self.version_note}"
             self.query_one(TitleBar).set_facts(facts, problem)
 
     def _goto(self, target: GotoTarget | None) -> None:
