@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -98,3 +99,35 @@ def test_prune_removes_kept_versions_older_than_the_cutoff(openprogram_home: Pat
     pruned = run_cli(openprogram_home, "prune", "--older-than-days", "1", "--yes", "--json")
     assert json.loads(pruned.stdout)["versions"] == [str(kept)] and not kept.exists()
     assert (openprogram_home / "recordings" / "echo.jsonl").exists()  # the recording stays
+
+
+def test_killing_accept_mid_run_leaves_the_recording_and_frees_it(
+    openprogram_home: Path, tmp_path: Path
+) -> None:
+    from tests.recording_files import subprocess_env
+    from tests.recordings.test_accept import AGENT
+
+    script = tmp_path / "agent.py"
+    script.write_text(AGENT)
+    agent = [sys.executable, str(script)]
+    assert run_cli(openprogram_home, "record", "--name", "agent", "--", *agent).returncode == 0
+    path = openprogram_home / "recordings" / "agent.jsonl"
+    before = path.read_bytes()
+    fifo = tmp_path / "pause"
+    os.mkfifo(fifo)
+    env = subprocess_env(openprogram_home, AGENT_PROMPT="Reworded.", AGENT_BLOCK=str(fifo))
+    accept = subprocess.Popen(
+        [sys.executable, "-m", "openprogram", "recordings", "accept", "agent", "--yes"],
+        env=env,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    with fifo.open("w"):  # opens once the program, mid-run, waits on it: 2 of 4 calls made
+        accept.kill()
+        accept.wait(timeout=30)
+    assert path.read_bytes() == before
+    again = run_cli(
+        openprogram_home, "accept", "agent", "--yes", "--json", AGENT_PROMPT="Reworded."
+    )
+    assert json.loads(again.stdout)["status"] == "accepted", again.stderr
