@@ -51,6 +51,19 @@ successfully, checked with the strict reader; the previous version is kept (reco
 exit code 0 when written (or nothing differed); 1 when the program failed or not confirmed"""
 
 
+def _rerun_arguments(parser: argparse.ArgumentParser) -> None:
+    """ID-or-PATH, --json, --yes and -- COMMAND: what accept and rerecord share."""
+    parser.add_argument("selector", metavar="ID-or-PATH", help="a managed recording ID or a path")
+    parser.add_argument("--json", action="store_true", help="print the result as stable JSON")
+    parser.add_argument("--yes", "-y", action="store_true", help="do not ask for confirmation")
+    parser.add_argument(
+        "command",
+        nargs="*",
+        metavar="-- COMMAND",
+        help="the program to run (default: the command stored in the recording)",
+    )
+
+
 def register(commands: Subcommands) -> None:
     """Add `accept`, `rerecord`, `history` and `restore`."""
     parser = add_command(
@@ -60,15 +73,7 @@ def register(commands: Subcommands) -> None:
         "Keep the program's new requests with the recorded answers (offline, no call made).",
         ACCEPT_EPILOG,
     )
-    parser.add_argument("selector", metavar="ID-or-PATH", help="a managed recording ID or a path")
-    parser.add_argument("--json", action="store_true", help="print the result as stable JSON")
-    parser.add_argument("--yes", "-y", action="store_true", help="do not ask for confirmation")
-    parser.add_argument(
-        "command",
-        nargs="*",
-        metavar="-- COMMAND",
-        help="the program to run (default: the command stored in the recording)",
-    )
+    _rerun_arguments(parser)
     parser = add_command(
         commands,
         "rerecord",
@@ -76,17 +81,9 @@ def register(commands: Subcommands) -> None:
         "Record again from the diverging call: replay what matches, make the rest live.",
         RERECORD_EPILOG,
     )
-    parser.add_argument("selector", metavar="ID-or-PATH", help="a managed recording ID or a path")
+    _rerun_arguments(parser)
     parser.add_argument(
         "--from-call", type=int, metavar="K", help="make every call from call K on live"
-    )
-    parser.add_argument("--json", action="store_true", help="print the result as stable JSON")
-    parser.add_argument("--yes", "-y", action="store_true", help="do not ask for confirmation")
-    parser.add_argument(
-        "command",
-        nargs="*",
-        metavar="-- COMMAND",
-        help="the program to run (default: the command stored in the recording)",
     )
     parser = add_command(
         commands,

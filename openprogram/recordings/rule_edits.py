@@ -19,6 +19,7 @@ import tomlkit
 from tomlkit.items import AoT, Array, Table
 
 from openprogram.errors import OpenProgramError
+from openprogram.providers.recording.config import atomic_write_bytes
 from openprogram.providers.recording.errors import RecordingFileError
 from openprogram.providers.recording.rows import encode_row
 from openprogram.providers.recording.rules import (
@@ -67,21 +68,6 @@ def _list_key(rule: ComparisonRule) -> str:
     return "ignore" if isinstance(rule, IgnoreRule) else "normalize"
 
 
-def _atomic_replace(path: Path, data: bytes, mode: int) -> None:
-    temporary = path.with_name(f".{path.name}.{os.getpid()}.rule.tmp")
-    fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, mode)
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(temporary, path)
-    except BaseException:
-        with contextlib.suppress(FileNotFoundError):
-            temporary.unlink()
-        raise
-
-
 def add_rule_to_pyproject(path: Path, rule: ComparisonRule) -> Path:
     """Append `rule` to `[tool.openprogram.replay]` of `path` (created if missing); returns `path`.
 
@@ -114,7 +100,7 @@ def add_rule_to_pyproject(path: Path, rule: ComparisonRule) -> Path:
     edited = tomlkit.dumps(document)
     _check_pyproject(edited, path)
     mode = path.stat().st_mode & 0o777 if path.exists() else 0o644
-    _atomic_replace(path, edited.encode("utf-8"), mode)
+    atomic_write_bytes(path, edited.encode("utf-8"), mode)
     return path
 
 

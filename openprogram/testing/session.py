@@ -279,10 +279,7 @@ class OpenProgramRecording:
                 return "openprogram: not accepted\n" + self.mismatch_report(mismatch)
             if not self.accepted_calls:
                 return None  # every request matched: nothing to write
-            read_recording(partial)  # never commit what replay would refuse
-            os.replace(partial, self.path)
-            _fsync_directory(self.path.parent)
-            self.committed = True
+            self._commit(partial)
             return None
         except (RecordingFileError, OSError) as exc:
             return f"openprogram: the accepted version was not saved to {self.display_path}: {exc}"
@@ -297,16 +294,20 @@ class OpenProgramRecording:
             self._sink.close()
             if not passed:
                 return None
-            read_recording(partial)  # never commit what replay would refuse
-            os.replace(partial, self.path)
-            _fsync_directory(self.path.parent)
-            self.committed = True
+            self._commit(partial)
             return None
         except (RecordingFileError, OSError) as exc:
             return f"openprogram: the recording was not saved to {self.display_path}: {exc}"
         finally:
             if not self.committed:
                 partial.unlink(missing_ok=True)
+
+    def _commit(self, partial: Path) -> None:
+        """Put a finished partial file in place of the recording (atomically, synced)."""
+        read_recording(partial)  # never commit what replay would refuse
+        os.replace(partial, self.path)
+        _fsync_directory(self.path.parent)
+        self.committed = True
 
     def abort(self) -> None:
         """Remove the override and any partial file without saving (interrupted runs)."""
