@@ -20,7 +20,7 @@ from openprogram.providers.recording.config import (
     state_dir,
 )
 from openprogram.providers.recording.errors import RecordingFileError
-from openprogram.providers.recording.reader import scan_recording
+from openprogram.providers.recording.reader import scan_facts
 from openprogram.providers.recording.rows import RECORDING_FORMAT_VERSION
 from openprogram.providers.recording.scan_facts import ScanFacts
 from openprogram.providers.recording.store import (
@@ -110,10 +110,10 @@ def _inspect(location: RecordingLocation) -> _FileState:
         if note is None:
             return _FileState(exists=True, refused=exc.reason)
     try:
-        scan = scan_recording(location.path)
+        facts = scan_facts(location.path)
     except RecordingFileError as exc:
         return _FileState(exists=True, refused=exc.reason, note=note)
-    return _FileState(exists=True, facts=scan.facts(), note=note)
+    return _FileState(exists=True, facts=facts, note=note)
 
 
 def _blocking_reason(mode: str, location: RecordingLocation, state: _FileState) -> str | None:

@@ -22,7 +22,7 @@ from openprogram.providers.recording.config import (
     read_record_replay_config,
 )
 from openprogram.providers.recording.errors import RecordingFileError
-from openprogram.providers.recording.reader import RecordingScan, scan_recording
+from openprogram.providers.recording.reader import RecordingScan, scan_facts, scan_recording
 from openprogram.providers.recording.scan_facts import ScanFacts
 from openprogram.providers.recording.store import (
     RECORDING_SUFFIX,
@@ -241,10 +241,9 @@ def _listed_facts(
     if cached is not None:
         return info, cached
     try:
-        scan = scan_recording(location.path)
+        facts = scan_facts(location.path)
     except RecordingFileError as exc:
         return info, facts_from_scan(info, exc.reason)
-    facts = facts_from_scan(info, scan)
     cache.store(location.path, info, facts)
     return info, facts
 
@@ -264,8 +263,14 @@ def summarize_recording(
     location = locate_recording(os.fspath(path))
     if config is None:
         config, _ = configured_mode_and_file()
-    info, scan = scan_location(location)
-    return summary_from_scan(location, info, scan, config)
+    info, refusal = inspect_location(location)
+    if refusal is not None:
+        return summary_from_scan(location, info, refusal, config)
+    try:
+        facts = scan_facts(location.path)  # in memory bounded by a line, not the file
+    except RecordingFileError as exc:
+        return summary_from_scan(location, info, exc.reason, config)
+    return summary_from_facts(location, info, facts, config)
 
 
 def summarize_listed(

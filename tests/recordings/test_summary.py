@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from openprogram.providers.recording.config import RecordReplayConfig, write_record_replay_config
-from openprogram.providers.recording.reader import RecordingScan
+from openprogram.providers.recording.scan_facts import ScanFacts
 from openprogram.recordings import (
     describe_recording,
     ensure_recordings_dir,
@@ -91,18 +91,18 @@ def test_the_configured_file_is_marked_active_and_the_config_is_read_once(
     write_record_replay_config(RecordReplayConfig(mode="replay", file="b"))
     reads: list[object] = []
     scans: list[object] = []
-    real_read, real_scan = summary_module.read_record_replay_config, summary_module.scan_recording
+    real_read, real_scan = summary_module.read_record_replay_config, summary_module.scan_facts
 
     def counted_read() -> RecordReplayConfig:
         reads.append(1)
         return real_read()
 
-    def counted_scan(path: Path) -> RecordingScan:
+    def counted_scan(path: Path) -> ScanFacts:
         scans.append(path)
         return real_scan(path)
 
     monkeypatch.setattr(summary_module, "read_record_replay_config", counted_read)
-    monkeypatch.setattr(summary_module, "scan_recording", counted_scan)
+    monkeypatch.setattr(summary_module, "scan_facts", counted_scan)
     listing = list_recordings()
     assert len(reads) == 1 and len(scans) == 3 and len(set(scans)) == 3
     assert [(s.recording_id, s.mode) for s in listing.recordings if s.active] == [("b", "replay")]

@@ -14,7 +14,7 @@ import pytest
 
 from openprogram import __version__
 from openprogram.providers.recording.config import RecordReplayConfig, write_record_replay_config
-from openprogram.providers.recording.reader import RecordingScan
+from openprogram.providers.recording.scan_facts import ScanFacts
 from openprogram.recordings import ensure_recordings_dir, list_recordings, summary_cache
 from openprogram.recordings import summary as summary_module
 from openprogram.recordings.summary_cache import cache_path
@@ -27,13 +27,13 @@ AN_HOUR_NS = 3600 * 10**9
 def scans(monkeypatch: pytest.MonkeyPatch) -> list[Path]:
     """Every file the listing reads, in order (the real strict reader, counted)."""
     seen: list[Path] = []
-    real_scan = summary_module.scan_recording
+    real_scan = summary_module.scan_facts
 
-    def counted_scan(path: str | os.PathLike[str]) -> RecordingScan:
+    def counted_scan(path: str | os.PathLike[str]) -> ScanFacts:
         seen.append(Path(path))
         return real_scan(path)
 
-    monkeypatch.setattr(summary_module, "scan_recording", counted_scan)
+    monkeypatch.setattr(summary_module, "scan_facts", counted_scan)
     return seen
 
 

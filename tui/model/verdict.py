@@ -17,7 +17,7 @@ from pathlib import Path
 
 import tui
 from openprogram.providers.recording.errors import RecordingFileError
-from openprogram.providers.recording.reader import scan_recording
+from openprogram.providers.recording.reader import scan_facts
 from openprogram.providers.recording.scan_facts import ScanFacts, ScanProblem
 from openprogram.text import plural
 
@@ -83,10 +83,10 @@ def check_file(path: str | os.PathLike[str]) -> Verdict:
     """Scan `path` with the strict reader in this thread (a file that cannot be opened is one problem)."""
     target = Path(path)
     try:
-        scan = scan_recording(target)
+        facts = scan_facts(target)  # memory bounded by the longest line, not the file
     except RecordingFileError as exc:
         return Verdict(target, ScanFacts.refused(0, exc.reason))
-    return Verdict(target, scan.facts())
+    return Verdict(target, facts)
 
 
 def check_file_isolated(

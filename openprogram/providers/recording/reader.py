@@ -8,10 +8,11 @@ from __future__ import annotations
 
 import contextlib
 import gc
+import io
 import json
 import os
 import threading
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -81,6 +82,8 @@ class RecordingScan:
     unfinished_calls: tuple[int, ...]
     line_count: int
     size: int
+    events_seen: int = 0
+    """Events over the whole calls (also when they were not kept)."""
 
     @property
     def valid(self) -> bool:
@@ -90,7 +93,7 @@ class RecordingScan:
     @property
     def event_count(self) -> int:
         """Events over the whole calls."""
-        return sum(len(call.events) for call in self.calls)
+        return self.events_seen
 
     def facts(self) -> ScanFacts:
         """What this scan found, as the facts every view shares."""
@@ -125,6 +128,7 @@ class _OpenCall:
     request: RequestRow
     first_line: int
     events: list[AssistantMessageEvent] = field(default_factory=list)
+    event_count: int = 0
     damaged: bool = False
 
 
@@ -211,19 +215,38 @@ def _read(path: str | os.PathLike[str], strict: bool) -> RecordingScan:
     target = Path(path)
     data = read_recording_bytes(target)
     with _collector_paused():
-        return _parse(target, data, strict)
+        return _parse(target, io.BytesIO(data), len(data), strict, keep_events=True)
 
 
-def _parse(target: Path, data: bytes, strict: bool) -> RecordingScan:
+def scan_facts(path: str | os.PathLike[str]) -> ScanFacts:
+    """`scan_recording(path).facts()` in memory bounded by the longest line, not the file: the
+    same rows validated the same way, with no event kept (for list, show, status and the TUI)."""
+    target = Path(path)
+    fd, info = open_for_reading(target)
+    with os.fdopen(fd, "rb", buffering=1 << 20) as rows:
+        return _parse(target, rows, info.st_size, strict=False, keep_events=False).facts()
+
+
+def _parse(
+    target: Path, rows: Iterable[bytes], size: int, strict: bool, keep_events: bool
+) -> RecordingScan:
+    """The one reading of a recording's rows. `rows` are its lines, each with its newline (but a
+    truncated last one); without `keep_events` only their number is kept per call."""
     problems = _Problems(target, strict)
-    lines = data.split(b"\n")
-    truncated = lines.pop() != b""  # the text after the last newline; empty when the file ends well
+    lines = _numbered_lines(rows)
+    truncated = False
     header: HeaderRow | None = None
     calls: list[RecordedCall] = []
     open_calls: dict[int, _OpenCall] = {}
     next_call = 0
     foreign = False
-    for number, line in enumerate(lines, start=1):
+    line_count = 0
+    events_seen = 0
+    for number, line, ended in lines:
+        line_count = number
+        if not ended:  # the text after the last newline
+            truncated = True
+            break
         if line[:1] != b"{" and not line.strip():  # rows start with "{"; others may be blank
             continue
         try:
@@ -276,27 +299,30 @@ def _parse(target: Path, data: bytes, strict: bool) -> RecordingScan:
             problems.add(number, row.call_index, f"{row.type} row for a call with no open request")
             continue
         if isinstance(row, EventRow):
-            if row.event_index != len(current.events):
+            if row.event_index != current.event_count:
                 current.damaged = True
                 problems.add(
                     number,
                     row.call_index,
-                    f"event indexes must be contiguous (expected {len(current.events)}, "
+                    f"event indexes must be contiguous (expected {current.event_count}, "
                     f"found {row.event_index})",
                 )
                 continue
-            current.events.append(row.event)
+            current.event_count += 1
+            if keep_events:
+                current.events.append(row.event)
             continue
         assert isinstance(row, CallEndRow)
         del open_calls[row.call_index]
-        if row.event_count != len(current.events):
+        if row.event_count != current.event_count:
             problems.add(
                 number,
                 row.call_index,
                 f"call_end event_count {row.event_count} does not match the "
-                f"{len(current.events)} events recorded",
+                f"{current.event_count} events recorded",
             )
         elif not current.damaged:
+            events_seen += current.event_count
             calls.append(
                 RecordedCall(
                     row.call_index,
@@ -309,7 +335,7 @@ def _parse(target: Path, data: bytes, strict: bool) -> RecordingScan:
                 )
             )
     if truncated:
-        problems.add(len(lines) + 1, None, "last line is truncated (no newline at the end)")
+        problems.add(line_count, None, "last line is truncated (no newline at the end)")
     if header is None and not problems.found:
         problems.add(None, None, "file is empty (no header)")
     if not foreign:
@@ -326,9 +352,19 @@ def _parse(target: Path, data: bytes, strict: bool) -> RecordingScan:
         calls=tuple(calls),
         problems=tuple(problems.found),
         unfinished_calls=tuple(sorted(open_calls)),
-        line_count=len(lines) + (1 if truncated else 0),
-        size=len(data),
+        line_count=line_count,
+        size=size,
+        events_seen=events_seen,
     )
+
+
+def _numbered_lines(rows: Iterable[bytes]) -> Iterator[tuple[int, bytes, bool]]:
+    """(line number from 1, the line without its newline, whether it ended with one)."""
+    for number, line in enumerate(rows, start=1):
+        if line.endswith(b"\n"):
+            yield number, line[:-1], True
+        else:
+            yield number, line, False
 
 
 def read_recording(path: str | os.PathLike[str]) -> Recording:
