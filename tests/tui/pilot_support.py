@@ -34,3 +34,8 @@ async def recording_ready(pilot: Pilot[None]) -> RecordingScreen:
 def notifications(app: App[None]) -> list[str]:
     """The messages of the notifications the app has shown (oldest first)."""
     return [notification.message for notification in app._notifications]
+
+
+def screen_text(app: App[None]) -> list[str]:
+    """The rows of the screen as drawn, as plain text (what a person reads off the terminal)."""
+    return [strip.text for strip in app.screen._compositor.render_strips()]

@@ -32,7 +32,10 @@ class FindBar(Horizontal):
         background: $panel;
         &.-open { display: block; }
         & > #find-prompt { width: auto; padding: 0 1; color: $accent; text-style: bold; }
-        & > Input { border: none; height: 1; padding: 0; width: 1fr; background: $panel; }
+        /* `:focus` too: Input's own focused border would take the only row, hiding the text. */
+        & > Input, & > Input:focus {
+            border: none; height: 1; padding: 0; width: 1fr; background: $panel;
+        }
         & > #find-count { width: auto; padding: 0 1; color: $text-muted; }
     }
     """
