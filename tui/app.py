@@ -22,6 +22,7 @@ from textual.screen import ModalScreen
 
 from tui import version
 from tui.commands import TuiCommands
+from tui.ending_signals import ending_signals_exit_app, ending_signals_raise_system_exit
 from tui.model.navigation import GotoError, GotoTarget, parse_goto
 from tui.screens.recording import RecordingScreen
 
@@ -256,26 +257,30 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _usage_error(f"{args.check}: no such recording")
     elif command:
         return _usage_error("a COMMAND after -- needs --check PATH")
-    demo_path: Path | None = None
-    if args.demo:
-        from tui.model.demo import prepare_demo_home
-
-        demo_path = prepare_demo_home()
     theme = LIGHT_THEME if args.light else DARK_THEME
-    app = OpenProgramTUI(
-        args.paths,
-        open_on_start=demo_path,
-        start_at=args.call,
-        field=args.field,
-        theme=theme,
-        check=check,
-        check_command=command,
-    )
+    demo_home: Path | None = None
+    demo_path: Path | None = None
     try:
-        app.run()
+        with ending_signals_raise_system_exit():
+            if args.demo:
+                from tui.model.demo import new_demo_home, prepare_demo_home
+
+                demo_home = new_demo_home()
+                demo_path = prepare_demo_home(demo_home)
+            app = OpenProgramTUI(
+                args.paths,
+                open_on_start=demo_path,
+                start_at=args.call,
+                field=args.field,
+                theme=theme,
+                check=check,
+                check_command=command,
+            )
+            with ending_signals_exit_app(app):
+                app.run()
     finally:
-        if demo_path is not None:
-            shutil.rmtree(demo_path.parent.parent, ignore_errors=True)
+        if demo_home is not None:
+            shutil.rmtree(demo_home, ignore_errors=True)
     return app.return_code or 0
 
 

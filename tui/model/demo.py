@@ -240,12 +240,17 @@ def damage_copy(source: Path, target: Path) -> Path:
     return target
 
 
+def new_demo_home() -> Path:
+    """A new private temporary directory for `prepare_demo_home` (the caller removes it)."""
+    return Path(tempfile.mkdtemp(prefix="openprogram-tui-demo-"))
+
+
 def prepare_demo_home(home: Path | None = None) -> Path:
     """A fresh state directory holding the demo (active for replay) and a damaged copy of it.
 
     Sets `OPENPROGRAM_HOME` to it, so the library works inside it; returns the demo's path.
     """
-    home = home or Path(tempfile.mkdtemp(prefix="openprogram-tui-demo-"))
+    home = home or new_demo_home()
     os.environ["OPENPROGRAM_HOME"] = str(home)
     path = managed_path(DEMO_RECORDING_ID)
     path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
