@@ -5,9 +5,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tests.tui.pilot_support import recording_ready, screen_text, until
+from openprogram.recordings import managed_path
+from tests.tui.pilot_support import keys_at_once, recording_ready, screen_text, until
+from tests.tui.test_pilot_recordings import listed
 from tui.app import OpenProgramTUI
+from tui.model.demo import DAMAGED_DEMO_ID
+from tui.screens.recording import RecordingScreen
 from tui.widgets.recording.call_list import CallList
+from tui.widgets.recording.event_list import EventList
 
 SIZE = (120, 40)
 
@@ -22,3 +27,24 @@ async def test_find_prompt_shows_the_query_typed(demo_file: Path) -> None:
         await pilot.pause()
         find_row = next(row for row in screen_text(app) if "1 / 3" in row)
         assert "/ pong" in find_row
+
+
+async def test_a_move_and_enter_arriving_together_open_the_row_moved_to(demo_home: Path) -> None:
+    app = OpenProgramTUI()
+    async with app.run_test(size=SIZE) as pilot:
+        await listed(pilot)
+        keys_at_once(app, "j", "enter")
+        await until(pilot, lambda: isinstance(app.screen, RecordingScreen))
+        assert isinstance(app.screen, RecordingScreen)
+        assert app.screen.path == managed_path(DAMAGED_DEMO_ID)
+
+
+async def test_keys_typed_ahead_in_the_call_list_reach_the_call_moved_to(demo_file: Path) -> None:
+    app = OpenProgramTUI([demo_file])
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await recording_ready(pilot)
+        await pilot.press("right_square_bracket")  # the Events tab; the call list keeps the focus
+        keys_at_once(app, "j", "j", "enter", "j")
+        events = screen.query_one(EventList)
+        await until(pilot, lambda: events.has_focus and events.cursor == 1)
+        assert screen.loaded is not None and screen.loaded.call_index == 2

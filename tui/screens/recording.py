@@ -205,6 +205,8 @@ class RecordingScreen(Screen[None]):
         self._update_facts()
 
     def on_call_list_call_highlighted(self, message: CallList.CallHighlighted) -> None:
+        if message.ordinal != message.call_list.cursor:
+            return  # the cursor moved on since (keys typed ahead): show only where it is now
         if self.loaded is None or self.loaded.span.ordinal != message.ordinal:
             self._show_call(message.ordinal)
 
@@ -220,6 +222,11 @@ class RecordingScreen(Screen[None]):
 
     def action_open_call(self) -> None:
         if detail := self._detail():
+            # The call under the cursor now, not once the cursor's messages arrive: keys typed
+            # right after enter go to that call's detail.
+            cursor = self.query_one(CallList).cursor
+            if self.loaded is None or self.loaded.span.ordinal != cursor:
+                self._show_call(cursor)
             detail.focus_content()
 
     # -- helpers --

@@ -49,14 +49,16 @@ class RecordingsScreen(Screen[None]):
     """Every managed recording plus the files named on the command line; enter opens one."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
+        # Every key that moves the cursor or opens is a priority binding, handled in the order
+        # typed: `j enter` arriving together opens the row `j` moved to.
         Binding("enter", "open", "Open", priority=True, id="recordings.open"),
         Binding("d,delete", "delete", "Delete", id="recordings.delete"),
         Binding("ctrl+r", "reload", "Reload", id="recordings.reload"),
         Binding("r", "rerun", "Rerun", show=False, id="rerun"),
-        Binding("j", "move(1)", "Down", show=False, id="recordings.down"),
-        Binding("k", "move(-1)", "Up", show=False, id="recordings.up"),
-        Binding("g", "move_to(0)", "First", show=False, id="recordings.first"),
-        Binding("G", "move_to(-1)", "Last", show=False, id="recordings.last"),
+        Binding("j,down", "move(1)", "Down", show=False, priority=True, id="recordings.down"),
+        Binding("k,up", "move(-1)", "Up", show=False, priority=True, id="recordings.up"),
+        Binding("g,home", "move_to(0)", "First", show=False, priority=True, id="recordings.first"),
+        Binding("G,end", "move_to(-1)", "Last", show=False, priority=True, id="recordings.last"),
     ]
 
     class Loaded(Message):
