@@ -5,9 +5,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from textual.widgets import RadioButton, Static
+
 from openprogram.recordings import managed_path
 from tests.tui.pilot_support import keys_at_once, recording_ready, screen_text, until
-from tests.tui.test_pilot_recordings import listed
+from tests.tui.test_pilot_recordings import cells, listed
+from tests.tui.test_pilot_settings import save, settings_open
 from tui.app import OpenProgramTUI
 from tui.model.demo import DAMAGED_DEMO_ID
 from tui.screens.recording import RecordingScreen
@@ -48,3 +51,18 @@ async def test_keys_typed_ahead_in_the_call_list_reach_the_call_moved_to(demo_fi
         events = screen.query_one(EventList)
         await until(pilot, lambda: events.has_focus and events.cursor == 1)
         assert screen.loaded is not None and screen.loaded.call_index == 2
+
+
+async def test_the_list_follows_a_mode_saved_in_settings(demo_home: Path) -> None:
+    app = OpenProgramTUI()
+    async with app.run_test(size=SIZE) as pilot:
+        recordings = await listed(pilot)
+        assert cells(recordings, 0)[0] == "● replay"
+        settings = await settings_open(pilot)
+        settings.query_one("#mode-off", RadioButton).value = True
+        assert "record/replay is off" in await save(pilot, settings)
+        await pilot.press("q")
+        assert app.screen is recordings
+        await until(pilot, lambda: cells(recordings, 0)[0] == "")
+        detail = str(recordings.query_one("#recording-detail", Static).render())
+        assert "active" not in detail

@@ -74,6 +74,8 @@ class RecordingsScreen(Screen[None]):
         self.summaries: dict[str, RecordingSummary] = {}
         self._note = ""
         self._error: str | None = None
+        self._left = False
+        """Another screen was shown over this one since it was mounted."""
 
     def compose(self) -> ComposeResult:
         yield TitleBar("Recordings", "reading…")
@@ -88,6 +90,14 @@ class RecordingsScreen(Screen[None]):
         table.focus()
         self.app.theme_changed_signal.subscribe(self, lambda _theme: self._redraw())
         self.reload()
+
+    def on_screen_suspend(self) -> None:
+        self._left = True
+
+    def on_screen_resume(self) -> None:
+        # Back from Settings (the active mark), a rerun or a recording: the list may be stale.
+        if self._left:
+            self.reload()
 
     def _redraw(self) -> None:
         summaries = list(self.summaries.values())
