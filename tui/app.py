@@ -63,12 +63,14 @@ class OpenProgramTUI(App[None]):
         theme: str = DARK_THEME,
         check: Path | None = None,
         check_command: Sequence[str] = (),
+        demo: bool = False,
     ) -> None:
         """`paths`: one opens it, several (or none) list them with the managed recordings.
 
         `open_on_start` opens that recording on top of the list (`q` goes back to the list);
         `start_at` and `field` say where in the recording opened first to begin; `check` reruns
         that recording (with `check_command`, or the recorded one) and opens on the result.
+        `demo`: the state directory is the demo's own, and the screens say so.
         """
         super().__init__()
         self.paths = tuple(paths)
@@ -78,6 +80,7 @@ class OpenProgramTUI(App[None]):
         self.theme = theme
         self.check = check
         self.check_command = tuple(check_command)
+        self.demo = demo
 
     def on_mount(self) -> None:
         # Opened once start-up is over, so the first frame of the recording is shown as soon as
@@ -97,7 +100,7 @@ class OpenProgramTUI(App[None]):
         from tui.screens.recordings import RecordingsScreen
 
         self.refresh_status()
-        self.push_screen(RecordingsScreen(self.paths))
+        self.push_screen(RecordingsScreen(self.paths, demo=self.demo))
         if self.open_on_start is not None:
             self.push_screen(RecordingScreen(self.open_on_start, self.start_at, self.field))
 
@@ -144,7 +147,7 @@ class OpenProgramTUI(App[None]):
         from tui.screens.settings import SettingsScreen
 
         if not any(isinstance(screen, SettingsScreen) for screen in self.screen_stack):
-            self.push_screen(SettingsScreen())
+            self.push_screen(SettingsScreen(demo=self.demo))
 
     def action_recordings(self) -> None:
         from tui.screens.recordings import RecordingsScreen
@@ -154,7 +157,7 @@ class OpenProgramTUI(App[None]):
                 while self.screen is not screen:
                     self.pop_screen()
                 return
-        self.push_screen(RecordingsScreen())
+        self.push_screen(RecordingsScreen(demo=self.demo))
 
     def action_goto(self) -> None:
         if isinstance(self.screen, RecordingScreen):
@@ -275,6 +278,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 theme=theme,
                 check=check,
                 check_command=command,
+                demo=args.demo,
             )
             with ending_signals_exit_app(app):
                 app.run()

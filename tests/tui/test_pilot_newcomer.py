@@ -5,14 +5,16 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from textual.widgets import RadioButton, Static
+import pytest
+from textual.widgets import Input, RadioButton, Static
 
 from openprogram.recordings import managed_path
 from tests.tui.pilot_support import keys_at_once, recording_ready, screen_text, until
 from tests.tui.test_pilot_recordings import cells, listed
+from tests.tui.test_pilot_rerun import editor, finished
 from tests.tui.test_pilot_settings import save, settings_open
 from tui.app import OpenProgramTUI
-from tui.model.demo import DAMAGED_DEMO_ID
+from tui.model.demo import DAMAGED_DEMO_ID, prepare_demo_home
 from tui.screens.recording import RecordingScreen
 from tui.widgets.recording.call_list import CallList
 from tui.widgets.recording.event_list import EventList
@@ -66,3 +68,32 @@ async def test_the_list_follows_a_mode_saved_in_settings(demo_home: Path) -> Non
         await until(pilot, lambda: cells(recordings, 0)[0] == "")
         detail = str(recordings.query_one("#recording-detail", Static).render())
         assert "active" not in detail
+
+
+@pytest.fixture
+def demo_path(openprogram_home: Path) -> Path:
+    """What `--demo` prepares: the demo's state directory (here the test's own) and recording."""
+    return prepare_demo_home(openprogram_home)
+
+
+async def test_the_demo_says_it_is_the_demo_and_r_runs_its_program(
+    demo_path: Path, offline_children: Path
+) -> None:
+    app = OpenProgramTUI(open_on_start=demo_path, demo=True)
+    async with app.run_test(size=SIZE) as pilot:
+        await recording_ready(pilot)
+        await until(pilot, lambda: "demo ▶ replay echo-demo" in screen_text(app)[0])
+        await pilot.press("q")
+        recordings = await listed(pilot)
+        top = screen_text(app)[0]
+        assert "2 recordings · demo, removed on quit" in top
+        assert "$OPENPROGRAM_HOME" not in "".join(screen_text(app))
+        detail = str(recordings.query_one("#recording-detail", Static).render())
+        assert "active in this demo (replay): r reruns it with its program" in detail
+        await pilot.press("r")
+        command = (await editor(pilot)).query_one("#command-input", Input)
+        assert command.value.endswith(" -m tui.demo_agent")
+        await pilot.press("enter")
+        rerun = await finished(pilot)
+        assert rerun.result is not None and rerun.result.status == "ok"
+    assert offline_children.read_text() == ""

@@ -34,6 +34,8 @@ from tui.widgets.common.key_footer import KeyFooter
 from tui.widgets.common.title_bar import TitleBar
 
 COLUMNS = ("", "ID", "Created (UTC)", "Calls", "Events", "Size", "Status")
+DEMO_NOTE = "demo, removed on quit"
+"""In the demo, instead of where the managed root is: a temporary directory, removed on quit."""
 STATUS_WIDTH = 44
 """Longer reasons are cut in the table; the line under it shows the selected one whole."""
 
@@ -68,9 +70,11 @@ class RecordingsScreen(Screen[None]):
             super().__init__()
             self.summaries, self.note, self.error = summaries, note, error
 
-    def __init__(self, extra_paths: tuple[Path, ...] = ()) -> None:
+    def __init__(self, extra_paths: tuple[Path, ...] = (), *, demo: bool = False) -> None:
+        """`demo`: the managed root is the demo's temporary one, and the list says so."""
         super().__init__()
         self.extra_paths = extra_paths
+        self.demo = demo
         self.summaries: dict[str, RecordingSummary] = {}
         self._note = ""
         self._error: str | None = None
@@ -112,7 +116,9 @@ class RecordingsScreen(Screen[None]):
         try:
             listing = list_recordings()
             summaries.extend(listing.recordings)
-            note = f"{plural(len(listing.recordings), 'recording')} in {display_path(listing.root)}"
+            count = plural(len(listing.recordings), "recording")
+            where = f"· {DEMO_NOTE}" if self.demo else f"in {display_path(listing.root)}"
+            note = f"{count} {where}"
             if listing.config_error:
                 error = f"⚠ {listing.config_error} — press s to repair it in Settings."
         except (RecordingSelectorError, ConfigError, OSError) as exc:
@@ -187,8 +193,13 @@ class RecordingsScreen(Screen[None]):
         if summary is None:
             detail.update("")
             return
-        text = Text(display_path(summary.path))
-        if summary.active:
+        # The demo's files are in its temporary directory, not under `$OPENPROGRAM_HOME`.
+        managed_in_demo = self.demo and summary.recording_id is not None
+        where = f"demo · recordings/{summary.path.name}" if managed_in_demo else None
+        text = Text(where or display_path(summary.path))
+        if summary.active and self.demo:
+            text.append(f"  ·  active in this demo ({summary.mode}): r reruns it with its program")
+        elif summary.active:
             text.append(f"  ·  active: the next start uses it to {summary.mode}")
         if not summary.valid:
             more = summary.problem_count - 1

@@ -45,9 +45,14 @@ MODE_LABELS = {
 }
 
 
-def status_text(status: RecordReplayStatus) -> str:
-    """What the configuration says now, and what is wrong with it."""
-    lines = [f"Configuration: {display_path(status.config_path)}"]
+def status_text(status: RecordReplayStatus, demo: bool = False) -> str:
+    """What the configuration says now, and what is wrong with it (`demo`: the demo's own)."""
+    where = (
+        "the demo's own (a temporary directory, removed when you quit)"
+        if demo
+        else display_path(status.config_path)
+    )
+    lines = [f"Configuration: {where}"]
     if status.config_error:
         lines.append(f"⚠ It cannot be read: {status.config_error}")
         lines.append(
@@ -95,6 +100,11 @@ class SettingsScreen(Screen[None]):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "app.go_back", "Back", show=False, id="settings.back"),
     ]
+
+    def __init__(self, *, demo: bool = False) -> None:
+        """`demo`: the configuration is the demo's temporary one, and the screen says so."""
+        super().__init__()
+        self.demo = demo
 
     class Read(Message):
         """The status and the listing were read."""
@@ -166,7 +176,7 @@ class SettingsScreen(Screen[None]):
 
     def on_settings_screen_read(self, message: Read) -> None:
         status = message.status
-        self.query_one("#settings-status", Static).update(Text(status_text(status)))
+        self.query_one("#settings-status", Static).update(Text(status_text(status, self.demo)))
         self.query_one("#settings-status").set_class(
             bool(status.config_error or status.would_block), "-problem"
         )
