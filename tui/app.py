@@ -234,6 +234,36 @@ def _field_argument(text: str) -> tuple[str | int, ...]:
         raise argparse.ArgumentTypeError(str(exc)) from None
 
 
+class RecordingArgumentError(ValueError):
+    """A recording named on the command line that cannot be opened; says which and why."""
+
+    def __init__(self, text: str, reason: str) -> None:
+        self.text, self.reason = text, reason
+        super().__init__(f"{text}: {reason}")
+
+
+def recording_path(text: str) -> Path:
+    """The file a PATH or managed ID names: an existing file as given, else the managed
+    recording with that ID (as `openprogram recordings` takes them); refused before the app
+    starts when it is missing or not a regular file."""
+    from openprogram.recordings import RecordingSelectorError, locate_recording
+
+    given = Path(text)
+    if not given.exists():
+        try:
+            location = locate_recording(text)
+        except RecordingSelectorError:
+            raise RecordingArgumentError(text, "no such file or managed recording") from None
+        if location.recording_id is None or not location.path.exists():
+            raise RecordingArgumentError(text, "no such file or managed recording")
+        given = location.path
+    if given.is_dir():
+        raise RecordingArgumentError(text, "is a directory, not a recording file")
+    if not given.is_file():
+        raise RecordingArgumentError(text, "is not a regular file")
+    return given
+
+
 def _usage_error(message: str) -> int:
     print(f"openprogram-tui: {message}", file=sys.stderr)
     return 2
@@ -243,22 +273,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run the app; returns the exit status."""
     own, command = split_command(sys.argv[1:] if argv is None else argv)
     args = parse_arguments(own)
-    missing = [path for path in args.paths if not path.exists()]
-    if missing:
-        for path in missing:
-            print(f"openprogram-tui: {path}: no such file", file=sys.stderr)
-        return 2
-    check: Path | None = None
-    if args.check is not None:
-        from openprogram.recordings import RecordingSelectorError, locate_recording
-
-        try:
-            check = locate_recording(args.check).path
-        except RecordingSelectorError as exc:
-            return _usage_error(str(exc))
-        if not check.exists():
-            return _usage_error(f"{args.check}: no such recording")
-    elif command:
+    try:
+        paths = [recording_path(str(path)) for path in args.paths]
+        check = recording_path(args.check) if args.check else None
+    except RecordingArgumentError as exc:
+        return _usage_error(str(exc))
+    if command and check is None:
         return _usage_error("a COMMAND after -- needs --check PATH")
     theme = LIGHT_THEME if args.light else DARK_THEME
     demo_home: Path | None = None
@@ -271,7 +291,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 demo_home = new_demo_home()
                 demo_path = prepare_demo_home(demo_home)
             app = OpenProgramTUI(
-                args.paths,
+                paths,
                 open_on_start=demo_path,
                 start_at=args.call,
                 field=args.field,

@@ -54,6 +54,10 @@ def ending_signals_exit_app(app: App[Any]) -> Iterator[None]:
     128+signal, as `ctrl+q` would, so Textual restores the terminal on its way out."""
 
     def on_signal(signum: int, frame: FrameType | None) -> None:
+        if signum == signal.SIGHUP:
+            # A hang-up comes with a SIGCONT, on which Textual would take the (gone) terminal
+            # over again and then wait forever to write to it.
+            signal.signal(signal.SIGCONT, signal.SIG_DFL)
         try:
             # Handlers run in the main thread, where the app's event loop runs.
             loop = asyncio.get_running_loop()

@@ -1,5 +1,5 @@
-"""The real `openprogram-tui --demo` in tmux, ended by a signal: SIGTERM (kill) and SIGHUP (the
-terminal closed) leave the terminal as it was and no demo state directory behind."""
+"""The real `openprogram-tui` in tmux: ended by a signal, SIGTERM (kill) and SIGHUP (the terminal
+closed) leave the terminal as it was and no demo state directory behind; a managed ID opens."""
 
 from __future__ import annotations
 
@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.tui.test_e2e_rerun_tmux import tui_line
 from tests.tui.test_e2e_tmux import DEADLINE, Terminal, tui_command
 
 pytestmark = pytest.mark.e2e
@@ -68,7 +69,7 @@ def test_sigterm_restores_the_terminal_and_removes_the_demo(
     terminal = Terminal("optui-sigterm")
     assert terminal.start(demo_line(tmp_path), size=(100, 30))
     try:
-        terminal.wait_for("echo-demo.jsonl", "#0")
+        terminal.wait_for("echo-demo.jsonl", "#0", "Tools offered")  # the app settled
         assert demo_dirs(tmp_path)
         modes = terminal.tmux("display", "-p", "-t", terminal.name, "#{alternate_on}")
         assert modes.stdout.strip() == "1"
@@ -87,11 +88,24 @@ def test_closing_the_terminal_removes_the_demo(tmp_path: Path, tmux_available: N
     terminal = Terminal("optui-sighup")
     assert terminal.start(demo_line(tmp_path), size=(100, 30))
     try:
-        terminal.wait_for("echo-demo.jsonl", "#0")
+        terminal.wait_for("echo-demo.jsonl", "#0", "Tools offered")  # the app settled
         pid = tui_pid(terminal)
         assert demo_dirs(tmp_path)
         terminal.tmux("kill-session", "-t", terminal.name)  # the pane's terminal goes: SIGHUP
         wait_until(lambda: not Path(f"/proc/{pid}").exists())
         assert demo_dirs(tmp_path) == []
+    finally:
+        terminal.close()
+
+
+def test_a_managed_id_opens_like_a_path(
+    demo_home: Path, openprogram_home: Path, tmux_available: None
+) -> None:
+    terminal = Terminal("optui-id")
+    assert terminal.start(tui_line(openprogram_home, "echo-demo-damaged"), size=(100, 30))
+    try:
+        terminal.wait_for("echo-demo-damaged.jsonl", "4 calls", "#0")
+        terminal.keys("C-q")
+        wait_until(lambda: not terminal.alive())
     finally:
         terminal.close()

@@ -148,11 +148,14 @@ class RecordingScreen(Screen[None]):
             self.query_one(TitleBar).set_facts(f"indexing {message.fraction:.0%}…")
 
     def _first_rows_shown(self) -> None:
+        browser = self.query_one("#browser")
+        if not browser.is_attached:
+            return  # closed before its first frame (the app ended: ctrl+q, SIGTERM)
         self.query_one(RecordingLoader).first_rows_drawn()
         self.post_message(self.FirstRowsShown())
         from tui.widgets.recording.call_detail import CallDetail
 
-        self.query_one("#browser").mount(CallDetail(id="detail"))
+        browser.mount(CallDetail(id="detail"))
         self._mount_goto_bar()
 
     def _mount_goto_bar(self) -> GotoBar:
