@@ -109,7 +109,7 @@ def test_demo_browse_step_back_to_the_list_and_quit(terminal: Terminal) -> None:
     terminal.keys("Escape")
     terminal.wait_for("Recordings", "Created (UTC)")
     terminal.keys("?")
-    terminal.wait_for("Help · Recordings", "recordings.delete")
+    terminal.wait_for("Help · Recordings", "Delete")
     terminal.keys("Escape", "C-q")
     deadline = time.monotonic() + DEADLINE
     while terminal.alive() and time.monotonic() < deadline:

@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from textual.containers import VerticalScroll
 from textual.widgets import Input, RadioButton, Static
 
 from openprogram.recordings import managed_path
@@ -15,7 +16,10 @@ from tests.tui.test_pilot_rerun import editor, finished
 from tests.tui.test_pilot_settings import save, settings_open
 from tui.app import OpenProgramTUI
 from tui.model.demo import DAMAGED_DEMO_ID, prepare_demo_home
+from tui.model.navigation import GotoTarget
+from tui.screens.help import HelpScreen
 from tui.screens.recording import RecordingScreen
+from tui.widgets.common.json_tree import JsonTree
 from tui.widgets.recording.call_list import CallList
 from tui.widgets.recording.event_list import EventList
 
@@ -97,3 +101,18 @@ async def test_the_demo_says_it_is_the_demo_and_r_runs_its_program(
         rerun = await finished(pilot)
         assert rerun.result is not None and rerun.result.status == "ok"
     assert offline_children.read_text() == ""
+
+
+async def test_help_fits_80_columns_and_names_what_a_user_sees(demo_file: Path) -> None:
+    app = OpenProgramTUI([demo_file], start_at=GotoTarget(1), field=("context",))
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await recording_ready(pilot)
+        await until(pilot, lambda: isinstance(screen.focused, JsonTree))
+        await pilot.press("question_mark")
+        await until(pilot, lambda: isinstance(app.screen, HelpScreen))
+        await pilot.pause()
+        panel = app.screen.query_one(VerticalScroll)
+        assert panel.region.right <= 80 and panel.max_scroll_x == 0
+        text = "\n".join(screen_text(app))
+        assert "JSON tree" in text and "Json" not in text
+        assert "Binding id" not in text and "tree.down" not in text

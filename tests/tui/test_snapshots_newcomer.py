@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from textual.pilot import Pilot
 
-from tests.tui.pilot_support import until
+from tests.tui.pilot_support import recording_ready, until
 from tui.app import OpenProgramTUI
 from tui.screens.recordings import RecordingsScreen
 from tui.screens.settings import SettingsScreen
@@ -57,3 +57,13 @@ def test_demo_settings(
 
     app = OpenProgramTUI(demo=True)
     assert snap_compare(app, terminal_size=SIZES[size], run_before=run_before)
+
+
+def test_help_at_80x24(snap_compare: SnapCompare, demo_file: Path) -> None:
+    async def run_before(pilot: Pilot[None]) -> None:
+        await recording_ready(pilot)
+        await pilot.press("question_mark")
+        await pilot.pause()
+
+    app = OpenProgramTUI([demo_file])
+    assert snap_compare(app, terminal_size=SIZES["80x24"], run_before=run_before)

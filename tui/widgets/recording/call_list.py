@@ -17,6 +17,9 @@ OUTCOME_WIDTH = len("complete")
 class CallList(RowList):
     """One row per call, coloured by outcome; only the rows on screen are ever parsed."""
 
+    HELP_TITLE: ClassVar[str] = "Call list"
+    """Where its keys work, as the help names it."""
+
     COMPONENT_CLASSES: ClassVar[set[str]] = {
         "call-list--index",
         "call-list--model",

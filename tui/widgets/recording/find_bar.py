@@ -22,6 +22,9 @@ RowBytes = Callable[[int], bytes]
 class FindBar(Horizontal):
     """A one-line search prompt docked at the bottom; the search runs in a thread."""
 
+    HELP_TITLE: ClassVar[str] = "Find prompt"
+    """Where its keys work, as the help names it."""
+
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "cancel", "Clear", show=False, id="find.cancel"),
     ]
