@@ -116,3 +116,27 @@ async def test_help_fits_80_columns_and_names_what_a_user_sees(demo_file: Path) 
         text = "\n".join(screen_text(app))
         assert "JSON tree" in text and "Json" not in text
         assert "Binding id" not in text and "tree.down" not in text
+
+
+def find_row(app: OpenProgramTUI) -> str:
+    """The find bar's row as drawn (it shows the query, the count and where n / N move)."""
+    rows = [row for row in screen_text(app) if row.startswith(" / ")]
+    return rows[0] if rows else ""
+
+
+async def test_find_says_where_n_moves_and_stays_on_show(demo_file: Path) -> None:
+    app = OpenProgramTUI([demo_file])
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await recording_ready(pilot)
+        await pilot.press("slash", *"pong")
+        calls = screen.query_one(CallList)
+        await until(pilot, lambda: len(calls.matches) == 3)
+        await pilot.press("enter", "n")
+        await until(pilot, lambda: "2 / 3 across calls" in find_row(app))
+        assert "pong" in find_row(app)
+        await pilot.press("escape")
+        await until(pilot, lambda: find_row(app) == "")
+        await pilot.press("g", "right_square_bracket", "enter", "slash", *"tool_call", "enter")
+        events = screen.query_one(EventList)
+        await until(pilot, lambda: len(events.matches) > 0)
+        await until(pilot, lambda: "1 / 1 in call 0" in find_row(app))

@@ -67,3 +67,14 @@ def test_help_at_80x24(snap_compare: SnapCompare, demo_file: Path) -> None:
 
     app = OpenProgramTUI([demo_file])
     assert snap_compare(app, terminal_size=SIZES["80x24"], run_before=run_before)
+
+
+def test_find_in_events_kept_at_80x24(snap_compare: SnapCompare, demo_file: Path) -> None:
+    async def run_before(pilot: Pilot[None]) -> None:
+        await recording_ready(pilot)
+        await pilot.press("right_square_bracket", "enter", "slash", *"tool_call", "enter")
+        await pilot.app.workers.wait_for_complete()
+        await pilot.pause()
+
+    app = OpenProgramTUI([demo_file])
+    assert snap_compare(app, terminal_size=SIZES["80x24"], run_before=run_before)

@@ -303,9 +303,13 @@ class RecordingScreen(Screen[None]):
             return
         if loaded is not None and isinstance(focused, RowList) and focused.id == "events":
             lines = loaded.span.event_lines
-            self.query_one(FindBar).open(focused, lambda row: index.line(lines[row]), "events")
+            scope = f"in call {loaded.call_index}"
+            self.query_one(FindBar).open(
+                focused, lambda row: index.line(lines[row]), "events", scope
+            )
         else:
-            self.query_one(FindBar).open(self.query_one(CallList), index.call_bytes, "calls")
+            calls = self.query_one(CallList)
+            self.query_one(FindBar).open(calls, index.call_bytes, "calls", "across calls")
 
     def action_match(self, forward: bool) -> None:
         if not self.query_one(FindBar).jump(forward):

@@ -33,7 +33,7 @@ class FindBar(Horizontal):
         height: 1;
         display: none;
         background: $panel;
-        &.-open { display: block; }
+        &.-open, &.-kept { display: block; }
         & > #find-prompt { width: auto; padding: 0 1; color: $accent; text-style: bold; }
         /* `:focus` too: Input's own focused border would take the only row, hiding the text. */
         & > Input, & > Input:focus {
@@ -67,6 +67,7 @@ class FindBar(Horizontal):
         self.target: RowList | None = None
         self._row_bytes: RowBytes | None = None
         self._query = ""
+        self._scope = ""
 
     def compose(self) -> ComposeResult:
         yield Label("/", id="find-prompt")
@@ -74,11 +75,13 @@ class FindBar(Horizontal):
         yield Input(id="find-input", disabled=True)
         yield Label("", id="find-count")
 
-    def open(self, target: RowList, row_bytes: RowBytes, what: str) -> None:
-        """Search `target`'s rows (their stored bytes from `row_bytes`); `what` names them."""
-        if target is not self.target:
+    def open(self, target: RowList, row_bytes: RowBytes, what: str, scope: str) -> None:
+        """Search `target`'s rows (their stored bytes from `row_bytes`); `what` names them and
+        `scope` says where n / N move (`across calls`, `in call 2`), shown beside the count."""
+        if target is not self.target or scope != self._scope:
             self.clear()
-        self.target, self._row_bytes = target, row_bytes
+        self.target, self._row_bytes, self._scope = target, row_bytes, scope
+        self.remove_class("-kept")
         self.add_class("-open")
         field = self.query_one(Input)
         field.placeholder = f"find {what} (case-insensitive, in the stored rows)"
@@ -105,12 +108,16 @@ class FindBar(Horizontal):
         self._query = ""
         self.query_one(Input).value = ""
         self.query_one("#find-count", Label).update("")
+        self.remove_class("-kept")
 
     def close(self, keep: bool) -> None:
-        """Hide the prompt; without `keep` the search is cleared too."""
+        """Leave the prompt; with `keep` the search stays on show (what n / N step through, and
+        where), without it the search is cleared and the bar hidden."""
         self.remove_class("-open")
         self.query_one(Input).disabled = True
-        if not keep:
+        if keep:
+            self.add_class("-kept")
+        else:
             self.clear()
         if self.target is not None:
             self.target.focus()
@@ -122,7 +129,7 @@ class FindBar(Horizontal):
             label.update("")
             return
         position, total = self.target.match_position()
-        label.update(f"{position} / {total}" if total else "no match")
+        label.update(f"{position} / {total} {self._scope}" if total else f"no match {self._scope}")
 
     @work(thread=True, exclusive=True, group="find", exit_on_error=False)
     def _search(self, query: str, count: int, row_bytes: RowBytes) -> None:
