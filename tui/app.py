@@ -41,6 +41,9 @@ class OpenProgramTUI(App[None]):
     COMMANDS = App.COMMANDS | {TuiCommands}
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("ctrl+q", "quit", "Quit", show=False, priority=True, id="quit"),
+        # `q` quits on the first screen, and the footer says so there (lazygit, posting): that
+        # binding comes first and is enabled only there; elsewhere `q` goes back.
+        Binding("q", "quit_from_first_screen", "Quit", id="quit-first-screen"),
         Binding("q", "go_back", "Back", id="back"),
         Binding("question_mark,f1", "help", "Help", key_display="?", id="help"),
         Binding("s", "settings", "Settings", id="settings"),
@@ -122,6 +125,11 @@ class OpenProgramTUI(App[None]):
         field = tuple(message.path_tokens) if message.event_index is None else None
         self.push_screen(RecordingScreen(message.recording, target, field or None))
 
+    @property
+    def on_first_screen(self) -> bool:
+        """True when `q` quits: no overlay, and no screen under this one to go back to."""
+        return not isinstance(self.screen, ModalScreen) and len(self.screen_stack) <= 2
+
     def action_go_back(self) -> None:
         """Close the overlay or screen on top; on the first screen, quit."""
         if isinstance(self.screen, ModalScreen):
@@ -130,6 +138,9 @@ class OpenProgramTUI(App[None]):
             self.pop_screen()
         else:
             self.exit()
+
+    def action_quit_from_first_screen(self) -> None:
+        self.exit()
 
     def action_help(self) -> None:
         from tui.screens.help import HelpScreen, help_rows
@@ -140,6 +151,8 @@ class OpenProgramTUI(App[None]):
         self.push_screen(HelpScreen(help_rows(self, self.screen.active_bindings), title))
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "quit_from_first_screen":
+            return self.on_first_screen
         # Settings is hidden from the footer while it is the screen shown.
         return not (action == "settings" and type(self.screen).__name__ == "SettingsScreen")
 
@@ -178,14 +191,36 @@ def split_command(argv: Sequence[str]) -> tuple[list[str], list[str]]:
     return items[:cut], items[cut + 1 :]
 
 
+EXAMPLES = """\
+examples:
+  openprogram-tui --demo                 try it on a bundled demo (no API key needed)
+  openprogram-tui                        the managed recordings, and the next start's mode
+  openprogram-tui session.jsonl          one recording (a path, or a managed ID)
+  openprogram-tui session.jsonl --call 2.5
+                                         start at call 2, event 5
+  openprogram-tui --check echo           rerun recording `echo` with its recorded command
+  openprogram-tui --check echo -- python examples/echo_agent.py bye
+                                         rerun it with another command, open on the result
+
+keys: ? help, q back (quit on the first screen), ctrl+q quit, s settings, ctrl+p commands.
+More in docs/tui.md."""
+
+
 def parse_arguments(argv: Sequence[str] | None) -> argparse.Namespace:
     """The command line: `PATH ...`, `--demo`, `--call`, `--field`, `--check`, `--light`."""
     parser = argparse.ArgumentParser(
         prog="openprogram-tui",
+        usage="%(prog)s [options] [PATH ...]\n       %(prog)s --check PATH [-- COMMAND ...]",
         description="Browse OpenProgram recordings call by call and choose the record/replay mode.",
+        epilog=EXAMPLES,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument(
-        "paths", nargs="*", type=Path, metavar="PATH", help="recording files to open"
+        "paths",
+        nargs="*",
+        type=Path,
+        metavar="PATH",
+        help="recording files or managed IDs to open (none: the managed recordings)",
     )
     parser.add_argument(
         "--demo",
@@ -209,7 +244,7 @@ def parse_arguments(argv: Sequence[str] | None) -> argparse.Namespace:
         "--check",
         metavar="PATH",
         help="rerun the recording PATH (or managed ID) against the current code and open the "
-        "result; a COMMAND after -- replaces the recorded one",
+        "result; a COMMAND after -- runs instead of the recorded one",
     )
     parser.add_argument("--version", action="version", version=f"openprogram-tui {version()}")
     args = parser.parse_args(argv)

@@ -43,3 +43,13 @@ def test_an_unknown_name_is_neither_a_file_nor_a_managed_id(
     done = run_tui(*option, "nosuch", home=openprogram_home)
     assert done.returncode == 2
     assert done.stderr == "openprogram-tui: nosuch: no such file or managed recording\n"
+
+
+def test_help_shows_the_command_form_and_examples(openprogram_home: Path) -> None:
+    done = run_tui("--help", home=openprogram_home)
+    assert done.returncode == 0
+    usage, _, rest = done.stdout.partition("\n\n")
+    assert "--check PATH [-- COMMAND ...]" in usage
+    examples = rest[rest.index("examples:") :]
+    for line in ("openprogram-tui --demo", "openprogram-tui --check echo -- python"):
+        assert line in examples

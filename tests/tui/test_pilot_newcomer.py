@@ -10,7 +10,13 @@ from textual.containers import VerticalScroll
 from textual.widgets import Input, RadioButton, Static
 
 from openprogram.recordings import managed_path
-from tests.tui.pilot_support import keys_at_once, recording_ready, screen_text, until
+from tests.tui.pilot_support import (
+    keys_at_once,
+    notifications,
+    recording_ready,
+    screen_text,
+    until,
+)
 from tests.tui.test_pilot_recordings import cells, listed
 from tests.tui.test_pilot_rerun import editor, finished
 from tests.tui.test_pilot_settings import save, settings_open
@@ -140,3 +146,53 @@ async def test_find_says_where_n_moves_and_stays_on_show(demo_file: Path) -> Non
         events = screen.query_one(EventList)
         await until(pilot, lambda: len(events.matches) > 0)
         await until(pilot, lambda: "1 / 1 in call 0" in find_row(app))
+
+
+async def test_an_unfinished_call_lines_up_with_the_others(damaged_file: Path) -> None:
+    app = OpenProgramTUI([damaged_file])
+    async with app.run_test(size=SIZE) as pilot:
+        await recording_ready(pilot)
+        rows = [row for row in screen_text(app) if row.startswith(" #")]
+        assert len(rows) == 4 and "unfinished" in rows[3]
+        assert len({row.index(" ev ") for row in rows}) == 1, rows
+        assert len({row.index("#") for row in rows}) == 1, rows
+
+
+def footer_text(app: OpenProgramTUI) -> str:
+    return screen_text(app)[-1]
+
+
+async def test_the_footer_says_q_quits_on_the_first_screen_and_goes_back_above_it(
+    demo_home: Path,
+) -> None:
+    app = OpenProgramTUI(open_on_start=demo_home)
+    async with app.run_test(size=SIZE) as pilot:
+        await recording_ready(pilot)
+        assert "q Back" in footer_text(app) and "q Quit" not in footer_text(app)
+        await pilot.press("q")
+        await listed(pilot)
+        await until(pilot, lambda: "q Quit" in footer_text(app))
+        assert "q Back" not in footer_text(app)
+        await pilot.press("s")
+        await until(pilot, lambda: "q Back" in footer_text(app))
+        await pilot.press("escape")  # esc goes back too, never quits from a screen above
+        await until(pilot, lambda: "q Quit" in footer_text(app))
+        await pilot.press("q")
+    assert app.return_code == 0 and not app.is_running
+
+
+async def test_settings_say_once_when_changes_apply_and_off_names_no_file(demo_home: Path) -> None:
+    app = OpenProgramTUI()
+    async with app.run_test(size=SIZE) as pilot:
+        await listed(pilot)
+        settings = await settings_open(pilot)
+        notice = str(settings.query_one("#settings-notice", Static).render())
+        assert notice.lower().count("next start") == 1
+        settings.query_one("#mode-off", RadioButton).value = True
+        saved_before = len(notifications(app))
+        await save(pilot, settings)
+        saved = notifications(app)[saved_before:]
+        assert all(note.lower().count("next start") <= 1 for note in saved), saved
+        status = settings.query_one("#settings-status", Static)
+        await until(pilot, lambda: "Now: off" in str(status.render()))
+        assert "Now: off\n" in str(status.render()) + "\n"

@@ -59,7 +59,8 @@ def status_text(status: RecordReplayStatus, demo: bool = False) -> str:
             "Saving keeps the broken file as config.json.corrupt-<time> and writes a new one."
         )
         return "\n".join(lines)
-    where = f" {status.file}" if status.file else ""
+    # Off keeps the last file in the configuration, but it is not used: only name it when it is.
+    where = f" {status.file}" if status.file and status.mode != "off" else ""
     lines.append(f"Now: {status.mode}{where}")
     if status.would_block:
         lines.append(f"⚠ The next start would block every model call: {status.reason}")
@@ -143,9 +144,7 @@ class SettingsScreen(Screen[None]):
                 yield Select[str]([], prompt="choose a valid recording", id="replay-id")
                 yield Label("…or a path to a recording file")
                 yield Input(placeholder="path/to/recording.jsonl", id="replay-path")
-            yield Static(
-                Text(f"↻ Applies on next start. {APPLIES_ON_NEXT_START}"), id="settings-notice"
-            )
+            yield Static(Text(f"↻ {APPLIES_ON_NEXT_START}"), id="settings-notice")
             with Horizontal(id="settings-buttons"):
                 yield Button("Save", id="save", variant="primary")
                 yield Button("Cancel", id="cancel")
@@ -229,7 +228,7 @@ class SettingsScreen(Screen[None]):
         if callable(refresh):
             refresh()
         if outcome.saved:
-            self.notify(f"{outcome.message} Applies on next start.", title="Saved")
+            self.notify(outcome.message, title="Saved")  # it says what the next start does
             self._read()
         else:
             self.notify(outcome.message, title="Not saved", severity="error")

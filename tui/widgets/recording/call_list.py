@@ -7,11 +7,11 @@ from typing import ClassVar
 from rich.text import Text
 from textual.message import Message
 
-from tui.model.call_rows import PENDING, CallTable
+from tui.model.call_rows import BAD_OUTCOMES, PENDING, CallTable
 from tui.widgets.common.row_list import RowList
 
-OUTCOME_WIDTH = len("complete")
-"""Longer outcomes (`unfinished`, `cancelled`) take the room of the model name."""
+OUTCOME_WIDTH = max(len(outcome) for outcome in (*BAD_OUTCOMES, "complete"))
+"""Room for the longest outcome (`unfinished`), so every row's columns line up."""
 
 
 class CallList(RowList):
@@ -83,8 +83,7 @@ class CallList(RowList):
             if summary.failed
             else "call-list--complete"
         )
-        outcome_width = max(OUTCOME_WIDTH, len(summary.outcome))
-        model_width = max(4, width - len(number) - len(count) - outcome_width - 6)
+        model_width = max(4, width - len(number) - len(count) - OUTCOME_WIDTH - 6)
         model = summary.model_label
         if len(model) > model_width:
             model = model[: model_width - 1] + "…"
