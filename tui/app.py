@@ -41,10 +41,11 @@ class OpenProgramTUI(App[None]):
     COMMANDS = App.COMMANDS | {TuiCommands}
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("ctrl+q", "quit", "Quit", show=False, priority=True, id="quit"),
-        # `q` quits on the first screen, and the footer says so there (lazygit, posting): that
-        # binding comes first and is enabled only there; elsewhere `q` goes back.
-        Binding("q", "quit_from_first_screen", "Quit", id="quit-first-screen"),
-        Binding("q", "go_back", "Back", id="back"),
+        # `q` quits on the first screen and goes back elsewhere, and the footer says which
+        # (lazygit, posting). Priority bindings, so `q` is handled in the order typed, before
+        # keys typed right after it reach the screen it closes; off while a field takes text.
+        Binding("q", "quit_from_first_screen", "Quit", priority=True, id="quit-first-screen"),
+        Binding("q", "back_from_key", "Back", priority=True, id="back"),
         Binding("question_mark,f1", "help", "Help", key_display="?", id="help"),
         Binding("s", "settings", "Settings", id="settings"),
         Binding(
@@ -142,6 +143,24 @@ class OpenProgramTUI(App[None]):
     def action_quit_from_first_screen(self) -> None:
         self.exit()
 
+    def action_back_from_key(self) -> None:
+        self.action_go_back()
+
+    @property
+    def typing(self) -> bool:
+        """True while the focused widget takes letters as text (a field, an editor, the search
+        of an open select), so `q` is a letter there."""
+        # By class name: importing TextArea and Select for isinstance would add a tenth of a
+        # second to start-up, and the footer asks this while the first frame is drawn.
+        focused = self.focused
+        if focused is None:
+            return False
+        kinds = {cls.__name__ for cls in type(focused).__mro__}
+        if "TextArea" in kinds:
+            return not getattr(focused, "read_only", False)
+        parent_kinds = {cls.__name__ for cls in type(focused.parent).__mro__}
+        return "Input" in kinds or "Select" in parent_kinds
+
     def action_help(self) -> None:
         from tui.screens.help import HelpScreen, help_rows
 
@@ -152,7 +171,9 @@ class OpenProgramTUI(App[None]):
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "quit_from_first_screen":
-            return self.on_first_screen
+            return self.on_first_screen and not self.typing
+        if action == "back_from_key":
+            return not self.on_first_screen and not self.typing
         # Settings is hidden from the footer while it is the screen shown.
         return not (action == "settings" and type(self.screen).__name__ == "SettingsScreen")
 

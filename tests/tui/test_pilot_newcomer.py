@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 from textual.containers import VerticalScroll
-from textual.widgets import Input, RadioButton, Static
+from textual.widgets import DataTable, Input, RadioButton, Static
 
 from openprogram.recordings import managed_path
 from tests.tui.pilot_support import (
@@ -196,3 +196,25 @@ async def test_settings_say_once_when_changes_apply_and_off_names_no_file(demo_h
         status = settings.query_one("#settings-status", Static)
         await until(pilot, lambda: "Now: off" in str(status.render()))
         assert "Now: off\n" in str(status.render()) + "\n"
+
+
+async def test_q_and_a_key_typed_together_act_in_order(demo_home: Path) -> None:
+    app = OpenProgramTUI()
+    async with app.run_test(size=SIZE) as pilot:
+        recordings = await listed(pilot)
+        await pilot.press("j", "enter")
+        await recording_ready(pilot)
+        keys_at_once(app, "q", "k")  # back to the list, then up on the list
+        table = recordings.query_one(DataTable)
+        await until(pilot, lambda: app.screen is recordings and table.cursor_row == 0)
+
+
+async def test_q_is_a_letter_in_a_field(demo_file: Path) -> None:
+    app = OpenProgramTUI([demo_file])
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await recording_ready(pilot)
+        await pilot.press("slash", "q")
+        assert app.screen is screen and "/ q" in find_row(app)
+        assert "q Quit" not in footer_text(app)
+        await pilot.press("escape", "q")
+    assert not app.is_running
