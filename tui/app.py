@@ -22,6 +22,7 @@ from textual.screen import ModalScreen
 
 from tui import version
 from tui.commands import TuiCommands
+from tui.ending_signals import ending_signals_exit_app, ending_signals_raise_system_exit
 from tui.model.navigation import GotoError, GotoTarget, parse_goto
 from tui.screens.recording import RecordingScreen
 
@@ -41,7 +42,11 @@ class OpenProgramTUI(App[None]):
     COMMANDS = App.COMMANDS | {TuiCommands}
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("ctrl+q", "quit", "Quit", show=False, priority=True, id="quit"),
-        Binding("q", "go_back", "Back", id="back"),
+        # `q` quits on the first screen and goes back elsewhere, and the footer says which
+        # (lazygit, posting). Priority bindings, so `q` is handled in the order typed, before
+        # keys typed right after it reach the screen it closes; off while a field takes text.
+        Binding("q", "quit_from_first_screen", "Quit", priority=True, id="quit-first-screen"),
+        Binding("q", "back_from_key", "Back", priority=True, id="back"),
         Binding("question_mark,f1", "help", "Help", key_display="?", id="help"),
         Binding("s", "settings", "Settings", id="settings"),
         Binding(
@@ -64,12 +69,14 @@ class OpenProgramTUI(App[None]):
         check: Path | None = None,
         check_command: Sequence[str] = (),
         diff: tuple[Path, Path] | None = None,
+        demo: bool = False,
     ) -> None:
         """`paths`: one opens it, several (or none) list them with the managed recordings.
 
         `open_on_start` opens that recording on top of the list (`q` goes back to the list);
         `start_at` and `field` say where in the recording opened first to begin; `check` reruns
         that recording (with `check_command`, or the recorded one) and opens on the result.
+        `demo`: the state directory is the demo's own, and the screens say so.
         """
         super().__init__()
         self.paths = tuple(paths)
@@ -80,6 +87,7 @@ class OpenProgramTUI(App[None]):
         self.check = check
         self.check_command = tuple(check_command)
         self.diff = diff
+        self.demo = demo
 
     def on_mount(self) -> None:
         # Opened once start-up is over, so the first frame of the recording is shown as soon as
@@ -104,7 +112,7 @@ class OpenProgramTUI(App[None]):
         from tui.screens.recordings import RecordingsScreen
 
         self.refresh_status()
-        self.push_screen(RecordingsScreen(self.paths))
+        self.push_screen(RecordingsScreen(self.paths, demo=self.demo))
         if self.open_on_start is not None:
             self.push_screen(RecordingScreen(self.open_on_start, self.start_at, self.field))
 
@@ -131,6 +139,11 @@ class OpenProgramTUI(App[None]):
         target = GotoTarget(message.call_index, None)
         self.push_screen(RecordingScreen(message.recording, target, message.path_tokens or None))
 
+    @property
+    def on_first_screen(self) -> bool:
+        """True when `q` quits: no overlay, and no screen under this one to go back to."""
+        return not isinstance(self.screen, ModalScreen) and len(self.screen_stack) <= 2
+
     def action_go_back(self) -> None:
         """Close the overlay or screen on top; on the first screen, quit."""
         if isinstance(self.screen, ModalScreen):
@@ -139,6 +152,27 @@ class OpenProgramTUI(App[None]):
             self.pop_screen()
         else:
             self.exit()
+
+    def action_quit_from_first_screen(self) -> None:
+        self.exit()
+
+    def action_back_from_key(self) -> None:
+        self.action_go_back()
+
+    @property
+    def typing(self) -> bool:
+        """True while the focused widget takes letters as text (a field, an editor, the search
+        of an open select), so `q` is a letter there."""
+        # By class name: importing TextArea and Select for isinstance would add a tenth of a
+        # second to start-up, and the footer asks this while the first frame is drawn.
+        focused = self.focused
+        if focused is None:
+            return False
+        kinds = {cls.__name__ for cls in type(focused).__mro__}
+        if "TextArea" in kinds:
+            return not getattr(focused, "read_only", False)
+        parent_kinds = {cls.__name__ for cls in type(focused.parent).__mro__}
+        return "Input" in kinds or "Select" in parent_kinds
 
     def action_help(self) -> None:
         from tui.screens.help import HelpScreen, help_rows
@@ -149,6 +183,10 @@ class OpenProgramTUI(App[None]):
         self.push_screen(HelpScreen(help_rows(self, self.screen.active_bindings), title))
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "quit_from_first_screen":
+            return self.on_first_screen and not self.typing
+        if action == "back_from_key":
+            return not self.on_first_screen and not self.typing
         # Settings is hidden from the footer while it is the screen shown.
         return not (action == "settings" and type(self.screen).__name__ == "SettingsScreen")
 
@@ -156,7 +194,7 @@ class OpenProgramTUI(App[None]):
         from tui.screens.settings import SettingsScreen
 
         if not any(isinstance(screen, SettingsScreen) for screen in self.screen_stack):
-            self.push_screen(SettingsScreen())
+            self.push_screen(SettingsScreen(demo=self.demo))
 
     def action_recordings(self) -> None:
         from tui.screens.recordings import RecordingsScreen
@@ -166,7 +204,7 @@ class OpenProgramTUI(App[None]):
                 while self.screen is not screen:
                     self.pop_screen()
                 return
-        self.push_screen(RecordingsScreen())
+        self.push_screen(RecordingsScreen(demo=self.demo))
 
     def action_goto(self) -> None:
         if isinstance(self.screen, RecordingScreen):
@@ -187,14 +225,36 @@ def split_command(argv: Sequence[str]) -> tuple[list[str], list[str]]:
     return items[:cut], items[cut + 1 :]
 
 
+EXAMPLES = """\
+examples:
+  openprogram-tui --demo                 try it on a bundled demo (no API key needed)
+  openprogram-tui                        the managed recordings, and the next start's mode
+  openprogram-tui session.jsonl          one recording (a path, or a managed ID)
+  openprogram-tui session.jsonl --call 2.5
+                                         start at call 2, event 5
+  openprogram-tui --check echo           rerun recording `echo` with its recorded command
+  openprogram-tui --check echo -- python examples/echo_agent.py bye
+                                         rerun it with another command, open on the result
+
+keys: ? help, q back (quit on the first screen), ctrl+q quit, s settings, ctrl+p commands.
+More in docs/tui.md."""
+
+
 def parse_arguments(argv: Sequence[str] | None) -> argparse.Namespace:
     """The command line: `PATH ...`, `--demo`, `--call`, `--field`, `--check`, `--light`."""
     parser = argparse.ArgumentParser(
         prog="openprogram-tui",
+        usage="%(prog)s [options] [PATH ...]\n       %(prog)s --check PATH [-- COMMAND ...]",
         description="Browse OpenProgram recordings call by call and choose the record/replay mode.",
+        epilog=EXAMPLES,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument(
-        "paths", nargs="*", type=Path, metavar="PATH", help="recording files to open"
+        "paths",
+        nargs="*",
+        type=Path,
+        metavar="PATH",
+        help="recording files or managed IDs to open (none: the managed recordings)",
     )
     parser.add_argument(
         "--demo",
@@ -218,7 +278,7 @@ def parse_arguments(argv: Sequence[str] | None) -> argparse.Namespace:
         "--check",
         metavar="PATH",
         help="rerun the recording PATH (or managed ID) against the current code and open the "
-        "result; a COMMAND after -- replaces the recorded one",
+        "result; a COMMAND after -- runs instead of the recorded one",
     )
     parser.add_argument("--version", action="version", version=f"openprogram-tui {version()}")
     args = parser.parse_args(argv)
@@ -243,6 +303,36 @@ def _field_argument(text: str) -> tuple[str | int, ...]:
         raise argparse.ArgumentTypeError(str(exc)) from None
 
 
+class RecordingArgumentError(ValueError):
+    """A recording named on the command line that cannot be opened; says which and why."""
+
+    def __init__(self, text: str, reason: str) -> None:
+        self.text, self.reason = text, reason
+        super().__init__(f"{text}: {reason}")
+
+
+def recording_path(text: str) -> Path:
+    """The file a PATH or managed ID names: an existing file as given, else the managed
+    recording with that ID (as `openprogram recordings` takes them); refused before the app
+    starts when it is missing or not a regular file."""
+    from openprogram.recordings import RecordingSelectorError, locate_recording
+
+    given = Path(text)
+    if not given.exists():
+        try:
+            location = locate_recording(text)
+        except RecordingSelectorError:
+            raise RecordingArgumentError(text, "no such file or managed recording") from None
+        if location.recording_id is None or not location.path.exists():
+            raise RecordingArgumentError(text, "no such file or managed recording")
+        given = location.path
+    if given.is_dir():
+        raise RecordingArgumentError(text, "is a directory, not a recording file")
+    if not given.is_file():
+        raise RecordingArgumentError(text, "is not a regular file")
+    return given
+
+
 def _usage_error(message: str) -> int:
     print(f"openprogram-tui: {message}", file=sys.stderr)
     return 2
@@ -256,43 +346,38 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         return diff_main(own[1:], OpenProgramTUI)
     args = parse_arguments(own)
-    missing = [path for path in args.paths if not path.exists()]
-    if missing:
-        for path in missing:
-            print(f"openprogram-tui: {path}: no such file", file=sys.stderr)
-        return 2
-    check: Path | None = None
-    if args.check is not None:
-        from openprogram.recordings import RecordingSelectorError, locate_recording
-
-        try:
-            check = locate_recording(args.check).path
-        except RecordingSelectorError as exc:
-            return _usage_error(str(exc))
-        if not check.exists():
-            return _usage_error(f"{args.check}: no such recording")
-    elif command:
-        return _usage_error("a COMMAND after -- needs --check PATH")
-    demo_path: Path | None = None
-    if args.demo:
-        from tui.model.demo import prepare_demo_home
-
-        demo_path = prepare_demo_home()
-    theme = LIGHT_THEME if args.light else DARK_THEME
-    app = OpenProgramTUI(
-        args.paths,
-        open_on_start=demo_path,
-        start_at=args.call,
-        field=args.field,
-        theme=theme,
-        check=check,
-        check_command=command,
-    )
     try:
-        app.run()
+        paths = [recording_path(str(path)) for path in args.paths]
+        check = recording_path(args.check) if args.check else None
+    except RecordingArgumentError as exc:
+        return _usage_error(str(exc))
+    if command and check is None:
+        return _usage_error("a COMMAND after -- needs --check PATH")
+    theme = LIGHT_THEME if args.light else DARK_THEME
+    demo_home: Path | None = None
+    demo_path: Path | None = None
+    try:
+        with ending_signals_raise_system_exit():
+            if args.demo:
+                from tui.model.demo import new_demo_home, prepare_demo_home
+
+                demo_home = new_demo_home()
+                demo_path = prepare_demo_home(demo_home)
+            app = OpenProgramTUI(
+                paths,
+                open_on_start=demo_path,
+                start_at=args.call,
+                field=args.field,
+                theme=theme,
+                check=check,
+                check_command=command,
+                demo=args.demo,
+            )
+            with ending_signals_exit_app(app):
+                app.run()
     finally:
-        if demo_path is not None:
-            shutil.rmtree(demo_path.parent.parent, ignore_errors=True)
+        if demo_home is not None:
+            shutil.rmtree(demo_home, ignore_errors=True)
     return app.return_code or 0
 
 

@@ -9,7 +9,6 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Callable, Sequence
-from pathlib import Path
 from typing import Any
 
 EPILOG = """\
@@ -37,25 +36,14 @@ def parse_diff_arguments(argv: Sequence[str]) -> argparse.Namespace:
     return parser.parse_args(list(argv))
 
 
-def resolve(selector: str) -> Path:
-    """The file behind a path or a managed ID; raises `ValueError` with a one-line reason."""
-    from openprogram.recordings import RecordingSelectorError, locate_recording
-
-    try:
-        path = locate_recording(selector).path
-    except RecordingSelectorError as exc:
-        raise ValueError(str(exc)) from None
-    if not path.is_file():
-        raise ValueError(f"{selector}: no such recording file")
-    return path
-
-
 def diff_main(argv: Sequence[str], app_class: Callable[..., Any]) -> int:
     """Open the diff view of the two recordings in `argv`; exit 2 on a usage error."""
+    from tui.app import RecordingArgumentError, recording_path
+
     args = parse_diff_arguments(argv)
     try:
-        a, b = resolve(args.a), resolve(args.b)
-    except ValueError as exc:
+        a, b = recording_path(args.a), recording_path(args.b)
+    except RecordingArgumentError as exc:
         print(f"openprogram-tui diff: {exc}", file=sys.stderr)
         return 2
     app = app_class(diff=(a, b), theme="textual-light" if args.light else "textual-dark")

@@ -5,6 +5,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 
+from textual import events
 from textual.app import App
 from textual.pilot import Pilot
 
@@ -34,3 +35,16 @@ async def recording_ready(pilot: Pilot[None]) -> RecordingScreen:
 def notifications(app: App[None]) -> list[str]:
     """The messages of the notifications the app has shown (oldest first)."""
     return [notification.message for notification in app._notifications]
+
+
+def screen_text(app: App[None]) -> list[str]:
+    """The rows of the screen as drawn, as plain text (what a person reads off the terminal)."""
+    return [strip.text for strip in app.screen._compositor.render_strips()]
+
+
+def keys_at_once(app: App[None], *keys: str) -> None:
+    """Post `keys` to the app in one go, as the driver does for keys that arrive in one read
+    (typed ahead, pasted, `tmux send-keys j Enter`); `pilot.press` lets each settle first."""
+    for key in keys:
+        character = {"enter": "\r", "escape": "\x1b"}.get(key, key if len(key) == 1 else None)
+        app.post_message(events.Key(key, character))

@@ -105,11 +105,11 @@ def test_demo_browse_step_back_to_the_list_and_quit(terminal: Terminal) -> None:
     terminal.keys("q")
     terminal.wait_for("Recordings", "echo-demo-damaged", "● replay", "✗ line 95")
     terminal.keys("s")
-    terminal.wait_for("Applies on next start", "Now: replay echo-demo")
+    terminal.wait_for("apply on the next start", "Now: replay echo-demo")
     terminal.keys("Escape")
     terminal.wait_for("Recordings", "Created (UTC)")
     terminal.keys("?")
-    terminal.wait_for("Help · Recordings", "recordings.delete")
+    terminal.wait_for("Help · Recordings", "Delete")
     terminal.keys("Escape", "C-q")
     deadline = time.monotonic() + DEADLINE
     while terminal.alive() and time.monotonic() < deadline:

@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 from openprogram.providers.recording.config import read_record_replay_config
 from openprogram.providers.recording.reader import scan_recording
+from openprogram.recordings import entry_of, run_check
 from tui.model.demo import (
     DAMAGED_DEMO_ID,
     DEMO_RECORDING_ID,
@@ -42,3 +46,26 @@ def test_prepare_demo_home_makes_a_state_dir(tmp_path: Path) -> None:
     damaged = scan_recording(demo.with_name(f"{DAMAGED_DEMO_ID}.jsonl"))
     assert not damaged.valid and damaged.unfinished_calls
     assert (demo.stat().st_mode & 0o777) == 0o600
+
+
+def test_the_demo_reruns_with_the_program_it_names(tmp_path: Path, offline_children: Path) -> None:
+    demo = prepare_demo_home(tmp_path / "home")
+    entry = entry_of(demo)
+    assert entry is not None and entry.argv[1:] == ["-m", "tui.demo_agent"]
+    assert run_check(str(demo)).status == "ok"
+    changed = run_check(str(demo), [*entry.argv, "bye"], cwd=entry.cwd)
+    assert changed.status == "mismatch" and changed.mismatch is not None
+    assert changed.mismatch.call_index == 1
+    assert offline_children.read_text() == ""
+
+
+def test_the_demo_program_runs_live_without_a_key(tmp_path: Path) -> None:
+    env = {**os.environ, "OPENPROGRAM_HOME": str(tmp_path / "empty-home")}
+    done = subprocess.run(
+        [sys.executable, "-m", "tui.demo_agent"], env=env, capture_output=True, text=True
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines() == [
+        "The echo tool answered: echo:hello world.",
+        "The echo tool answered: echo:ping and echo:pong.",
+    ]

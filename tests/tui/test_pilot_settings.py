@@ -48,7 +48,7 @@ async def test_the_current_choice_is_shown_and_off_is_saved(demo_home: Path) -> 
         assert "Now: replay echo-demo" in text_of(screen, "#settings-status")
         assert screen.query_one("#mode-replay", RadioButton).value
         assert screen.query_one("#replay-id", Select).value == "echo-demo"
-        assert "Applies on next start" in text_of(screen, "#settings-notice")
+        assert "apply on the next start" in text_of(screen, "#settings-notice")
         screen.query_one("#mode-off", RadioButton).value = True
         result = await save(pilot, screen)
         assert "record/replay is off" in result

@@ -11,11 +11,13 @@ import asyncio
 import contextlib
 import os
 import re
+import sys
 import tempfile
 from collections.abc import AsyncIterable, AsyncIterator, Iterator
 from pathlib import Path
+from typing import Any
 
-from openprogram.agent import echo_tool, run_agent_loop
+from openprogram.agent import AgentTool, echo_tool, run_agent_loop
 from openprogram.providers import (
     ApiProvider,
     AssistantMessageEvent,
@@ -36,6 +38,7 @@ from openprogram.providers import (
 )
 from openprogram.providers.recording.recorder import RecordingProvider
 from openprogram.providers.recording.redaction import REDACTION_VERSION
+from openprogram.providers.recording.replayer import RecordedCallError
 from openprogram.providers.recording.writer import RecordingSink
 from openprogram.providers.scripted import (
     ScriptedProvider,
@@ -194,39 +197,67 @@ def _start_runtime_without_record_replay() -> None:
         raise RuntimeError(f"the demo records only with record/replay off (this process: {mode})")
 
 
-async def record_demo_session(path: Path) -> Path:
-    """Record the demo session into `path` (which must not exist yet); returns `path`."""
-    sink = RecordingSink(
-        path,
-        {
-            "recording_id": path.stem,
-            "created_at": DEMO_CREATED_AT,
-            "redaction_version": REDACTION_VERSION,
-        },
-    )
+def demo_providers() -> dict[str, ApiProvider]:
+    """The demo's providers by api: the scripted echo model, and its twin whose link breaks."""
+    return {
+        "scripted": ScriptedProvider(responder=echo_session_responder),
+        FLAKY_API: _BrokenLink(after=9),
+    }
+
+
+async def run_demo_turns(tool: AgentTool) -> list[str]:
+    """The demo session's turns with `tool` as the echo tool; returns the answers given.
+
+    The last turn's stream breaks (`ConnectionResetError` live, the recorded error in replay):
+    the session ends there, as a user would see it end.
+    """
+    context = Context(system_prompt=SYSTEM_PROMPT)
+    answers: list[str] = []
+    for model, said in TURNS:
+        context.messages.append(UserMessage(content=said))
+        try:
+            run = await run_agent_loop(model, context, [tool])
+        except (ConnectionResetError, RecordedCallError):
+            break
+        context = run.context
+        final = run.final_message
+        answers.append("".join(b.text for b in final.content if isinstance(b, TextContent)))
+    return answers
+
+
+async def record_demo_session(path: Path, entry: dict[str, Any] | None = None) -> Path:
+    """Record the demo session into `path` (which must not exist yet); returns `path`.
+
+    `entry` (`{"argv": [...], "cwd": ...}`) is the command a rerun runs, kept in the header.
+    """
+    header: dict[str, Any] = {
+        "recording_id": path.stem,
+        "created_at": DEMO_CREATED_AT,
+        "redaction_version": REDACTION_VERSION,
+    }
+    if entry is not None:
+        header["entry"] = entry
+    sink = RecordingSink(path, header)
     _start_runtime_without_record_replay()
     clock = DEMO_CLOCK_MS
-    scripted = ScriptedProvider(responder=echo_session_responder)
-    for api, provider in (("scripted", scripted), (FLAKY_API, _BrokenLink(after=9))):
+    for api, provider in demo_providers().items():
         inner = _FixedClock(provider, clock)
         register_api_provider(api, _FixedClock(RecordingProvider(inner, sink), clock))
-    context = Context(system_prompt=SYSTEM_PROMPT)
     try:
-        for model, said in TURNS:
-            context.messages.append(UserMessage(content=said))
-            try:
-                run = await run_agent_loop(model, context, [echo_tool()])
-            except ConnectionResetError:
-                break
-            context = run.context
+        await run_demo_turns(echo_tool())
     finally:
         sink.close()
     return path
 
 
-def write_demo_recording(path: Path) -> Path:
-    """Record the demo session into `path` synchronously."""
-    return asyncio.run(record_demo_session(path))
+def write_demo_recording(path: Path, entry: dict[str, Any] | None = None) -> Path:
+    """Record the demo session into `path` synchronously (`entry`: the command a rerun runs)."""
+    return asyncio.run(record_demo_session(path, entry))
+
+
+def demo_agent_entry(cwd: Path) -> dict[str, Any]:
+    """The header `entry` that reruns the demo: its program, `python -m tui.demo_agent`."""
+    return {"argv": [sys.executable, "-m", "tui.demo_agent"], "cwd": str(cwd)}
 
 
 def damage_copy(source: Path, target: Path) -> Path:
@@ -240,16 +271,22 @@ def damage_copy(source: Path, target: Path) -> Path:
     return target
 
 
+def new_demo_home() -> Path:
+    """A new private temporary directory for `prepare_demo_home` (the caller removes it)."""
+    return Path(tempfile.mkdtemp(prefix="openprogram-tui-demo-"))
+
+
 def prepare_demo_home(home: Path | None = None) -> Path:
     """A fresh state directory holding the demo (active for replay) and a damaged copy of it.
 
-    Sets `OPENPROGRAM_HOME` to it, so the library works inside it; returns the demo's path.
+    Sets `OPENPROGRAM_HOME` to it, so the library works inside it; returns the demo's path. The
+    demo names its program for a rerun (`r`): `python -m tui.demo_agent`, run in `home`.
     """
-    home = home or Path(tempfile.mkdtemp(prefix="openprogram-tui-demo-"))
+    home = home or new_demo_home()
     os.environ["OPENPROGRAM_HOME"] = str(home)
     path = managed_path(DEMO_RECORDING_ID)
     path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-    write_demo_recording(path)
+    write_demo_recording(path, demo_agent_entry(home))
     damage_copy(path, managed_path(DAMAGED_DEMO_ID))
     select_replay(DEMO_RECORDING_ID)
     return path

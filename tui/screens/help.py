@@ -24,7 +24,8 @@ INTRO = (
 
 @dataclass(frozen=True)
 class HelpRow:
-    """One binding as the help lists it: where it works, its keys, what it does and its id."""
+    """One binding as the help lists it: where it works, its keys, what it does (and its id,
+    which the help does not show: nothing lets a user remap keys yet)."""
 
     section: str
     keys: str
@@ -33,11 +34,17 @@ class HelpRow:
 
 
 def _section(node: DOMNode) -> str:
+    """Where a key works, in words: a widget's `HELP_TITLE`, else its class name as words
+    (`MismatchView` → `Mismatch view`)."""
     if isinstance(node, App):
         return "Everywhere"
     if isinstance(node, Screen):
         return "This screen"
-    return re.sub(r"(?<=[a-z])(?=[A-Z])", " ", type(node).__name__)
+    title = getattr(node, "HELP_TITLE", None)
+    if isinstance(title, str):
+        return title
+    words = re.sub(r"(?<=[a-z])(?=[A-Z])", " ", type(node).__name__)
+    return words[:1] + words[1:].lower()
 
 
 def help_rows(app: App[Any], bindings: dict[str, ActiveBinding]) -> list[HelpRow]:
@@ -67,7 +74,7 @@ def help_rows(app: App[Any], bindings: dict[str, ActiveBinding]) -> list[HelpRow
 
 
 class HelpScreen(ModalScreen[None]):
-    """The keys of the screen below, the focused widget and the app, with their binding ids."""
+    """The keys of the screen below, the focused widget and the app."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape,q,question_mark,f1", "close", "Close", id="help.close"),
@@ -78,6 +85,7 @@ class HelpScreen(ModalScreen[None]):
         background: $background 50%;
         & > VerticalScroll {
             width: 90;
+            max-width: 100%;
             max-height: 90%;
             height: auto;
             padding: 1 2;
@@ -103,15 +111,14 @@ class HelpScreen(ModalScreen[None]):
 
     def _table(self) -> Table:
         table = Table(box=None, expand=True, pad_edge=False, show_edge=False)
-        table.add_column("Where", style="dim", no_wrap=True)
+        table.add_column("Where", style="dim")
         table.add_column("Keys", style="bold", no_wrap=True)
         table.add_column("Action")
-        table.add_column("Binding id", style="dim", no_wrap=True)
         previous = None
         for row in self.rows:
             section = row.section if row.section != previous else ""
             previous = row.section
-            table.add_row(section, row.keys, row.description, row.binding_id)
+            table.add_row(section, row.keys, row.description)
         return table
 
     def action_close(self) -> None:

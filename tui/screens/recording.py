@@ -150,11 +150,14 @@ class RecordingScreen(Screen[None]):
             self.query_one(TitleBar).set_facts(f"indexing {message.fraction:.0%}…")
 
     def _first_rows_shown(self) -> None:
+        browser = self.query_one("#browser")
+        if not browser.is_attached:
+            return  # closed before its first frame (the app ended: ctrl+q, SIGTERM)
         self.query_one(RecordingLoader).first_rows_drawn()
         self.post_message(self.FirstRowsShown())
         from tui.widgets.recording.call_detail import CallDetail
 
-        self.query_one("#browser").mount(CallDetail(id="detail"))
+        browser.mount(CallDetail(id="detail"))
         self._mount_goto_bar()
 
     def _mount_goto_bar(self) -> GotoBar:
@@ -210,6 +213,8 @@ class RecordingScreen(Screen[None]):
         self._update_facts()
 
     def on_call_list_call_highlighted(self, message: CallList.CallHighlighted) -> None:
+        if message.ordinal != message.call_list.cursor:
+            return  # the cursor moved on since (keys typed ahead): show only where it is now
         if self.loaded is None or self.loaded.span.ordinal != message.ordinal:
             self._show_call(message.ordinal)
 
@@ -225,6 +230,11 @@ class RecordingScreen(Screen[None]):
 
     def action_open_call(self) -> None:
         if detail := self._detail():
+            # The call under the cursor now, not once the cursor's messages arrive: keys typed
+            # right after enter go to that call's detail.
+            cursor = self.query_one(CallList).cursor
+            if self.loaded is None or self.loaded.span.ordinal != cursor:
+                self._show_call(cursor)
             detail.focus_content()
 
     # -- helpers --
@@ -300,9 +310,13 @@ class RecordingScreen(Screen[None]):
             return
         if loaded is not None and isinstance(focused, RowList) and focused.id == "events":
             lines = loaded.span.event_lines
-            self.query_one(FindBar).open(focused, lambda row: index.line(lines[row]), "events")
+            scope = f"in call {loaded.call_index}"
+            self.query_one(FindBar).open(
+                focused, lambda row: index.line(lines[row]), "events", scope
+            )
         else:
-            self.query_one(FindBar).open(self.query_one(CallList), index.call_bytes, "calls")
+            calls = self.query_one(CallList)
+            self.query_one(FindBar).open(calls, index.call_bytes, "calls", "across calls")
 
     def action_match(self, forward: bool) -> None:
         if not self.query_one(FindBar).jump(forward):

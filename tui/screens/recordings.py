@@ -34,6 +34,8 @@ from tui.widgets.common.key_footer import KeyFooter
 from tui.widgets.common.title_bar import TitleBar
 
 COLUMNS = ("", "ID", "Created (UTC)", "Calls", "Events", "Size", "Status")
+DEMO_NOTE = "demo, removed on quit"
+"""In the demo, instead of where the managed root is: a temporary directory, removed on quit."""
 STATUS_WIDTH = 44
 """Longer reasons are cut in the table; the line under it shows the selected one whole."""
 
@@ -49,16 +51,18 @@ class RecordingsScreen(Screen[None]):
     """Every managed recording plus the files named on the command line; enter opens one."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
+        # Every key that moves the cursor or opens is a priority binding, handled in the order
+        # typed: `j enter` arriving together opens the row `j` moved to.
         Binding("enter", "open", "Open", priority=True, id="recordings.open"),
         Binding("space", "mark", "Mark", id="recordings.mark"),
-        Binding("d", "diff", "Diff marked", id="recordings.diff"),
+        Binding("d", "diff", "Diff", id="recordings.diff"),
         Binding("x,delete", "delete", "Delete", id="recordings.delete"),
         Binding("ctrl+r", "reload", "Reload", id="recordings.reload"),
         Binding("r", "rerun", "Rerun", show=False, id="rerun"),
-        Binding("j", "move(1)", "Down", show=False, id="recordings.down"),
-        Binding("k", "move(-1)", "Up", show=False, id="recordings.up"),
-        Binding("g", "move_to(0)", "First", show=False, id="recordings.first"),
-        Binding("G", "move_to(-1)", "Last", show=False, id="recordings.last"),
+        Binding("j,down", "move(1)", "Down", show=False, priority=True, id="recordings.down"),
+        Binding("k,up", "move(-1)", "Up", show=False, priority=True, id="recordings.up"),
+        Binding("g,home", "move_to(0)", "First", show=False, priority=True, id="recordings.first"),
+        Binding("G,end", "move_to(-1)", "Last", show=False, priority=True, id="recordings.last"),
     ]
 
     class Loaded(Message):
@@ -68,14 +72,18 @@ class RecordingsScreen(Screen[None]):
             super().__init__()
             self.summaries, self.note, self.error = summaries, note, error
 
-    def __init__(self, extra_paths: tuple[Path, ...] = ()) -> None:
+    def __init__(self, extra_paths: tuple[Path, ...] = (), *, demo: bool = False) -> None:
+        """`demo`: the managed root is the demo's temporary one, and the list says so."""
         super().__init__()
         self.extra_paths = extra_paths
+        self.demo = demo
         self.summaries: dict[str, RecordingSummary] = {}
         self._note = ""
         self._error: str | None = None
         self.marked: list[str] = []
         """The rows marked with space (their paths), oldest first: A and B of `d`."""
+        self._left = False
+        """Another screen was shown over this one since it was mounted."""
 
     def compose(self) -> ComposeResult:
         yield TitleBar("Recordings", "reading…")
@@ -91,6 +99,14 @@ class RecordingsScreen(Screen[None]):
         self.app.theme_changed_signal.subscribe(self, lambda _theme: self._redraw())
         self.reload()
 
+    def on_screen_suspend(self) -> None:
+        self._left = True
+
+    def on_screen_resume(self) -> None:
+        # Back from Settings (the active mark), a rerun or a recording: the list may be stale.
+        if self._left:
+            self.reload()
+
     def _redraw(self) -> None:
         summaries = list(self.summaries.values())
         self.on_recordings_screen_loaded(self.Loaded(summaries, self._note, self._error))
@@ -104,7 +120,9 @@ class RecordingsScreen(Screen[None]):
         try:
             listing = list_recordings()
             summaries.extend(listing.recordings)
-            note = f"{plural(len(listing.recordings), 'recording')} in {display_path(listing.root)}"
+            count = plural(len(listing.recordings), "recording")
+            where = f"· {DEMO_NOTE}" if self.demo else f"in {display_path(listing.root)}"
+            note = f"{count} {where}"
             if listing.config_error:
                 error = f"⚠ {listing.config_error} — press s to repair it in Settings."
         except (RecordingSelectorError, ConfigError, OSError) as exc:
@@ -184,8 +202,13 @@ class RecordingsScreen(Screen[None]):
         if summary is None:
             detail.update("")
             return
-        text = Text(display_path(summary.path))
-        if summary.active:
+        # The demo's files are in its temporary directory, not under `$OPENPROGRAM_HOME`.
+        managed_in_demo = self.demo and summary.recording_id is not None
+        where = f"demo · recordings/{summary.path.name}" if managed_in_demo else None
+        text = Text(where or display_path(summary.path))
+        if summary.active and self.demo:
+            text.append(f"  ·  active in this demo ({summary.mode}): r reruns it with its program")
+        elif summary.active:
             text.append(f"  ·  active: the next start uses it to {summary.mode}")
         if not summary.valid:
             more = summary.problem_count - 1

@@ -45,16 +45,22 @@ MODE_LABELS = {
 }
 
 
-def status_text(status: RecordReplayStatus) -> str:
-    """What the configuration says now, and what is wrong with it."""
-    lines = [f"Configuration: {display_path(status.config_path)}"]
+def status_text(status: RecordReplayStatus, demo: bool = False) -> str:
+    """What the configuration says now, and what is wrong with it (`demo`: the demo's own)."""
+    where = (
+        "the demo's own (a temporary directory, removed when you quit)"
+        if demo
+        else display_path(status.config_path)
+    )
+    lines = [f"Configuration: {where}"]
     if status.config_error:
         lines.append(f"⚠ It cannot be read: {status.config_error}")
         lines.append(
             "Saving keeps the broken file as config.json.corrupt-<time> and writes a new one."
         )
         return "\n".join(lines)
-    where = f" {status.file}" if status.file else ""
+    # Off keeps the last file in the configuration, but it is not used: only name it when it is.
+    where = f" {status.file}" if status.file and status.mode != "off" else ""
     lines.append(f"Now: {status.mode}{where}")
     if status.would_block:
         lines.append(f"⚠ The next start would block every model call: {status.reason}")
@@ -96,6 +102,11 @@ class SettingsScreen(Screen[None]):
         Binding("escape", "app.go_back", "Back", show=False, id="settings.back"),
     ]
 
+    def __init__(self, *, demo: bool = False) -> None:
+        """`demo`: the configuration is the demo's temporary one, and the screen says so."""
+        super().__init__()
+        self.demo = demo
+
     class Read(Message):
         """The status and the listing were read."""
 
@@ -133,9 +144,7 @@ class SettingsScreen(Screen[None]):
                 yield Select[str]([], prompt="choose a valid recording", id="replay-id")
                 yield Label("…or a path to a recording file")
                 yield Input(placeholder="path/to/recording.jsonl", id="replay-path")
-            yield Static(
-                Text(f"↻ Applies on next start. {APPLIES_ON_NEXT_START}"), id="settings-notice"
-            )
+            yield Static(Text(f"↻ {APPLIES_ON_NEXT_START}"), id="settings-notice")
             with Horizontal(id="settings-buttons"):
                 yield Button("Save", id="save", variant="primary")
                 yield Button("Cancel", id="cancel")
@@ -166,7 +175,7 @@ class SettingsScreen(Screen[None]):
 
     def on_settings_screen_read(self, message: Read) -> None:
         status = message.status
-        self.query_one("#settings-status", Static).update(Text(status_text(status)))
+        self.query_one("#settings-status", Static).update(Text(status_text(status, self.demo)))
         self.query_one("#settings-status").set_class(
             bool(status.config_error or status.would_block), "-problem"
         )
@@ -219,7 +228,7 @@ class SettingsScreen(Screen[None]):
         if callable(refresh):
             refresh()
         if outcome.saved:
-            self.notify(f"{outcome.message} Applies on next start.", title="Saved")
+            self.notify(outcome.message, title="Saved")  # it says what the next start does
             self._read()
         else:
             self.notify(outcome.message, title="Not saved", severity="error")

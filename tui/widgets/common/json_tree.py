@@ -32,6 +32,9 @@ class JsonNodeTree(Tree[JsonNode]):
     Subclasses say how a level is ordered (`_ordered`) and what a child's label is (`_child_label`).
     """
 
+    HELP_TITLE: ClassVar[str] = "JSON tree"
+    """Where its keys work, as the help names it."""
+
     BINDINGS: ClassVar[list[BindingType]] = list(TREE_BINDINGS)
 
     def _ordered(self, parent: JsonNode) -> list[JsonNode]:

@@ -12,8 +12,14 @@ if TYPE_CHECKING:
     from openprogram.recordings import RecordReplayStatus
 
 
-def badge_text(status: RecordReplayStatus | None) -> tuple[str, str]:
-    """(label, modifier class) for a status; the class picks the colour."""
+def badge_text(status: RecordReplayStatus | None, demo: bool = False) -> tuple[str, str]:
+    """(label, modifier class) for a status; the class picks the colour. In the `demo` the
+    label starts with `demo`: the mode is the demo's, not the user's configuration."""
+    label, modifier = _mode_label(status)
+    return (f"demo {label}" if demo and status is not None else label), modifier
+
+
+def _mode_label(status: RecordReplayStatus | None) -> tuple[str, str]:
     if status is None:
         return "next start: …", "-unknown"
     if status.config_error is not None:
@@ -59,7 +65,7 @@ class ModeBadge(Static):
         self.status = status
 
     def watch_status(self, status: RecordReplayStatus | None) -> None:
-        label, modifier = badge_text(status)
+        label, modifier = badge_text(status, bool(getattr(self.app, "demo", False)))
         for name in ("-unknown", "-off", "-record", "-replay", "-blocked"):
             self.set_class(name == modifier, name)
         self.update(Text(label))

@@ -27,14 +27,23 @@ from tui.model.navigation import next_match
 class RowList(ScrollView, can_focus=True):
     """A cursor over `row_count` rows, drawn one visible line at a time."""
 
+    # Priority bindings (of the focused list only): a key moving the cursor is handled in the
+    # order typed, before a key typed right after it (enter on the screen, a tab switch) runs.
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("j,down", "cursor_down", "Down", show=False, id="list.down"),
-        Binding("k,up", "cursor_up", "Up", show=False, id="list.up"),
-        Binding("g,home", "first", "First", show=False, id="list.first"),
-        Binding("G,end", "last", "Last", show=False, id="list.last"),
-        Binding("pagedown,space", "page_down", "Page down", show=False, id="list.page-down"),
-        Binding("pageup", "page_up", "Page up", show=False, id="list.page-up"),
-        Binding("enter,l,right", "open", "Open", show=False, id="list.open"),
+        Binding("j,down", "cursor_down", "Down", show=False, priority=True, id="list.down"),
+        Binding("k,up", "cursor_up", "Up", show=False, priority=True, id="list.up"),
+        Binding("g,home", "first", "First", show=False, priority=True, id="list.first"),
+        Binding("G,end", "last", "Last", show=False, priority=True, id="list.last"),
+        Binding(
+            "pagedown,space",
+            "page_down",
+            "Page down",
+            show=False,
+            priority=True,
+            id="list.page-down",
+        ),
+        Binding("pageup", "page_up", "Page up", show=False, priority=True, id="list.page-up"),
+        Binding("enter,l,right", "open", "Open", show=False, priority=True, id="list.open"),
     ]
     COMPONENT_CLASSES: ClassVar[set[str]] = {
         "row-list--cursor",

@@ -7,15 +7,18 @@ from typing import ClassVar
 from rich.text import Text
 from textual.message import Message
 
-from tui.model.call_rows import PENDING, CallTable
+from tui.model.call_rows import BAD_OUTCOMES, PENDING, CallTable
 from tui.widgets.common.row_list import RowList
 
-OUTCOME_WIDTH = len("complete")
-"""Longer outcomes (`unfinished`, `cancelled`) take the room of the model name."""
+OUTCOME_WIDTH = max(len(outcome) for outcome in (*BAD_OUTCOMES, "complete"))
+"""Room for the longest outcome (`unfinished`), so every row's columns line up."""
 
 
 class CallList(RowList):
     """One row per call, coloured by outcome; only the rows on screen are ever parsed."""
+
+    HELP_TITLE: ClassVar[str] = "Call list"
+    """Where its keys work, as the help names it."""
 
     COMPONENT_CLASSES: ClassVar[set[str]] = {
         "call-list--index",
@@ -80,8 +83,7 @@ class CallList(RowList):
             if summary.failed
             else "call-list--complete"
         )
-        outcome_width = max(OUTCOME_WIDTH, len(summary.outcome))
-        model_width = max(4, width - len(number) - len(count) - outcome_width - 6)
+        model_width = max(4, width - len(number) - len(count) - OUTCOME_WIDTH - 6)
         model = summary.model_label
         if len(model) > model_width:
             model = model[: model_width - 1] + "…"

@@ -16,6 +16,9 @@ TYPE_WIDTH = len("thinking_delta")
 class EventList(RowList):
     """Streamed events of one call; moving the cursor steps the assembled message."""
 
+    HELP_TITLE: ClassVar[str] = "Event list"
+    """Where its keys work, as the help names it."""
+
     COMPONENT_CLASSES: ClassVar[set[str]] = {
         "event-list--index",
         "event-list--type",

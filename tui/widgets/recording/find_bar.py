@@ -22,6 +22,9 @@ RowBytes = Callable[[int], bytes]
 class FindBar(Horizontal):
     """A one-line search prompt docked at the bottom; the search runs in a thread."""
 
+    HELP_TITLE: ClassVar[str] = "Find prompt"
+    """Where its keys work, as the help names it."""
+
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "cancel", "Clear", show=False, id="find.cancel"),
     ]
@@ -30,9 +33,12 @@ class FindBar(Horizontal):
         height: 1;
         display: none;
         background: $panel;
-        &.-open { display: block; }
+        &.-open, &.-kept { display: block; }
         & > #find-prompt { width: auto; padding: 0 1; color: $accent; text-style: bold; }
-        & > Input { border: none; height: 1; padding: 0; width: 1fr; background: $panel; }
+        /* `:focus` too: Input's own focused border would take the only row, hiding the text. */
+        & > Input, & > Input:focus {
+            border: none; height: 1; padding: 0; width: 1fr; background: $panel;
+        }
         & > #find-count { width: auto; padding: 0 1; color: $text-muted; }
     }
     """
@@ -61,6 +67,7 @@ class FindBar(Horizontal):
         self.target: RowList | None = None
         self._row_bytes: RowBytes | None = None
         self._query = ""
+        self._scope = ""
 
     def compose(self) -> ComposeResult:
         yield Label("/", id="find-prompt")
@@ -68,11 +75,13 @@ class FindBar(Horizontal):
         yield Input(id="find-input", disabled=True)
         yield Label("", id="find-count")
 
-    def open(self, target: RowList, row_bytes: RowBytes, what: str) -> None:
-        """Search `target`'s rows (their stored bytes from `row_bytes`); `what` names them."""
-        if target is not self.target:
+    def open(self, target: RowList, row_bytes: RowBytes, what: str, scope: str) -> None:
+        """Search `target`'s rows (their stored bytes from `row_bytes`); `what` names them and
+        `scope` says where n / N move (`across calls`, `in call 2`), shown beside the count."""
+        if target is not self.target or scope != self._scope:
             self.clear()
-        self.target, self._row_bytes = target, row_bytes
+        self.target, self._row_bytes, self._scope = target, row_bytes, scope
+        self.remove_class("-kept")
         self.add_class("-open")
         field = self.query_one(Input)
         field.placeholder = f"find {what} (case-insensitive, in the stored rows)"
@@ -99,12 +108,16 @@ class FindBar(Horizontal):
         self._query = ""
         self.query_one(Input).value = ""
         self.query_one("#find-count", Label).update("")
+        self.remove_class("-kept")
 
     def close(self, keep: bool) -> None:
-        """Hide the prompt; without `keep` the search is cleared too."""
+        """Leave the prompt; with `keep` the search stays on show (what n / N step through, and
+        where), without it the search is cleared and the bar hidden."""
         self.remove_class("-open")
         self.query_one(Input).disabled = True
-        if not keep:
+        if keep:
+            self.add_class("-kept")
+        else:
             self.clear()
         if self.target is not None:
             self.target.focus()
@@ -116,7 +129,7 @@ class FindBar(Horizontal):
             label.update("")
             return
         position, total = self.target.match_position()
-        label.update(f"{position} / {total}" if total else "no match")
+        label.update(f"{position} / {total} {self._scope}" if total else f"no match {self._scope}")
 
     @work(thread=True, exclusive=True, group="find", exit_on_error=False)
     def _search(self, query: str, count: int, row_bytes: RowBytes) -> None:

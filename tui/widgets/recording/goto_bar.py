@@ -43,6 +43,9 @@ class GotoField(Input):
 class GotoBar(Vertical):
     """A one-line prompt docked over the bottom rows; Enter calls back with the target."""
 
+    HELP_TITLE: ClassVar[str] = "Go-to prompt"
+    """Where its keys work, as the help names it."""
+
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "cancel", "Cancel", show=False, id="goto.cancel"),
     ]
