@@ -136,6 +136,10 @@ def describe_difference(difference: FieldDifference) -> str:
         return "missing in the incoming request"
     if difference.kind == "added":
         return "added in the incoming request (not recorded)"
+    if difference.kind == "inserted":
+        return "inserted in the incoming request (not recorded)"
+    if difference.kind == "removed":
+        return "removed: recorded, not in the incoming request"
     if difference.kind == "type_changed":
         before, after = json_type_name(difference.recorded), json_type_name(difference.incoming)
         return f"type changed: {before} → {after}"
@@ -165,9 +169,9 @@ def _reported_difference(mismatch: MismatchReport) -> FieldDifference:
     incoming = mismatch.incoming if mismatch.incoming_present else MISSING
     kind: DifferenceKind
     if recorded is MISSING:
-        kind = "added"
+        kind = "inserted" if mismatch.difference_kind == "inserted" else "added"
     elif incoming is MISSING:
-        kind = "missing"
+        kind = "removed" if mismatch.difference_kind == "removed" else "missing"
     elif json_type_name(recorded) != json_type_name(incoming):
         kind = "type_changed"
     else:
