@@ -210,8 +210,8 @@ def test_a_bad_field_path_says_where(text: str) -> None:
 def test_a_short_change_marks_the_changed_word() -> None:
     diff = string_diff("echo:hi", "echo:bye")
     assert [(line.kind, line.segments) for line in diff.lines] == [
-        ("removed", (("echo:", False), ("hi", True))),
-        ("added", (("echo:", False), ("bye", True))),
+        ("removed", (("echo:", "same"), ("hi", "changed"))),
+        ("added", (("echo:", "same"), ("bye", "changed"))),
     ]
     assert (diff.removed, diff.added, diff.truncated) == (1, 1, False)
 
