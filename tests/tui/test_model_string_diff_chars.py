@@ -31,7 +31,7 @@ def shown_and_elided(line: DiffLine) -> tuple[int, int]:
     """Characters shown, and characters the elision marks stand for."""
     shown = sum(len(text) for text, kind in line.segments if kind != "elided")
     elided = sum(
-        int(text.strip("…").split()[0].replace(",", ""))
+        int(text.strip(" …").split()[0].replace(",", ""))
         for text, kind in line.segments
         if kind == "elided"
     )

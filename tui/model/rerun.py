@@ -115,7 +115,7 @@ EXPLANATIONS: dict[OutcomeKind, str] = {
     "incomplete": "The program finished before making every recorded call: the current code stops "
     "earlier or takes another path. o opens the first call it never made.",
     "error": "The program failed before replay found a difference; its exit code and last "
-    "lines of stderr say why.",
+    "lines of output say why.",
     "cancelled": "Stopped with esc; the program was killed. r runs it again.",
 }
 """One sentence under the headline: what the outcome means for the code."""
@@ -305,3 +305,23 @@ def result_facts(result: CheckResult, cancelled: bool = False) -> list[tuple[str
     if kind == "cancelled":
         facts.append(("stopped", "cancelled with esc; the program was killed"))
     return facts
+
+
+@dataclass(frozen=True)
+class ProgramOutput:
+    """The last lines the program wrote to one of its streams."""
+
+    stream: Literal["stdout", "stderr"]
+    lines: tuple[str, ...]
+
+
+def program_output(result: CheckResult, cancelled: bool = False) -> tuple[ProgramOutput, ...]:
+    """What the program printed last, for a run that failed or made fewer calls than recorded
+    (a test runner reports its failures on stdout, a traceback goes to stderr)."""
+    if outcome_kind(result, cancelled) not in ("error", "incomplete"):
+        return ()
+    shown = (
+        ProgramOutput("stdout", tuple(result.stdout_tail)),
+        ProgramOutput("stderr", tuple(result.stderr_tail)),
+    )
+    return tuple(output for output in shown if output.lines)

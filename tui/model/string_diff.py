@@ -205,8 +205,10 @@ def _merged(segments: list[Segment]) -> list[Segment]:
     return joined
 
 
-def _elided(count: int) -> Segment:
-    return (f"…{count:,} characters…", "elided")
+def _elided(count: int, before: str = " ", after: str = " ") -> Segment:
+    """The mark for `count` characters left out; spaces let a line wrap around it, not inside
+    the text next to it (a long token wraps on its own row)."""
+    return (f"{before}…{count:,} characters…{after}", "elided")
 
 
 def _cut_long(segments: list[Segment]) -> tuple[Segment, ...]:
@@ -220,7 +222,7 @@ def _cut_long(segments: list[Segment]) -> tuple[Segment, ...]:
         if kind == "changed":
             cut.append((text[:MAX_CHANGED_CHARS], kind))
             if len(text) > MAX_CHANGED_CHARS:
-                cut.append(_elided(len(text) - MAX_CHANGED_CHARS))
+                cut.append(_elided(len(text) - MAX_CHANGED_CHARS, after=""))
             continue
         keep_head = number > 0  # text right after a change
         keep_tail = number < last  # text right before a change
@@ -230,7 +232,7 @@ def _cut_long(segments: list[Segment]) -> tuple[Segment, ...]:
             continue
         if keep_head:
             cut.append((text[:CONTEXT_CHARS], kind))
-        cut.append(_elided(len(text) - kept))
+        cut.append(_elided(len(text) - kept, " " if keep_head else "", " " if keep_tail else ""))
         if keep_tail:
             cut.append((text[-CONTEXT_CHARS:], kind))
     return tuple(cut)
@@ -240,7 +242,8 @@ def _whole(kind: DiffLineKind, line: str) -> DiffLine:
     if len(line) <= LONG_LINE:
         return DiffLine(kind, ((line, "same"),))
     return DiffLine(
-        kind, ((line[: 2 * CONTEXT_CHARS], "same"), _elided(len(line) - 2 * CONTEXT_CHARS))
+        kind,
+        ((line[: 2 * CONTEXT_CHARS], "same"), _elided(len(line) - 2 * CONTEXT_CHARS, after="")),
     )
 
 
