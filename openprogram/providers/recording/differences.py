@@ -193,15 +193,16 @@ def _alignment(recorded: list[Any], incoming: list[Any]) -> list[AlignedPair] | 
     """The items of both lists paired in order, with the inserted and removed ones alone, when
     that leaves fewer differing items than comparing index by index; else None.
 
-    Ties go to index by index, so an item edited in place stays one `changed` item, and an item
-    appended at the end stays `added`.
+    An item edited in place stays one `changed` item and an item appended at the end stays
+    `added`; a swapped pair is one item removed and inserted again (moved), as `recordings diff`
+    shows a reordered pair of calls.
     """
     if max(len(recorded), len(incoming)) > MAX_ALIGNED_ITEMS:
         return None
     gap = abs(len(recorded) - len(incoming))
     by_index = gap + sum(not _surely_equal(a, b) for a, b in zip(recorded, incoming, strict=False))
-    # An alignment differs in at least `gap` items, and in two (one out, one in) for equal lengths.
-    if by_index <= (gap or 2):
+    # Only appended (or cut) items, or one item changed in place: nothing to align.
+    if by_index <= max(gap, 1):
         return None
     keys_recorded, keys_incoming = _item_keys(recorded), _item_keys(incoming)
     # Equal ends first: the matcher looks for the longest block, which need not be the fewest
@@ -232,7 +233,7 @@ def _alignment(recorded: list[Any], incoming: list[Any]) -> list[AlignedPair] | 
     pairs.extend(
         zip(range(end_recorded, len(recorded)), range(end_incoming, len(incoming)), strict=True)
     )
-    return pairs if aligned < by_index else None
+    return pairs if aligned <= by_index else None
 
 
 def _item_keys(items: list[Any]) -> list[str]:
