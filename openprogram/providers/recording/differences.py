@@ -161,16 +161,25 @@ def _list_differences(
 ) -> Iterator[FieldDifference]:
     """Index by index, unless inserting or removing items explains the change with fewer items."""
     base = path if recorded_path is None else recorded_path
-    pairs = _alignment(recorded, incoming)
+    head, tail = _equal_ends(recorded, incoming)
+    pairs = _alignment(recorded, incoming, head, tail)
     if pairs is None:
-        for index in range(max(len(recorded), len(incoming))):
+        # Items before `head` are equal; so are the last `tail` when the lengths (indices) agree,
+        # and the pairs that ended both runs are known to differ (not compared again).
+        longest = max(len(recorded), len(incoming))
+        stop = longest - tail if len(recorded) == len(incoming) else longest
+        for index in range(head, stop):
             at = (*path, index)
             recorded_at = None if recorded_path is None else (*recorded_path, index)
             if index >= len(incoming):
                 yield FieldDifference(at, recorded[index], MISSING, "missing", recorded_at)
             elif index >= len(recorded):
                 yield FieldDifference(at, MISSING, incoming[index], "added", recorded_at)
-            elif not _surely_equal(recorded[index], incoming[index]):
+            elif (
+                index == head
+                or index == stop - 1
+                or not _surely_equal(recorded[index], incoming[index])
+            ):
                 yield from iter_differences(recorded[index], incoming[index], at, recorded_at)
         return
     for old, new in pairs:
@@ -189,51 +198,67 @@ AlignedPair = tuple[int | None, int | None]
 """(recorded index, incoming index); None on the side that lacks the item."""
 
 
-def _alignment(recorded: list[Any], incoming: list[Any]) -> list[AlignedPair] | None:
-    """The items of both lists paired in order, with the inserted and removed ones alone, when
-    that leaves fewer differing items than comparing index by index; else None.
+def _equal_ends(recorded: list[Any], incoming: list[Any]) -> tuple[int, int]:
+    """How many items both lists share at the start, and then at the end."""
+    shorter = min(len(recorded), len(incoming))
+    head = 0
+    while head < shorter and _surely_equal(recorded[head], incoming[head]):
+        head += 1
+    # With equal lengths the pair at `head` is the one that differs: the end stops before it.
+    limit = shorter - head - (len(recorded) == len(incoming))
+    tail = 0
+    while tail < limit and _surely_equal(recorded[-1 - tail], incoming[-1 - tail]):
+        tail += 1
+    return head, tail
+
+
+def _alignment(
+    recorded: list[Any], incoming: list[Any], head: int, tail: int
+) -> list[AlignedPair] | None:
+    """The items between the equal ends (`head`, `tail`) paired in order, with the inserted and
+    removed ones alone, when that leaves no more differing items than comparing index by index;
+    None to compare index by index.
 
     An item edited in place stays one `changed` item and an item appended at the end stays
     `added`; a swapped pair is one item removed and inserted again (moved), as `recordings diff`
-    shows a reordered pair of calls.
+    shows a reordered pair of calls. The common cases cost no more than the index walk: equal
+    ends are compared in place, and only items that moved are turned into JSON to be aligned.
     """
-    if max(len(recorded), len(incoming)) > MAX_ALIGNED_ITEMS:
-        return None
-    gap = abs(len(recorded) - len(incoming))
-    by_index = gap + sum(not _surely_equal(a, b) for a, b in zip(recorded, incoming, strict=False))
-    # Only appended (or cut) items, or one item changed in place: nothing to align.
-    if by_index <= max(gap, 1):
-        return None
-    keys_recorded, keys_incoming = _item_keys(recorded), _item_keys(incoming)
-    # Equal ends first: the matcher looks for the longest block, which need not be the fewest
-    # edits (`a a a` → `a x a a`), and the ends make most of a real list.
-    shorter = min(len(recorded), len(incoming))
-    head = 0
-    while head < shorter and keys_recorded[head] == keys_incoming[head]:
-        head += 1
-    tail = 0
-    while tail < shorter - head and keys_recorded[-1 - tail] == keys_incoming[-1 - tail]:
-        tail += 1
+    shorter, longer = sorted((len(recorded), len(incoming)))
+    if head == shorter or longer > MAX_ALIGNED_ITEMS:
+        return None  # only appended (or cut) items, or too many to align
     end_recorded, end_incoming = len(recorded) - tail, len(incoming) - tail
-    matcher = difflib.SequenceMatcher(
-        None,
-        keys_recorded[head:end_recorded],
-        keys_incoming[head:end_incoming],
-        autojunk=False,
-    )
-    pairs: list[AlignedPair] = [(n, n) for n in range(head)]
+    if len(recorded) == len(incoming) and (
+        end_recorded - head < 2
+        or not (
+            _surely_equal(recorded[head], incoming[head + 1])
+            or _surely_equal(recorded[head + 1], incoming[head])
+        )
+    ):
+        return None  # edited in place: nothing moved up or down a place
+    if end_recorded == head or end_incoming == head:  # only inserted, or only removed, items
+        return [(n, None) for n in range(head, end_recorded)] + [
+            (None, n) for n in range(head, end_incoming)
+        ]
+    by_index = longer - shorter
+    by_index += sum(not _surely_equal(recorded[n], incoming[n]) for n in range(head, shorter))
+    keys_recorded = _item_keys(recorded[head:end_recorded])
+    keys_incoming = _item_keys(incoming[head:end_incoming])
+    matcher = difflib.SequenceMatcher(None, keys_recorded, keys_incoming, autojunk=False)
+    pairs: list[AlignedPair] = []
     aligned = 0
     for tag, a1, a2, b1, b2 in matcher.get_opcodes():
-        a1, a2, b1, b2 = a1 + head, a2 + head, b1 + head, b2 + head
         if tag == "equal":
             pairs.extend(zip(range(a1, a2), range(b1, b2), strict=True))
             continue
         aligned += max(a2 - a1, b2 - b1)
         pairs.extend(_pair_block(keys_recorded, keys_incoming, a1, a2, b1, b2))
-    pairs.extend(
-        zip(range(end_recorded, len(recorded)), range(end_incoming, len(incoming)), strict=True)
-    )
-    return pairs if aligned <= by_index else None
+    if aligned > by_index:
+        return None
+    return [
+        (None if old is None else old + head, None if new is None else new + head)
+        for old, new in pairs
+    ]
 
 
 def _item_keys(items: list[Any]) -> list[str]:
