@@ -21,6 +21,7 @@ from textual.reactive import reactive
 from textual.screen import ModalScreen
 
 from tui import version
+from tui.arguments import RecordingArgumentError, recording_path
 from tui.commands import TuiCommands
 from tui.ending_signals import ending_signals_exit_app, ending_signals_raise_system_exit
 from tui.model.navigation import GotoError, GotoTarget, parse_goto
@@ -301,36 +302,6 @@ def _field_argument(text: str) -> tuple[str | int, ...]:
         return parse_field_path(text)
     except FieldPathError as exc:
         raise argparse.ArgumentTypeError(str(exc)) from None
-
-
-class RecordingArgumentError(ValueError):
-    """A recording named on the command line that cannot be opened; says which and why."""
-
-    def __init__(self, text: str, reason: str) -> None:
-        self.text, self.reason = text, reason
-        super().__init__(f"{text}: {reason}")
-
-
-def recording_path(text: str) -> Path:
-    """The file a PATH or managed ID names: an existing file as given, else the managed
-    recording with that ID (as `openprogram recordings` takes them); refused before the app
-    starts when it is missing or not a regular file."""
-    from openprogram.recordings import RecordingSelectorError, locate_recording
-
-    given = Path(text)
-    if not given.exists():
-        try:
-            location = locate_recording(text)
-        except RecordingSelectorError:
-            raise RecordingArgumentError(text, "no such file or managed recording") from None
-        if location.recording_id is None or not location.path.exists():
-            raise RecordingArgumentError(text, "no such file or managed recording")
-        given = location.path
-    if given.is_dir():
-        raise RecordingArgumentError(text, "is a directory, not a recording file")
-    if not given.is_file():
-        raise RecordingArgumentError(text, "is not a regular file")
-    return given
 
 
 def _usage_error(message: str) -> int:

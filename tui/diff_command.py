@@ -11,6 +11,8 @@ import sys
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from tui.arguments import RecordingArgumentError, recording_path
+
 EPILOG = """\
 examples:
   openprogram-tui diff yesterday today            two managed recordings
@@ -38,8 +40,6 @@ def parse_diff_arguments(argv: Sequence[str]) -> argparse.Namespace:
 
 def diff_main(argv: Sequence[str], app_class: Callable[..., Any]) -> int:
     """Open the diff view of the two recordings in `argv`; exit 2 on a usage error."""
-    from tui.app import RecordingArgumentError, recording_path
-
     args = parse_diff_arguments(argv)
     try:
         a, b = recording_path(args.a), recording_path(args.b)

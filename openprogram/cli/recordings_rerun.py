@@ -133,6 +133,15 @@ def tui_check_command(result: CheckResult, command: Sequence[str] = ()) -> str:
     return shlex.join(line)
 
 
+def _print_tail(out: Output, stream: str, lines: Sequence[str]) -> None:
+    """The program's last lines of one stream, under a line naming it."""
+    if not lines:
+        return
+    out.line((f"{stream} (last {plural(len(lines), 'line')}):", "dim"))
+    for line in lines:
+        out.line(("  | ", "dim"), line)
+
+
 def print_check(result: CheckResult, out: Output, command: Sequence[str] = ()) -> None:
     """The result for people: the verdict first, then what it takes to act on it."""
     colour = {"ok": "green", "mismatch": "red", "incomplete": "yellow", "error": "red"}
@@ -155,10 +164,11 @@ def print_check(result: CheckResult, out: Output, command: Sequence[str] = ()) -
     elif result.status == "incomplete":
         never = ", ".join(str(index) for index in result.never_requested)
         out.line(f"never requested: call {never}")
+        _print_tail(out, "stdout", result.stdout_tail)
     elif result.status == "error":
         out.line(f"error:   {result.error}")
-        for line in result.stderr_tail:
-            out.line(("  | ", "dim"), line)
+        _print_tail(out, "stdout", result.stdout_tail)
+        _print_tail(out, "stderr", result.stderr_tail)
     if result.status != "ok":
         out.line("inspect: ", tui_check_command(result, command))
 

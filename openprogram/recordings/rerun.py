@@ -20,7 +20,7 @@ import time
 from collections import deque
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any, Literal
+from typing import IO, Any, Literal
 
 from pydantic import BaseModel
 
@@ -41,8 +41,12 @@ from openprogram.providers.recording.scan_facts import ScanProblem
 from openprogram.providers.recording.store import check_recording_file, locate_recording
 
 CheckStatus = Literal["ok", "mismatch", "incomplete", "error"]
-STDERR_TAIL_LINES = 20
+OUTPUT_TAIL_LINES = 20
+"""How many last lines of the program's stdout and of its stderr a result keeps."""
+OUTPUT_LINE_CHARS = 1_000
+"""Longer output lines are cut to this many characters (and end in `…`)."""
 POLL_SECONDS = 0.05
+READER_JOIN_SECONDS = 2.0
 
 
 class RecordingEntry(BaseModel):
@@ -101,6 +105,8 @@ class CheckResult(BaseModel):
     """The mismatch's kind, call, event, field path and tokens, both values and requests."""
     error: str | None
     stderr_tail: list[str]
+    stdout_tail: list[str] = []
+    """The program's last lines of standard output (a test runner reports its failures there)."""
     problem: ScanProblem | None = None
     """When the recording itself cannot be used: the strict reader's line, call and reason."""
     rules: list[str] = []
@@ -174,6 +180,43 @@ def _read_report(path: Path) -> list[dict[str, Any]]:
     return rows
 
 
+class OutputTail:
+    """The last `OUTPUT_TAIL_LINES` lines of a child's output stream, read to its end in a thread
+    so the child never blocks on a full pipe; memory stays bounded whatever the child writes."""
+
+    def __init__(self, stream: IO[bytes]) -> None:
+        self._lines: deque[str] = deque(maxlen=OUTPUT_TAIL_LINES)
+        self._thread = threading.Thread(target=self._read, args=(stream,), daemon=True)
+        self._thread.start()
+
+    def _keep(self, line: bytes, cut: bool) -> None:
+        text = line.decode("utf-8", errors="replace").rstrip("\r")
+        self._lines.append(f"{text[:OUTPUT_LINE_CHARS]}…" if cut else text)
+
+    def _read(self, stream: IO[bytes]) -> None:
+        limit = OUTPUT_LINE_CHARS * 4  # bytes: enough for that many characters of UTF-8
+        partial, cut = b"", False
+        with contextlib.suppress(OSError, ValueError):
+            while chunk := stream.read1(65_536):  # type: ignore[attr-defined]
+                *ended, rest = chunk.split(b"\n")
+                for piece in ended:
+                    whole = partial if cut else partial + piece
+                    self._keep(whole[:limit], cut or len(whole) > limit)
+                    partial, cut = b"", False
+                if not cut:
+                    partial += rest
+                    if len(partial) > limit:
+                        partial, cut = partial[:limit], True
+        if partial or cut:
+            self._keep(partial, cut)
+        stream.close()
+
+    def lines(self, deadline: float) -> list[str]:
+        """The lines kept, once the stream ended (or at `deadline`, a `time.monotonic()`)."""
+        self._thread.join(timeout=max(0.0, deadline - time.monotonic()))
+        return list(self._lines)
+
+
 def _child_home(recording: Path) -> Path:
     home = Path(tempfile.mkdtemp(prefix="openprogram-check-"))
     config = RecordReplayConfig(mode="replay", file=str(recording))
@@ -223,7 +266,6 @@ def run_check(
     if resume is not None:  # `openprogram.recordings.rerecord`: its JSON setting
         env[REPLAY_RESUME_ENV] = resume
     started = time.monotonic()
-    stderr_tail: deque[str] = deque(maxlen=STDERR_TAIL_LINES)
     error: str | None = None
     exit_code: int | None = None
     consumed = 0
@@ -233,10 +275,8 @@ def run_check(
             cwd=run_cwd,
             env=env,
             stdin=subprocess.DEVNULL,
-            stdout=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
-            text=True,
-            errors="replace",
             start_new_session=True,
         )
     except OSError as exc:
@@ -255,9 +295,8 @@ def run_check(
             error=f"cannot start {argv[0]!r}: {exc.strerror}",
             stderr_tail=[],
         )
-    assert child.stderr is not None
-    reader = threading.Thread(target=lambda: stderr_tail.extend(child.stderr or ()), daemon=True)
-    reader.start()
+    assert child.stdout is not None and child.stderr is not None
+    stdout_tail, stderr_tail = OutputTail(child.stdout), OutputTail(child.stderr)
     try:
         while True:
             try:
@@ -278,7 +317,9 @@ def run_check(
             if now != consumed and on_progress is not None:
                 on_progress(CheckProgress(calls_consumed=now, calls_recorded=total))
             consumed = now
-        reader.join(timeout=2)
+        # A grandchild may hold the pipes open after the child ended: wait for it a little only.
+        deadline = time.monotonic() + READER_JOIN_SECONDS
+        stdout_lines, stderr_lines = stdout_tail.lines(deadline), stderr_tail.lines(deadline)
         rows = _read_report(report)
     finally:
         shutil.rmtree(home, ignore_errors=True)
@@ -311,7 +352,8 @@ def run_check(
         exit_code=exit_code,
         mismatch=mismatch,
         error=error,
-        stderr_tail=[line.rstrip("\n") for line in stderr_tail],
+        stderr_tail=stderr_lines,
+        stdout_tail=stdout_lines,
         rules=next((row["rules"] for row in rows if row.get("type") == "rules"), []),
         absorbed=[
             AbsorbedDifference.model_validate({k: v for k, v in row.items() if k != "type"})

@@ -71,6 +71,7 @@ def test_a_changed_program_is_a_mismatch_at_call_1_with_stable_json(
     assert set(result) == {
         "status", "recording", "argv", "cwd", "calls_recorded", "calls_consumed",
         "never_requested", "duration_seconds", "exit_code", "mismatch", "error", "stderr_tail",
+        "stdout_tail",
         "problem", "rules", "absorbed", "accepted",
     }  # fmt: skip
     assert result["status"] == "mismatch"

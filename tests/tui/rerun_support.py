@@ -8,7 +8,9 @@ every run and every machine.
 from __future__ import annotations
 
 import asyncio
+import base64
 import copy
+import hashlib
 from collections.abc import AsyncGenerator
 from pathlib import Path
 from typing import Any, ClassVar, cast
@@ -208,6 +210,31 @@ def long_string_mismatch() -> CheckResult:
     return check_result("mismatch", mismatch_of(recorded, incoming))
 
 
+def blob(length: int) -> str:
+    """A base64 run without spaces (an image, a signature), the same on every run."""
+    chunks, seed = [], b"echo"
+    while sum(map(len, chunks)) < length:
+        seed = hashlib.sha256(seed).digest()
+        chunks.append(base64.b64encode(seed).decode().rstrip("="))
+    return "".join(chunks)[:length]
+
+
+def long_token_mismatch() -> CheckResult:
+    """The tool answered an 8,000-character token that differs in one character (at 5,000)."""
+    recorded = blob(8_000)
+    incoming = recorded[:5_000] + "#" + recorded[5_001:]
+    return check_result("mismatch", mismatch_of(echo_request(recorded), echo_request(incoming)))
+
+
+def inserted_message_mismatch() -> CheckResult:
+    """The incoming request has a new first message; everything after it is as recorded."""
+    recorded = echo_request()
+    incoming = copy.deepcopy(recorded)
+    note = UserMessage(content="You are in Lyon today.", timestamp=CLOCK - 100)
+    incoming["context"]["messages"].insert(0, note.model_dump(mode="json"))
+    return check_result("mismatch", mismatch_of(recorded, incoming))
+
+
 def ok_result() -> CheckResult:
     return check_result("ok", argv=["python", "examples/echo_agent.py", "hi"])
 
@@ -219,6 +246,25 @@ def incomplete_result() -> CheckResult:
         never_requested=[1, 2, 3],
         exit_code=0,
         argv=["python", "examples/echo_agent.py", "--one-turn"],
+    )
+
+
+def incomplete_with_output() -> CheckResult:
+    """A test run that made one of two calls; pytest's verdict is on stdout."""
+    return check_result(
+        "incomplete",
+        exit_code=0,
+        argv=["python", "-m", "pytest", "tests/test_agent.py"],
+        stdout_tail=[
+            "============================= test session starts ==============================",
+            "collected 2 items",
+            "",
+            "tests/test_agent.py .s                                                   [100%]",
+            "",
+            "=========================== short test summary info ============================",
+            "SKIPPED [1] tests/test_agent.py:31: the second turn is behind a feature flag",
+            "========================= 1 passed, 1 skipped in 0.21s =========================",
+        ],
     )
 
 

@@ -210,8 +210,8 @@ def test_a_bad_field_path_says_where(text: str) -> None:
 def test_a_short_change_marks_the_changed_word() -> None:
     diff = string_diff("echo:hi", "echo:bye")
     assert [(line.kind, line.segments) for line in diff.lines] == [
-        ("removed", (("echo:", False), ("hi", True))),
-        ("added", (("echo:", False), ("bye", True))),
+        ("removed", (("echo:", "same"), ("hi", "changed"))),
+        ("added", (("echo:", "same"), ("bye", "changed"))),
     ]
     assert (diff.removed, diff.added, diff.truncated) == (1, 1, False)
 
@@ -305,3 +305,24 @@ def test_commands_are_split_and_joined_like_a_shell() -> None:
 def test_the_commands_file_lives_in_the_state_dir(openprogram_home: Path) -> None:
     assert commands_path() == openprogram_home / "tui-commands.json"
     assert os.environ["OPENPROGRAM_HOME"] == str(openprogram_home)
+
+
+def test_an_inserted_or_removed_message_is_described_from_the_report() -> None:
+    recorded, incoming = fixtures.echo_request(), fixtures.echo_request()
+    incoming["context"]["messages"].insert(0, {"role": "user", "content": "new", "timestamp": 1})
+    for before, after, words, recorded_at in (
+        (recorded, incoming, "inserted in the incoming request", ("context", "messages")),
+        (incoming, recorded, "removed: recorded, not in the incoming request", None),
+    ):
+        report = RequestComparison.from_mismatch(fixtures.mismatch_of(before, after))
+        (difference,) = report.differences
+        assert describe_difference(difference) == words + (" (not recorded)" if recorded_at else "")
+        assert difference.field_path == "context.messages[0]"
+        assert difference.recorded_path_tokens == (recorded_at or difference.path_tokens)
+        # Without the whole requests (an older report), the kind still comes through.
+        bare = fixtures.mismatch_of(before, after).model_copy(
+            update={"recorded_request": None, "incoming_request": None}
+        )
+        assert describe_difference(RequestComparison.from_mismatch(bare).differences[0]) == (
+            describe_difference(difference)
+        )

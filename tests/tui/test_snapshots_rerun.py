@@ -126,10 +126,17 @@ def test_absorbed_difference_stepped_to(snap_compare: SnapCompare) -> None:
     assert shot(snap_compare, fixtures.absorbed_mismatch(), ECHO, "n")
 
 
-def test_rule_editor_normalise(snap_compare: SnapCompare) -> None:
+@pytest.fixture
+def elsewhere(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Run from a folder of no project: the dialog shows the project file as a full path (the
+    command's folder, fixed by the fixtures), not relative to where the tests run."""
+    monkeypatch.chdir(tmp_path)
+
+
+def test_rule_editor_normalise(snap_compare: SnapCompare, elsewhere: None) -> None:
     assert shot(snap_compare, fixtures.absorbed_mismatch(), ECHO, "z")
 
 
-def test_rule_editor_ignore_at_80x24(snap_compare: SnapCompare) -> None:
+def test_rule_editor_ignore_at_80x24(snap_compare: SnapCompare, elsewhere: None) -> None:
     app = fixtures.RerunHost(RerunScreen(ECHO, result=fixtures.absorbed_mismatch()))
     assert snap_compare(app, terminal_size=(80, 24), run_before=after_result("i"))

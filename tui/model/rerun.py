@@ -115,7 +115,7 @@ EXPLANATIONS: dict[OutcomeKind, str] = {
     "incomplete": "The program finished before making every recorded call: the current code stops "
     "earlier or takes another path. o opens the first call it never made.",
     "error": "The program failed before replay found a difference; its exit code and last "
-    "lines of stderr say why.",
+    "lines of output say why.",
     "cancelled": "Stopped with esc; the program was killed. r runs it again.",
 }
 """One sentence under the headline: what the outcome means for the code."""
@@ -136,6 +136,10 @@ def describe_difference(difference: FieldDifference) -> str:
         return "missing in the incoming request"
     if difference.kind == "added":
         return "added in the incoming request (not recorded)"
+    if difference.kind == "inserted":
+        return "inserted in the incoming request (not recorded)"
+    if difference.kind == "removed":
+        return "removed: recorded, not in the incoming request"
     if difference.kind == "type_changed":
         before, after = json_type_name(difference.recorded), json_type_name(difference.incoming)
         return f"type changed: {before} → {after}"
@@ -165,9 +169,9 @@ def _reported_difference(mismatch: MismatchReport) -> FieldDifference:
     incoming = mismatch.incoming if mismatch.incoming_present else MISSING
     kind: DifferenceKind
     if recorded is MISSING:
-        kind = "added"
+        kind = "inserted" if mismatch.difference_kind == "inserted" else "added"
     elif incoming is MISSING:
-        kind = "missing"
+        kind = "removed" if mismatch.difference_kind == "removed" else "missing"
     elif json_type_name(recorded) != json_type_name(incoming):
         kind = "type_changed"
     else:
@@ -301,3 +305,23 @@ def result_facts(result: CheckResult, cancelled: bool = False) -> list[tuple[str
     if kind == "cancelled":
         facts.append(("stopped", "cancelled with esc; the program was killed"))
     return facts
+
+
+@dataclass(frozen=True)
+class ProgramOutput:
+    """The last lines the program wrote to one of its streams."""
+
+    stream: Literal["stdout", "stderr"]
+    lines: tuple[str, ...]
+
+
+def program_output(result: CheckResult, cancelled: bool = False) -> tuple[ProgramOutput, ...]:
+    """What the program printed last, for a run that failed or made fewer calls than recorded
+    (a test runner reports its failures on stdout, a traceback goes to stderr)."""
+    if outcome_kind(result, cancelled) not in ("error", "incomplete"):
+        return ()
+    shown = (
+        ProgramOutput("stdout", tuple(result.stdout_tail)),
+        ProgramOutput("stderr", tuple(result.stderr_tail)),
+    )
+    return tuple(output for output in shown if output.lines)

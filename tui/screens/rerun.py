@@ -47,6 +47,7 @@ from tui.model.rerun import (
     event_timeline,
     headline,
     outcome_kind,
+    program_output,
     result_facts,
     run_rerun,
     value_at,
@@ -538,8 +539,8 @@ class RerunScreen(Screen[None]):
             call = mismatch.call_index
             widgets.append(JsonPane(f"Incoming request · call {call} (not recorded)", id="extra"))
         await self._replace_body(*widgets)
-        stderr = result.stderr_tail if kind == "error" else []
-        outcome.show_outcome(kind, headline(result, cancelled), facts, stderr)
+        output = program_output(result, cancelled)
+        outcome.show_outcome(kind, headline(result, cancelled), facts, output)
         if timeline is not None and self.query("#rerun-timeline"):
             self.query_one(EventTimelineView).show_timeline(timeline)
         if self.query("#extra"):

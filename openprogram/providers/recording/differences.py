@@ -1,10 +1,15 @@
 """Where two JSON values differ: the field path (string and tokens) and both values.
 
 Dicts are walked by sorted key and lists by index, so the same pair always gives the same path.
+When items were inserted into or removed from a list (a message added at the start of
+`messages`), the two lists are aligned instead: each such item is one `inserted` or `removed`
+difference, and the items after it are compared with their counterparts, not with their neighbours.
 """
 
 from __future__ import annotations
 
+import difflib
+import json
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -16,7 +21,16 @@ NON_DETERMINISTIC_FIELD_NAMES: frozenset[str] = frozenset({"timestamp"})
 """Wall-clock fields that replay never compares."""
 
 PathToken = str | int
-DifferenceKind = Literal["changed", "type_changed", "missing", "added"]
+DifferenceKind = Literal["changed", "type_changed", "missing", "added", "inserted", "removed"]
+"""`missing`/`added`: a key (or an index past the other list's end) on one side only;
+`inserted`/`removed`: a list item on one side only, found by aligning the two lists."""
+
+MAX_ALIGNED_ITEMS = 1_000
+"""Longer lists are compared index by index: aligning them could cost O(n²) comparisons."""
+MAX_PAIRED_BLOCK = 64
+"""A changed block of m × n items larger than this pairs its items in order, without scoring."""
+SIMILARITY_CHARS = 2_000
+"""How much of an item's JSON the pairing inside a changed block looks at."""
 
 
 class _Missing:
@@ -77,47 +91,242 @@ class FieldDifference:
     """One differing field: its path, both values, and how they differ."""
 
     path_tokens: tuple[PathToken, ...]
+    """Where the difference is, with the incoming request's list indices (a `removed` item's
+    last index is its recorded one)."""
     recorded: Any
     incoming: Any
     kind: DifferenceKind
+    recorded_at: tuple[PathToken, ...] | None = None
+    """Where the recorded value is when that is not `path_tokens`: an aligned list shifted its
+    index, or (for an `inserted` item) the list the recording lacks it in."""
+    incoming_at: tuple[PathToken, ...] | None = None
+    """For a `removed` item: the incoming list it is not in."""
 
     @property
     def field_path(self) -> str:
         """The dotted path, e.g. `context.messages[2].content[0].text`."""
         return format_field_path(list(self.path_tokens))
 
+    @property
+    def recorded_path_tokens(self) -> tuple[PathToken, ...]:
+        """Where to look in the recorded request."""
+        return self.path_tokens if self.recorded_at is None else self.recorded_at
+
+    @property
+    def incoming_path_tokens(self) -> tuple[PathToken, ...]:
+        """Where to look in the incoming request."""
+        return self.path_tokens if self.incoming_at is None else self.incoming_at
+
 
 def iter_differences(
-    recorded: Any, incoming: Any, path: tuple[PathToken, ...] = ()
+    recorded: Any,
+    incoming: Any,
+    path: tuple[PathToken, ...] = (),
+    recorded_path: tuple[PathToken, ...] | None = None,
 ) -> Iterator[FieldDifference]:
-    """Every differing leaf, in path order. A recorded `[secret removed]` matches any value."""
+    """Every differing leaf, in path order. A recorded `[secret removed]` matches any value.
+
+    `recorded_path` is where `recorded` sits when an aligned list moved it (None: at `path`).
+    """
     if recorded == SECRET_PLACEHOLDER:
         return
     if isinstance(recorded, dict) and isinstance(incoming, dict):
         for key in sorted(recorded.keys() | incoming.keys()):
             if key in NON_DETERMINISTIC_FIELD_NAMES:
                 continue
+            at = (*path, key)
+            recorded_at = None if recorded_path is None else (*recorded_path, key)
             if key not in incoming:
                 if recorded[key] != SECRET_PLACEHOLDER:
-                    yield FieldDifference((*path, key), recorded[key], MISSING, "missing")
+                    yield FieldDifference(at, recorded[key], MISSING, "missing", recorded_at)
             elif key not in recorded:
-                yield FieldDifference((*path, key), MISSING, incoming[key], "added")
+                yield FieldDifference(at, MISSING, incoming[key], "added", recorded_at)
             elif not _surely_equal(recorded[key], incoming[key]):  # prune equal subtrees fast
-                yield from iter_differences(recorded[key], incoming[key], (*path, key))
+                yield from iter_differences(recorded[key], incoming[key], at, recorded_at)
         return
     if isinstance(recorded, list) and isinstance(incoming, list):
-        for index in range(max(len(recorded), len(incoming))):
-            if index >= len(incoming):
-                yield FieldDifference((*path, index), recorded[index], MISSING, "missing")
-            elif index >= len(recorded):
-                yield FieldDifference((*path, index), MISSING, incoming[index], "added")
-            elif not _surely_equal(recorded[index], incoming[index]):
-                yield from iter_differences(recorded[index], incoming[index], (*path, index))
+        yield from _list_differences(recorded, incoming, path, recorded_path)
         return
     if json_type_name(recorded) != json_type_name(incoming):
-        yield FieldDifference(path, recorded, incoming, "type_changed")
+        yield FieldDifference(path, recorded, incoming, "type_changed", recorded_path)
     elif recorded != incoming:
-        yield FieldDifference(path, recorded, incoming, "changed")
+        yield FieldDifference(path, recorded, incoming, "changed", recorded_path)
+
+
+def _list_differences(
+    recorded: list[Any],
+    incoming: list[Any],
+    path: tuple[PathToken, ...],
+    recorded_path: tuple[PathToken, ...] | None,
+) -> Iterator[FieldDifference]:
+    """Index by index, unless inserting or removing items explains the change with fewer items."""
+    base = path if recorded_path is None else recorded_path
+    head, tail = _equal_ends(recorded, incoming)
+    pairs = _alignment(recorded, incoming, head, tail)
+    if pairs is None:
+        # Items before `head` are equal; so are the last `tail` when the lengths (indices) agree,
+        # and the pairs that ended both runs are known to differ (not compared again).
+        longest = max(len(recorded), len(incoming))
+        stop = longest - tail if len(recorded) == len(incoming) else longest
+        for index in range(head, stop):
+            at = (*path, index)
+            recorded_at = None if recorded_path is None else (*recorded_path, index)
+            if index >= len(incoming):
+                yield FieldDifference(at, recorded[index], MISSING, "missing", recorded_at)
+            elif index >= len(recorded):
+                yield FieldDifference(at, MISSING, incoming[index], "added", recorded_at)
+            elif (
+                index == head
+                or index == stop - 1
+                or not _surely_equal(recorded[index], incoming[index])
+            ):
+                yield from iter_differences(recorded[index], incoming[index], at, recorded_at)
+        return
+    for old, new in pairs:
+        if new is None:
+            assert old is not None
+            moved = None if base == path else (*base, old)
+            yield FieldDifference((*path, old), recorded[old], MISSING, "removed", moved, path)
+        elif old is None:
+            yield FieldDifference((*path, new), MISSING, incoming[new], "inserted", base)
+        elif not _surely_equal(recorded[old], incoming[new]):
+            moved = None if (*base, old) == (*path, new) else (*base, old)
+            yield from iter_differences(recorded[old], incoming[new], (*path, new), moved)
+
+
+AlignedPair = tuple[int | None, int | None]
+"""(recorded index, incoming index); None on the side that lacks the item."""
+
+
+def _equal_ends(recorded: list[Any], incoming: list[Any]) -> tuple[int, int]:
+    """How many items both lists share at the start, and then at the end."""
+    shorter = min(len(recorded), len(incoming))
+    head = 0
+    while head < shorter and _surely_equal(recorded[head], incoming[head]):
+        head += 1
+    # With equal lengths the pair at `head` is the one that differs: the end stops before it.
+    limit = shorter - head - (len(recorded) == len(incoming))
+    tail = 0
+    while tail < limit and _surely_equal(recorded[-1 - tail], incoming[-1 - tail]):
+        tail += 1
+    return head, tail
+
+
+def _alignment(
+    recorded: list[Any], incoming: list[Any], head: int, tail: int
+) -> list[AlignedPair] | None:
+    """The items between the equal ends (`head`, `tail`) paired in order, with the inserted and
+    removed ones alone, when that leaves no more differing items than comparing index by index;
+    None to compare index by index.
+
+    An item edited in place stays one `changed` item and an item appended at the end stays
+    `added`; a swapped pair is one item removed and inserted again (moved), as `recordings diff`
+    shows a reordered pair of calls. The common cases cost no more than the index walk: equal
+    ends are compared in place, and only items that moved are turned into JSON to be aligned.
+    """
+    shorter, longer = sorted((len(recorded), len(incoming)))
+    if head == shorter or longer > MAX_ALIGNED_ITEMS:
+        return None  # only appended (or cut) items, or too many to align
+    end_recorded, end_incoming = len(recorded) - tail, len(incoming) - tail
+    if len(recorded) == len(incoming) and (
+        end_recorded - head < 2
+        or not (
+            _surely_equal(recorded[head], incoming[head + 1])
+            or _surely_equal(recorded[head + 1], incoming[head])
+        )
+    ):
+        return None  # edited in place: nothing moved up or down a place
+    if end_recorded == head or end_incoming == head:  # only inserted, or only removed, items
+        return [(n, None) for n in range(head, end_recorded)] + [
+            (None, n) for n in range(head, end_incoming)
+        ]
+    by_index = longer - shorter
+    by_index += sum(not _surely_equal(recorded[n], incoming[n]) for n in range(head, shorter))
+    keys_recorded = _item_keys(recorded[head:end_recorded])
+    keys_incoming = _item_keys(incoming[head:end_incoming])
+    matcher = difflib.SequenceMatcher(None, keys_recorded, keys_incoming, autojunk=False)
+    pairs: list[AlignedPair] = []
+    aligned = 0
+    for tag, a1, a2, b1, b2 in matcher.get_opcodes():
+        if tag == "equal":
+            pairs.extend(zip(range(a1, a2), range(b1, b2), strict=True))
+            continue
+        aligned += max(a2 - a1, b2 - b1)
+        pairs.extend(_pair_block(keys_recorded, keys_incoming, a1, a2, b1, b2))
+    if aligned > by_index:
+        return None
+    return [
+        (None if old is None else old + head, None if new is None else new + head)
+        for old, new in pairs
+    ]
+
+
+def _item_keys(items: list[Any]) -> list[str]:
+    """Each item as canonical JSON without wall-clock fields (equal keys: equal items)."""
+    return [
+        json.dumps(_without_clock(item), sort_keys=True, ensure_ascii=False, default=repr)
+        for item in items
+    ]
+
+
+def _without_clock(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {
+            key: _without_clock(inner)
+            for key, inner in value.items()
+            if key not in NON_DETERMINISTIC_FIELD_NAMES
+        }
+    if isinstance(value, list):
+        return [_without_clock(inner) for inner in value]
+    return value
+
+
+def _pair_block(
+    keys_recorded: list[str], keys_incoming: list[str], a1: int, a2: int, b1: int, b2: int
+) -> list[AlignedPair]:
+    """A changed block: pair as many items as the shorter side has, choosing (when the block is
+    small) the pairing whose items look most alike; the rest are inserted or removed."""
+    old, new = list(range(a1, a2)), list(range(b1, b2))
+    if not old or not new:
+        return [(index, None) for index in old] + [(None, index) for index in new]
+    if len(old) == len(new) or len(old) * len(new) > MAX_PAIRED_BLOCK:
+        common = min(len(old), len(new))
+        rest = [(index, None) for index in old[common:]] + [(None, index) for index in new[common:]]
+        return [*zip(old[:common], new[:common], strict=True), *rest]
+    swap = len(old) < len(new)
+    longer, shorter = (new, old) if swap else (old, new)
+    longer_keys, shorter_keys = (
+        (keys_incoming, keys_recorded) if swap else (keys_recorded, keys_incoming)
+    )
+
+    def alike(i: int, j: int) -> float:
+        a, b = (
+            longer_keys[longer[i]][:SIMILARITY_CHARS],
+            shorter_keys[shorter[j]][:SIMILARITY_CHARS],
+        )
+        return difflib.SequenceMatcher(None, a, b, autojunk=False).quick_ratio()
+
+    # best[i][j]: the most alike pairing of the first j shorter items among the first i longer.
+    rows, cols = len(longer), len(shorter)
+    best = [[0.0] * (cols + 1) for _ in range(rows + 1)]
+    for i in range(1, rows + 1):
+        for j in range(cols + 1):
+            skip = best[i - 1][j] if i - 1 >= j else float("-inf")
+            take = best[i - 1][j - 1] + alike(i - 1, j - 1) if j else float("-inf")
+            best[i][j] = max(skip, take)
+    chosen: list[AlignedPair] = []
+    i, j = rows, cols
+    while i:
+        # On a tie the earlier items pair up (the later one is the one inserted or removed).
+        pair: AlignedPair
+        if j and (i - 1 < j or best[i][j] != best[i - 1][j]):
+            pair = (shorter[j - 1], longer[i - 1]) if swap else (longer[i - 1], shorter[j - 1])
+            j -= 1
+        else:
+            pair = (None, longer[i - 1]) if swap else (longer[i - 1], None)
+        chosen.append(pair)
+        i -= 1
+    return chosen[::-1]
 
 
 _PLAIN_TYPES = frozenset({str, int, float, bool, type(None)})

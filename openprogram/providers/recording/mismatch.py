@@ -8,7 +8,8 @@ Four kinds, a `Literal` everyone compares instead of sentinel field names:
 - `read_past_end`: the run read past where the recorded stream of `call_index` stopped
   (`event_index` says where).
 
-`field_path` is the real path of the differing field for `request`, and None for the others.
+`field_path` is the real path of the differing field for `request`, and None for the others;
+`difference_kind` says how that field differs (`changed`, `inserted`...).
 `MismatchReport` is the JSON form used by `check --json`, the TUI's rerun view and the plugin.
 """
 
@@ -20,7 +21,12 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict
 
 from openprogram.errors import OpenProgramError
-from openprogram.providers.recording.differences import MISSING, FieldDifference, PathToken
+from openprogram.providers.recording.differences import (
+    MISSING,
+    DifferenceKind,
+    FieldDifference,
+    PathToken,
+)
 from openprogram.providers.recording.redaction import remove_secret_values
 from openprogram.providers.recording.rules import suggest_rule
 
@@ -50,6 +56,9 @@ class MismatchReport(BaseModel):
     event_index: int | None = None
     field_path: str | None = None
     path_tokens: list[str | int] = []
+    difference_kind: DifferenceKind | None = None
+    """How the field differs (`request` only): `changed`, `type_changed`, `missing`, `added`,
+    `inserted` or `removed` (a list item on one side only)."""
     recorded: Any = None
     recorded_present: bool = True
     incoming: Any = None
@@ -86,8 +95,10 @@ class ReplayMismatch(OpenProgramError, AssertionError):
         detail: str | None = None,
         recorded_request: dict[str, Any] | None = None,
         incoming_request: dict[str, Any] | None = None,
+        difference_kind: DifferenceKind | None = None,
     ) -> None:
         self.kind: MismatchKind = kind
+        self.difference_kind = difference_kind
         self.call_index = call_index
         self.field_path = field_path
         self.path_tokens = path_tokens
@@ -107,7 +118,7 @@ class ReplayMismatch(OpenProgramError, AssertionError):
             where += f", event {event_index}"
         if field_path is not None:
             where += f", field {field_path}"
-        values = detail or f"recorded {format_value(recorded)}, incoming {format_value(incoming)}"
+        values = detail or _values(difference_kind, recorded, incoming)
         hint = (
             f"\nthis value looks like one that changes by itself; the rule `{self.suggestion}` "
             "would absorb it (docs/replay-and-mismatches.md)"
@@ -124,6 +135,7 @@ class ReplayMismatch(OpenProgramError, AssertionError):
             event_index=self.event_index,
             field_path=self.field_path,
             path_tokens=list(self.path_tokens),
+            difference_kind=self.difference_kind,
             recorded=None if self.recorded is MISSING else remove_secret_values(self.recorded),
             recorded_present=self.recorded is not MISSING,
             incoming=None if self.incoming is MISSING else remove_secret_values(self.incoming),
@@ -147,6 +159,7 @@ class ReplayMismatch(OpenProgramError, AssertionError):
             event_index=report.event_index,
             recorded_request=report.recorded_request,
             incoming_request=report.incoming_request,
+            difference_kind=report.difference_kind,
         )
         mismatch.args = (report.message,)
         return mismatch
@@ -169,4 +182,14 @@ class ReplayMismatch(OpenProgramError, AssertionError):
             incoming=difference.incoming,
             recorded_request=recorded_request,
             incoming_request=incoming_request,
+            difference_kind=difference.kind,
         )
+
+
+def _values(kind: DifferenceKind | None, recorded: Any, incoming: Any) -> str:
+    """Both values, or for a list item on one side only, which side has it."""
+    if kind == "inserted":
+        return f"the incoming request inserted {format_value(incoming)} here (not recorded)"
+    if kind == "removed":
+        return f"the incoming request removed the recorded {format_value(recorded)}"
+    return f"recorded {format_value(recorded)}, incoming {format_value(incoming)}"

@@ -137,8 +137,9 @@ class MismatchView(Vertical):
         self.query_one(PathBar).show_difference(
             self.report.call_index, difference, position, total, self.report.rule_of(position)
         )
-        for pane in self._panes():
-            pane.mark(difference.path_tokens)
+        recorded_pane, incoming_pane = self._panes()  # an aligned list can shift an index
+        recorded_pane.mark(difference.recorded_path_tokens)
+        incoming_pane.mark(difference.incoming_path_tokens)
         recorded, incoming = difference.recorded, difference.incoming
         diff = string_diff(recorded, incoming) if wants_string_diff(recorded, incoming) else None
         self.query_one(StringDiffView).show_diff(diff)

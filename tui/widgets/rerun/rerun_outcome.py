@@ -1,4 +1,5 @@
-"""A rerun's verdict as a panel: the headline, the facts, and the program's stderr when it failed."""
+"""A rerun's verdict as a panel: the headline, the facts, and the program's last output lines
+(stdout, stderr) when it failed or made fewer calls than recorded."""
 
 from __future__ import annotations
 
@@ -8,10 +9,11 @@ from typing import ClassVar
 from rich.table import Table
 from rich.text import Text
 from textual.app import ComposeResult
-from textual.containers import Vertical
+from textual.containers import Vertical, VerticalScroll
 from textual.widgets import Static
 
-from tui.model.rerun import EXPLANATIONS, OutcomeKind
+from openprogram.text import plural
+from tui.model.rerun import EXPLANATIONS, OutcomeKind, ProgramOutput
 
 _TONE = {
     "ok": "-ok",
@@ -25,7 +27,7 @@ _TONE = {
 
 
 class RerunOutcome(Vertical):
-    """Headline coloured by the outcome, a table of facts, and an optional block of stderr lines."""
+    """Headline coloured by the outcome, a table of facts, and a box per output stream."""
 
     COMPONENT_CLASSES: ClassVar[set[str]] = {"rerun-outcome--label"}
     DEFAULT_CSS = """
@@ -39,15 +41,20 @@ class RerunOutcome(Vertical):
         & > #outcome-explanation { color: $text-muted; }
         & > #outcome-facts { padding: 1 0 0 0; }
         & > .rerun-outcome--label { color: $text-muted; }
-        & > #outcome-stderr {
+        & > #outcome-output { display: none; height: 1fr; }
+        &.-with-output { height: 1fr; }
+        &.-with-output > #outcome-output { display: block; }
+        & .outcome-output {
             display: none;
+            height: auto;
             margin-top: 1;
             padding: 0 1;
-            border: round $error;
+            border: round $panel;
             border-title-color: $text-muted;
             color: $text-muted;
         }
-        & > #outcome-stderr.-shown { display: block; }
+        & #outcome-stderr { border: round $error; }
+        & .outcome-output.-shown { display: block; }
     }
     """
 
@@ -60,16 +67,19 @@ class RerunOutcome(Vertical):
         yield Static(id="outcome-headline")
         yield Static(id="outcome-explanation")
         yield Static(id="outcome-facts")
-        yield Static(id="outcome-stderr")
+        # The output takes the room left and shows its end: the last lines say how it ended.
+        with VerticalScroll(id="outcome-output"):
+            yield Static(id="outcome-stdout", classes="outcome-output")
+            yield Static(id="outcome-stderr", classes="outcome-output")
 
     def show_outcome(
         self,
         kind: OutcomeKind,
         headline: str,
         facts: Sequence[tuple[str, str]],
-        stderr_tail: Sequence[str] = (),
+        output: Sequence[ProgramOutput] = (),
     ) -> None:
-        """Show an outcome; `stderr_tail` (the program's last lines) gets a box of its own."""
+        """Show an outcome; each stream of `output` (the program's last lines) gets a box."""
         self.kind = kind
         for tone in set(_TONE.values()):
             self.set_class(_TONE[kind] == tone, tone)
@@ -81,7 +91,14 @@ class RerunOutcome(Vertical):
         for label, value in facts:
             table.add_row(label, Text(value))
         self.query_one("#outcome-facts", Static).update(table)
-        stderr = self.query_one("#outcome-stderr", Static)
-        stderr.set_class(bool(stderr_tail), "-shown")
-        stderr.border_title = f"stderr · last {len(stderr_tail)} lines"
-        stderr.update(Text("\n".join(stderr_tail)))
+        streams = {shown.stream: shown.lines for shown in output}
+        for stream in ("stdout", "stderr"):
+            box = self.query_one(f"#outcome-{stream}", Static)
+            lines = streams.get(stream, ())
+            box.set_class(bool(lines), "-shown")
+            box.border_title = f"{stream} · last {plural(len(lines), 'line')}"
+            box.update(Text("\n".join(lines)))
+        self.set_class(bool(output), "-with-output")
+        scroll = self.query_one("#outcome-output", VerticalScroll)
+        scroll.can_focus = bool(output)
+        self.call_after_refresh(scroll.scroll_end, animate=False, immediate=True)

@@ -1,4 +1,8 @@
-"""Under the panes: a line diff of two long strings, the changed characters marked in each line."""
+"""Under the panes: a line diff of two long strings, the changed words marked in each line.
+
+A long line shows only the text around its changes (`…3,940 characters…` for the rest), so a
+one-character change in an 8,000-character token is in the middle of its row, not off screen.
+"""
 
 from __future__ import annotations
 
@@ -78,9 +82,10 @@ class StringDiffView(VerticalScroll):
                 base = changed = style("string-diff--skipped")
             else:
                 base = changed = Style()
+            looks = {"same": base, "changed": changed, "elided": style("string-diff--skipped")}
             text.append(_PREFIX[kind], base)
-            for part, is_change in line.segments:
-                text.append(part, changed if is_change else base)
+            for part, segment in line.segments:
+                text.append(part, looks[segment])
         if diff.truncated:
             text.append(
                 "\n… the diff is cut here; both panes hold the whole values",

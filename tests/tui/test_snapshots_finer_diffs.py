@@ -1,0 +1,71 @@
+"""SVG snapshots of finer diffs: a changed long token, an inserted message, output of a short run.
+
+At 120x40 and 80x24, dark theme (and light for the string diff and the output boxes). After a change
+that alters a picture on purpose, look at the report, then run
+`pytest tests/tui/test_snapshots_finer_diffs.py --snapshot-update`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+
+import pytest
+from textual.pilot import Pilot
+
+from openprogram.recordings import CheckResult
+from tests.tui import rerun_support as fixtures
+from tests.tui.pilot_support import until
+from tui.screens.rerun import RerunScreen
+from tui.widgets.rerun.mismatch_view import MismatchView
+from tui.widgets.rerun.rerun_outcome import RerunOutcome
+
+SnapCompare = Callable[..., bool]
+SIZES = {"120x40": (120, 40), "80x24": (80, 24)}
+
+
+def after_result(*keys: str) -> Callable[[Pilot[None]], Awaitable[None]]:
+    """Wait until the result is on screen, press `keys`, let everything settle."""
+
+    async def run_before(pilot: Pilot[None]) -> None:
+        def shown() -> bool:
+            screen = pilot.app.screen
+            return bool(screen.query(MismatchView) or screen.query(RerunOutcome))
+
+        await until(pilot, shown)
+        await pilot.press(*keys)
+        await pilot.app.workers.wait_for_complete()
+        await pilot.pause()
+
+    return run_before
+
+
+def shot(
+    snap_compare: SnapCompare, result: CheckResult, size: str, theme: str = "textual-dark"
+) -> bool:
+    app = fixtures.RerunHost(RerunScreen(Path("echo.jsonl"), result=result))
+    app.theme = theme
+    return snap_compare(app, terminal_size=SIZES[size], run_before=after_result())
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_long_token_changed_in_one_character(snap_compare: SnapCompare, size: str) -> None:
+    assert shot(snap_compare, fixtures.long_token_mismatch(), size)
+
+
+def test_long_token_light(snap_compare: SnapCompare) -> None:
+    assert shot(snap_compare, fixtures.long_token_mismatch(), "120x40", "textual-light")
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_inserted_message(snap_compare: SnapCompare, size: str) -> None:
+    assert shot(snap_compare, fixtures.inserted_message_mismatch(), size)
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_fewer_calls_with_stdout(snap_compare: SnapCompare, size: str) -> None:
+    assert shot(snap_compare, fixtures.incomplete_with_output(), size)
+
+
+def test_fewer_calls_with_stdout_light(snap_compare: SnapCompare) -> None:
+    assert shot(snap_compare, fixtures.incomplete_with_output(), "80x24", "textual-light")
