@@ -11,12 +11,13 @@ import asyncio
 import base64
 import copy
 import hashlib
-from collections.abc import AsyncGenerator
+from collections.abc import AsyncGenerator, Awaitable, Callable
 from pathlib import Path
 from typing import Any, ClassVar, cast
 
 from textual.app import App
 from textual.binding import Binding, BindingType
+from textual.pilot import Pilot
 from textual.reactive import reactive
 from textual.screen import Screen
 
@@ -45,6 +46,9 @@ from openprogram.providers.replay import (
 from openprogram.providers.scripted import ScriptedProvider, TextStep
 from openprogram.recordings import CheckResult
 from openprogram.recordings.rerun import AbsorbedDifference
+from tests.tui.pilot_support import until
+from tui.widgets.rerun.mismatch_view import MismatchView
+from tui.widgets.rerun.rerun_outcome import RerunOutcome
 
 CLOCK = 1_767_605_400_000
 ECHO_ARGV = ["python", "examples/echo_agent.py", "bye"]
@@ -351,3 +355,19 @@ def record_one_call(path: Path) -> Path:
 
     asyncio.run(record())
     return path
+
+
+def after_result(*keys: str) -> Callable[[Pilot[None]], Awaitable[None]]:
+    """Wait until the result is on screen, press `keys`, let everything settle."""
+
+    async def run_before(pilot: Pilot[None]) -> None:
+        def shown() -> bool:
+            screen = pilot.app.screen
+            return bool(screen.query(MismatchView) or screen.query(RerunOutcome))
+
+        await until(pilot, shown)
+        await pilot.press(*keys)
+        await pilot.app.workers.wait_for_complete()
+        await pilot.pause()
+
+    return run_before

@@ -8,7 +8,7 @@ After a change that alters a picture on purpose, look at the report, then run
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -20,28 +20,13 @@ from tests.tui import rerun_support as fixtures
 from tests.tui.pilot_support import until
 from tui.screens.command_editor import CommandEditorScreen
 from tui.screens.rerun import RerunScreen
-from tui.widgets.rerun.mismatch_view import MismatchView
-from tui.widgets.rerun.rerun_outcome import RerunOutcome
 
 SIZE = (120, 40)
 SnapCompare = Callable[..., bool]
 ECHO = Path("echo.jsonl")
 
 
-def after_result(*keys: str) -> Callable[[Pilot[None]], Awaitable[None]]:
-    """Wait until the result is on screen, press `keys`, let everything settle."""
-
-    async def run_before(pilot: Pilot[None]) -> None:
-        def shown() -> bool:
-            screen = pilot.app.screen
-            return bool(screen.query(MismatchView) or screen.query(RerunOutcome))
-
-        await until(pilot, shown)
-        await pilot.press(*keys)
-        await pilot.app.workers.wait_for_complete()
-        await pilot.pause()
-
-    return run_before
+after_result = fixtures.after_result
 
 
 def shot(
