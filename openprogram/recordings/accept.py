@@ -13,8 +13,6 @@ strict reader, the previous version kept). A crash or a refusal leaves the recor
 
 from __future__ import annotations
 
-import shutil
-import tempfile
 import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -23,7 +21,12 @@ from pathlib import Path
 from openprogram.errors import OpenProgramError
 from openprogram.providers.recording.store import locate_recording
 from openprogram.recordings.rerun import AcceptedCall, CheckProgress, CheckResult, run_check
-from openprogram.recordings.versions import RewriteLock, write_version
+from openprogram.recordings.versions import (
+    RewriteLock,
+    discard_candidate,
+    run_into_candidate,
+    write_version,
+)
 
 
 class AcceptRefused(OpenProgramError, RuntimeError):
@@ -50,10 +53,7 @@ class AcceptRun:
 
     def discard(self) -> None:
         """Forget the candidate and release the recording (nothing was written to it)."""
-        if self.candidate is not None:
-            shutil.rmtree(self.candidate.parent, ignore_errors=True)
-        if self.lock is not None:
-            self.lock.release()
+        discard_candidate(self.candidate, self.lock)
 
 
 def _refusal(result: CheckResult) -> str | None:
@@ -89,28 +89,18 @@ def run_accept(
 ) -> AcceptRun:
     """Rerun in accept mode; the recording itself is not touched (see `write_accepted`)."""
     location = locate_recording(selector)
-    lock = RewriteLock(location.path, "accept")
-    work = Path(tempfile.mkdtemp(prefix="openprogram-accept-"))
-    candidate = work / f"{location.path.stem}.accepted.jsonl"
-    try:
-        result = run_check(
-            selector,
-            argv,
-            cwd=cwd,
-            on_progress=on_progress,
-            cancel=cancel,
-            accept_into=candidate,
+
+    def rerun(candidate: Path) -> CheckResult:
+        return run_check(
+            selector, argv, cwd=cwd, on_progress=on_progress, cancel=cancel, accept_into=candidate
         )
-    except BaseException:
-        shutil.rmtree(work, ignore_errors=True)
-        lock.release()
-        raise
-    refusal = _refusal(result)
-    if refusal is not None or not candidate.exists():
-        shutil.rmtree(work, ignore_errors=True)
-        lock.release()
-        return AcceptRun(location.path, location.recording_id, result, None, refusal)
-    return AcceptRun(location.path, location.recording_id, result, candidate, None, lock)
+
+    def refused(result: CheckResult, candidate: Path) -> str | None:
+        reason = _refusal(result)
+        return reason if reason is not None or candidate.exists() else "the program made no call"
+
+    result, candidate, refusal, lock = run_into_candidate(location.path, "accept", rerun, refused)
+    return AcceptRun(location.path, location.recording_id, result, candidate, refusal, lock)
 
 
 def write_accepted(run: AcceptRun, command: Sequence[str]) -> Path | None:

@@ -12,8 +12,6 @@ recording is untouched until then: a failed program, a cancel or a crash leave i
 from __future__ import annotations
 
 import json
-import shutil
-import tempfile
 import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -23,7 +21,12 @@ from openprogram.errors import OpenProgramError
 from openprogram.providers.recording.reader import read_recording
 from openprogram.providers.recording.store import locate_recording
 from openprogram.recordings.rerun import CheckProgress, CheckResult, run_check
-from openprogram.recordings.versions import RewriteLock, write_version
+from openprogram.recordings.versions import (
+    RewriteLock,
+    discard_candidate,
+    run_into_candidate,
+    write_version,
+)
 
 
 class RerecordRefused(OpenProgramError, RuntimeError):
@@ -64,10 +67,7 @@ class RerecordRun:
 
     def discard(self) -> None:
         """Forget the candidate and release the recording (nothing was written to it)."""
-        if self.candidate is not None:
-            shutil.rmtree(self.candidate.parent, ignore_errors=True)
-        if self.lock is not None:
-            self.lock.release()
+        discard_candidate(self.candidate, self.lock)
 
 
 def plan_rerecord(
@@ -129,12 +129,10 @@ def run_rerecord(
     """Rerun in resume mode into a candidate file; the recording is not touched."""
     if plan.from_call is None:
         raise RerecordRefused(f"{plan.recording}: {plan.reason}")
-    lock = RewriteLock(plan.recording, "rerecord")
-    work = Path(tempfile.mkdtemp(prefix="openprogram-rerecord-"))
-    candidate = work / f"{plan.recording.stem}.rerecorded.jsonl"
-    setting = json.dumps({"into": str(candidate), "from_call": plan.from_call})
-    try:
-        result = run_check(
+
+    def rerun(candidate: Path) -> CheckResult:
+        setting = json.dumps({"into": str(candidate), "from_call": plan.from_call})
+        return run_check(
             str(plan.recording),
             plan.argv,
             cwd=plan.cwd,
@@ -142,20 +140,16 @@ def run_rerecord(
             cancel=cancel,
             resume=setting,
         )
-    except BaseException:
-        shutil.rmtree(work, ignore_errors=True)
-        lock.release()
-        raise
-    refusal = None
-    if result.exit_code != 0 or result.error == "cancelled" or result.mismatch is not None:
-        refusal = f"the program did not finish: {result.error or result.summary()}"
-    elif not candidate.exists():
-        refusal = "the program made no call"
-    if refusal is not None:
-        shutil.rmtree(work, ignore_errors=True)
-        lock.release()
-        return RerecordRun(plan, result, None, refusal)
-    return RerecordRun(plan, result, candidate, None, lock)
+
+    def refused(result: CheckResult, candidate: Path) -> str | None:
+        if result.exit_code != 0 or result.error == "cancelled" or result.mismatch is not None:
+            return f"the program did not finish: {result.error or result.summary()}"
+        return None if candidate.exists() else "the program made no call"
+
+    result, candidate, refusal, lock = run_into_candidate(
+        plan.recording, "rerecord", rerun, refused
+    )
+    return RerecordRun(plan, result, candidate, refusal, lock)
 
 
 def write_rerecorded(run: RerecordRun, command: Sequence[str]) -> Path | None:

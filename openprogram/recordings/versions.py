@@ -14,10 +14,11 @@ import fcntl
 import json
 import os
 import shutil
+import tempfile
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from openprogram.errors import OpenProgramError
 from openprogram.providers.recording.config import ensure_private_dir, state_dir
@@ -26,6 +27,8 @@ from openprogram.providers.recording.reader import read_recording
 from openprogram.providers.recording.redaction import remove_secret_text
 from openprogram.providers.recording.rows import encode_row
 from openprogram.providers.recording.store import managed_path, validate_recording_id
+
+T = TypeVar("T")
 
 VERSIONS = "versions"
 """Under the state dir: `versions/ID/<UTC time>.jsonl`, the previous versions of a managed recording."""
@@ -169,3 +172,35 @@ def old_versions(cutoff: float) -> list[Path]:
         for path in root.glob("*/*.jsonl")
         if path.is_file() and not path.is_symlink() and path.stat().st_mtime < cutoff
     )
+
+
+def run_into_candidate(
+    recording: Path,
+    what: str,
+    run: Callable[[Path], T],
+    refusal: Callable[[T, Path], str | None],
+) -> tuple[T, Path | None, str | None, RewriteLock | None]:
+    """Hold the recording's rewrite lock and `run(candidate)` with a private temporary file for
+    the new version. Returns the run's result, the candidate (None when `refusal` names a
+    reason, which is returned too) and the lock, still held while a candidate is kept."""
+    lock = RewriteLock(recording, what)
+    work = Path(tempfile.mkdtemp(prefix=f"openprogram-{what}-"))
+    candidate = work / f"{recording.stem}.{what}.jsonl"
+    try:
+        result = run(candidate)
+        reason = refusal(result, candidate)
+    except BaseException:
+        discard_candidate(candidate, lock)
+        raise
+    if reason is not None:
+        discard_candidate(candidate, lock)
+        return result, None, reason, None
+    return result, candidate, None, lock
+
+
+def discard_candidate(candidate: Path | None, lock: RewriteLock | None) -> None:
+    """Forget a candidate file and release the recording (nothing was written to it)."""
+    if candidate is not None:
+        shutil.rmtree(candidate.parent, ignore_errors=True)
+    if lock is not None:
+        lock.release()
