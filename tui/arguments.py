@@ -17,10 +17,11 @@ def recording_path(text: str) -> Path:
     """The file a PATH or managed ID names: an existing file as given, else the managed
     recording with that ID (as `openprogram recordings` takes them); refused before the app
     starts when it is missing or not a regular file."""
-    from openprogram.recordings import RecordingSelectorError, locate_recording
-
     given = Path(text)
     if not given.exists():
+        # Only a name that is not a file needs the store (and its configuration models).
+        from openprogram.recordings import RecordingSelectorError, locate_recording
+
         try:
             location = locate_recording(text)
         except RecordingSelectorError:

@@ -122,3 +122,21 @@ def test_the_command_line_refuses_a_missing_recording_in_one_line(tmp_path: Path
     assert done.stderr.strip().splitlines() == [
         f"openprogram-tui diff: {tmp_path / 'nope.jsonl'}: no such file or managed recording"
     ]
+
+
+async def test_more_calls_than_a_screen_against_an_empty_recording_are_all_listed(
+    tmp_path: Path,
+) -> None:
+    # The indexes wait after a screen of calls until the first row is shown; with nothing to
+    # compare (B has no call), they must go on by themselves.
+    a = await record(tmp_path / "a.jsonl", [(f"say {n}", text(f"answer {n}")) for n in range(40)])
+    b = tmp_path / "b.jsonl"  # a recording with no call: A's header alone
+    b.write_bytes(a.read_bytes().splitlines(keepends=True)[0])
+    app = OpenProgramTUI(diff=(a, b))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await until(pilot, lambda: isinstance(pilot.app.screen, DiffScreen))
+        screen = pilot.app.screen
+        assert isinstance(screen, DiffScreen)
+        await until(pilot, lambda: screen.answers_done)
+        listed = rows(screen)
+        assert len(listed) == 40 and all(row.endswith("− only in A") for row in listed)

@@ -1,7 +1,7 @@
 """Two recordings compared the way the recording view reads one: lazily, first rows first.
 
-Both files get the TUI's line index (built side by side in two threads). As calls appear on both
-sides, their request rows are read with the library's strict row parser and compared by index with
+Both files get the TUI's line index (`IndexPair`: built side by side in two threads). As calls
+appear on both sides, their request rows are read with the library's strict row parser and compared by index with
 the library's difference walker and rules; the screen shows those rows at once. When both files
 are indexed, the calls are aligned for good by the library (`align_signatures`): the same shape
 keeps the rows, an inserted or removed call re-pairs them. Answers are folded on demand, one call
@@ -14,7 +14,7 @@ alignment, differences, rules and answer comparison. Never imports Textual.
 
 from __future__ import annotations
 
-import threading
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -39,12 +39,14 @@ from openprogram.recordings.diff import (
 )
 from tui.model.call_detail import LoadedCall
 from tui.model.event_fold import EventUnreadable
+from tui.model.index_pair import IndexPair, Side
 from tui.model.recording_index import RecordingIndex
 from tui.model.row_reading import read_request
 
-Side = Literal["a", "b"]
-FIRST_ROWS_INTERVAL = 0.02
-"""How often (seconds) an index tells its progress: the first rows wait for it."""
+COMPARE_BATCH = 8
+"""Calls compared at a time: the first rows are told to the screen one batch in."""
+REPORT_INTERVAL = 0.25
+"""Then rows are told at most this often (seconds): each report redraws the whole call list."""
 
 
 @dataclass
@@ -74,27 +76,28 @@ class DiffRow:
 
 @dataclass
 class LazyDiff:
-    """The diff of `a` and `b`, filled by `build` (in a thread) and read by the screen."""
+    """The diff of the pair's two recordings, filled by `build` (in a thread) and read by the
+    screen."""
 
-    a: Path
-    b: Path
+    pair: IndexPair
     rules: MatchingRules
     rows: list[DiffRow] = field(default_factory=list)
     aligned_by: Literal["index", "signature"] | None = None
     """None while the files are still being indexed."""
 
-    def __post_init__(self) -> None:
-        self.indexes: dict[Side, RecordingIndex] = {
-            "a": RecordingIndex.open(self.a),
-            "b": RecordingIndex.open(self.b),
-        }
-        self._signatures: dict[Side, list[str]] = {"a": [], "b": []}
-        self._changed = threading.Condition()
+    @classmethod
+    def open(cls, a: Path, b: Path, rules: MatchingRules) -> LazyDiff:
+        """The diff of recordings `a` and `b` (raises `RecordingFileError` for a missing file)."""
+        return cls(IndexPair(a, b), rules)
+
+    @property
+    def indexes(self) -> dict[Side, RecordingIndex]:
+        """Both line indexes, by side."""
+        return self.pair.indexes
 
     def close(self) -> None:
         """Release both files (a build still running stops)."""
-        for index in self.indexes.values():
-            index.close()
+        self.pair.close()
 
     @property
     def complete(self) -> bool:
@@ -104,50 +107,42 @@ class LazyDiff:
     # -- building --
 
     def build(self, on_rows: Callable[[bool], None]) -> None:
-        """Index both files, compare their calls as they appear; `on_rows(reset)` is called when
-        rows were added (`reset`: every row was replaced, by the final alignment)."""
-        errors: list[BaseException] = []
-
-        def index(side: Side) -> None:
-            try:
-                self.indexes[side].build(lambda _index: self._notify(), FIRST_ROWS_INTERVAL)
-            except BaseException as exc:
-                errors.append(exc)
-            finally:
-                self._notify()
-
-        threads = [threading.Thread(target=index, args=(side,), daemon=True) for side in "ab"]
-        for thread in threads:
-            thread.start()
-        try:
-            while True:
-                with self._changed:
-                    self._changed.wait(0.05)
-                if errors:
-                    raise errors[0]
-                done = all(not thread.is_alive() for thread in threads)
-                if self._compare_published():
-                    on_rows(False)
-                if done:
-                    break
-        finally:
-            for thread in threads:
-                thread.join()
+        """Index both files (unless the pair was started already), compare their calls as they
+        appear; `on_rows(reset)` is called when rows were added (`reset`: every row was replaced, by
+        the final alignment). After the first rows the indexes wait for `pair.resume()` (the
+        screen shows the first comparison without two threads reading beside it)."""
+        pair = self.pair
+        pair.start()
+        if self._compare_published():
+            on_rows(False)  # the screen resumes the indexes once it has shown the first row
+        else:
+            pair.resume()  # nothing to show: the indexes go on now
+        told_at, untold = time.monotonic(), False
+        while True:
+            failure = pair.failure()
+            if failure is not None:
+                pair.join()
+            done = pair.indexed
+            if self._compare_published():
+                untold = True
+                if time.monotonic() - told_at < REPORT_INTERVAL:
+                    continue  # more may be waiting: compare them before telling
+            if untold:
+                on_rows(False)
+                told_at, untold = time.monotonic(), False
+                continue
+            if done:
+                break
+            pair.wait(0.05)
+        pair.join()
         self._check_headers()
         self._align()
         on_rows(True)
 
-    def _notify(self) -> None:
-        with self._changed:
-            self._changed.notify_all()
-
-    def _published(self, side: Side) -> int:
-        index = self.indexes[side]
-        return len(index.calls) if index.complete else index.published_calls
-
     def _compare_published(self) -> bool:
-        """Compare the calls both sides have by now (by index); True when rows were added."""
-        count = min(self._published("a"), self._published("b"))
+        """Compare (by index) up to `COMPARE_BATCH` more of the calls both sides have by now; True
+        when rows were added."""
+        count = min(self.pair.common_calls, len(self.rows) + COMPARE_BATCH)
         added = False
         while len(self.rows) < count:
             n = len(self.rows)

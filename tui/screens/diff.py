@@ -2,14 +2,17 @@
 the answers as answers.
 
 The comparison is the library's `diff_recordings` (what `openprogram recordings diff` prints), run
-in a thread. The request tab is the mismatch view (`n`/`N` walk the differences across calls); the
+in a thread. The screen is drawn before the comparison's modules (the row models, the rules) are
+imported: the calls both files have are listed as they are indexed, "comparing", and take their
+status as they are compared. The request tab is the mismatch view (`n`/`N` walk the differences across calls); the
 answer tab shows the text as a word diff, tool call differences, stop reason, error and usage.
 """
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from rich.text import Text
 from textual import work
@@ -23,23 +26,17 @@ from textual.widgets.option_list import Option
 from textual.worker import Worker, WorkerState
 
 from openprogram.errors import OpenProgramError
-from openprogram.providers.recording.differences import PathToken
-from openprogram.providers.recording.rules_sources import project_rules
-from openprogram.recordings.diff import WordChange
 from openprogram.text import plural
-from tui.model.lazy_diff import DiffRow, LazyDiff
+from tui.model.index_pair import IndexPair
 from tui.model.paths import display_path
-from tui.model.recording_diff import (
-    call_row,
-    changed_rows,
-    request_comparison,
-    summary_text,
-    tool_call_lines,
-    usage_lines,
-)
 from tui.widgets.common.key_footer import KeyFooter
 from tui.widgets.common.title_bar import TitleBar
-from tui.widgets.rerun.mismatch_view import MismatchView
+
+if TYPE_CHECKING:
+    from openprogram.providers.recording.differences import PathToken
+    from openprogram.recordings.diff import WordChange
+    from tui.model.lazy_diff import DiffRow, LazyDiff
+    from tui.widgets.rerun.mismatch_view import MismatchView
 
 TABS = ("diff-tab-request", "diff-tab-answer")
 STATUS_STYLES = {
@@ -84,6 +81,9 @@ class DiffScreen(Screen[None]):
     }
     """
 
+    class CallsFound(Message):
+        """The indexes found more calls (listed, before they are compared)."""
+
     class RowsReady(Message):
         """More rows were compared (`reset`: every row was replaced by the final alignment)."""
 
@@ -117,12 +117,19 @@ class DiffScreen(Screen[None]):
     def __init__(self, a: Path, b: Path) -> None:
         super().__init__()
         self.a, self.b = a, b
+        self.pair: IndexPair | None = None
         self.diff: LazyDiff | None = None
         self.row = -1
         """The row shown (an index into `diff.rows`); -1 before the first."""
         self.answers_done = False
         self._width = 4
         """Of the call list's index column."""
+        self._compared = 0
+        """Options of the call list that show a compared row (the others: calls still compared)."""
+        self._comparing = False
+        """True once the comparison was started."""
+        self._answers_listed: set[int] = set()
+        """Rows whose call list entry shows their compared answer."""
         self._user_moved = False
         """Until the user moves, the view follows to the first row that differs as it is found."""
 
@@ -138,33 +145,61 @@ class DiffScreen(Screen[None]):
             yield OptionList(id="diff-calls")
             with TabbedContent(id="diff-tabs"):
                 with TabPane("Request", id=TABS[0]):
-                    yield Static(id="diff-request-placeholder")
+                    yield Static(
+                        Text("Comparing the requests…", "dim"), id="diff-request-placeholder"
+                    )
                 with TabPane("Answer", id=TABS[1]), VerticalScroll():
                     yield Static(id="diff-answer")
         yield KeyFooter(compact=True)
 
     def on_mount(self) -> None:
-        self._compare()
+        # The calls are listed first (from the indexes alone); the comparison starts once they are
+        # on screen (`on_diff_screen_calls_found`): the import of its modules waits for that.
+        try:
+            self.pair = IndexPair(self.a, self.b)
+        except OpenProgramError as exc:
+            self.post_message(self.CompareFailed(str(exc)))
+            return
+
+        def calls_found() -> None:
+            self.post_message(self.CallsFound())
+
+        self.pair.start(calls_found, first_screen=self.app.size.height)
 
     def on_unmount(self) -> None:
-        if self.diff is not None:
-            self.diff.close()
+        if self.pair is not None:
+            self.pair.close()
+
+    def _start_comparing(self) -> None:
+        # Imported here, once the calls are on screen: the row models, the rules, the request
+        # panes. In this thread: an import in a worker takes half as long again beside the app.
+        import tui.model.lazy_diff
+        import tui.widgets.rerun.mismatch_view  # noqa: F401 (the first row shows one)
+
+        self._compare()
 
     @work(thread=True, exclusive=True, group="diff", exit_on_error=False)
     def _compare(self) -> None:
         # A file that cannot be compared is a result (one line naming it), not a failed worker.
+        from openprogram.providers.recording.rules_sources import project_rules
+        from tui.model.lazy_diff import REPORT_INTERVAL, LazyDiff
+
+        pair = self.pair
+        assert pair is not None
         try:
-            diff = LazyDiff(self.a, self.b, project_rules())
+            diff = LazyDiff(pair, project_rules())
             self.diff = diff
 
             def rows_ready(reset: bool) -> None:
                 self.post_message(self.RowsReady(reset))
 
             diff.build(rows_ready)
-            for number, row in enumerate(list(diff.rows)):
+            told_at = time.monotonic()
+            for row in list(diff.rows):
                 diff.compare_answer(row)
-                if number % 20 == 19:
+                if time.monotonic() - told_at >= REPORT_INTERVAL:
                     self.post_message(self.AnswersCompared(False))
+                    told_at = time.monotonic()
         except (OpenProgramError, OSError) as exc:
             self.post_message(self.CompareFailed(str(exc)))
             return
@@ -180,7 +215,32 @@ class DiffScreen(Screen[None]):
         body.remove_children()
         body.mount(Static(Text(f"✗ {message.reason}"), id="diff-problem"))
 
+    def on_diff_screen_calls_found(self) -> None:
+        pair = self.pair
+        if pair is None or (self.diff is not None and self.diff.complete):
+            return
+        calls = self.query_one("#diff-calls", OptionList)
+        if not self._comparing and (calls.option_count or pair.ended):
+            self._comparing = True
+            self.call_after_refresh(self._start_comparing)  # once the first rows are on screen
+        found = pair.common_calls
+        if found <= calls.option_count:
+            return
+        self._width = max(self._width, len(f"#{found - 1}") + 2)
+        calls.add_options(
+            [
+                Option(Text.assemble((f"{f'#{n}':<{self._width}}", "bold"), ("… comparing", "dim")))
+                for n in range(calls.option_count, found)
+            ]
+        )
+        if self.diff is None or not self.diff.rows:
+            self.query_one(TitleBar).set_facts(f"comparing… {plural(found, 'call')}")
+        if not calls.has_focus and self.focused is None:
+            calls.focus()
+
     async def on_diff_screen_rows_ready(self, message: RowsReady) -> None:
+        from tui.model.recording_diff import call_row
+
         diff = self.diff
         if diff is None:
             return
@@ -190,13 +250,20 @@ class DiffScreen(Screen[None]):
             if diff.aligned_by == "signature" or shown != len(diff.rows):
                 calls.clear_options()
                 self.row = -1
+                self._compared = 0
+                self._answers_listed.clear()
         self._width = max((len(call_row(row)[0]) for row in diff.rows), default=2) + 2
+        for number in range(self._compared, min(len(diff.rows), calls.option_count)):
+            calls.replace_option_prompt_at_index(number, self._option(diff.rows[number]).prompt)
         calls.add_options([self._option(row) for row in diff.rows[calls.option_count :]])
+        self._compared = len(diff.rows)
         self._set_title()
         target = self._first_to_show()
         if target is not None and target != self.row:
             calls.highlighted = target
             await self._show_row(target)
+        if self.pair is not None:
+            self.call_after_refresh(self.pair.resume)  # the first row is drawn: index the rest
         if not calls.has_focus and self.focused is None:
             calls.focus()
 
@@ -220,12 +287,16 @@ class DiffScreen(Screen[None]):
         self.answers_done = message.done
         calls = self.query_one("#diff-calls", OptionList)
         for number, row in enumerate(diff.rows[: calls.option_count]):
-            calls.replace_option_prompt_at_index(number, self._option(row).prompt)
+            if row.answer is not None and number not in self._answers_listed:
+                calls.replace_option_prompt_at_index(number, self._option(row).prompt)
+                self._answers_listed.add(number)
         self._set_title()
         if 0 <= self.row < len(diff.rows):
             self.query_one("#diff-answer", Static).update(self._answer_text(diff.rows[self.row]))
 
     def _set_title(self) -> None:
+        from tui.model.recording_diff import summary_text
+
         assert self.diff is not None
         diff = self.diff
         if not diff.complete:
@@ -238,6 +309,8 @@ class DiffScreen(Screen[None]):
         )
 
     def _option(self, row: DiffRow) -> Option:
+        from tui.model.recording_diff import call_row
+
         label, words, status = call_row(row)
         text = Text(no_wrap=True, overflow="ellipsis")
         text.append(f"{label:<{self._width}}", "bold")
@@ -259,11 +332,16 @@ class DiffScreen(Screen[None]):
         current = self.query_one("#diff-calls", OptionList).highlighted
         if event.option_index != current:
             return  # a highlight the view has moved past already (it moves by itself, then n/N)
-        if self.diff is not None and event.option_index != self.row:
+        if self.diff is None or event.option_index >= self._compared:
+            return  # a call still being compared: shown once it is
+        if event.option_index != self.row:
             self._user_moved = True
             await self._show_row(event.option_index)
 
     async def _show_row(self, number: int, at_end: bool = False) -> None:
+        from tui.model.recording_diff import call_row, request_comparison
+        from tui.widgets.rerun.mismatch_view import MismatchView
+
         assert self.diff is not None
         self.row = number
         row = self.diff.rows[number]
@@ -297,6 +375,8 @@ class DiffScreen(Screen[None]):
             self.query_one("#diff-answer", Static).update(self._answer_text(row))
 
     def _answer_text(self, pair: DiffRow) -> Text:
+        from tui.model.recording_diff import tool_call_lines, usage_lines
+
         text = Text()
         if pair.a is None or pair.b is None:
             side = "A" if pair.b is None else "B"
@@ -343,6 +423,8 @@ class DiffScreen(Screen[None]):
     # -- moving --
 
     async def action_step(self, step: int) -> None:
+        from tui.widgets.rerun.mismatch_view import MismatchView
+
         view = self.query(MismatchView)
         if view and self.diff is not None and self.diff.rows[self.row].request:
             view.first().action_step(step)
@@ -354,6 +436,8 @@ class DiffScreen(Screen[None]):
         await self._next_changed(message.step)
 
     async def _next_changed(self, step: int) -> None:
+        from tui.model.recording_diff import changed_rows
+
         if self.diff is None:
             return
         rows = changed_rows(self.diff.rows)
@@ -395,6 +479,8 @@ class DiffScreen(Screen[None]):
         if call is None:
             self.notify(f"This call is not in {side.upper()}.", severity="warning")
             return
+        from tui.widgets.rerun.mismatch_view import MismatchView
+
         view = self.query(MismatchView)
         if not path_tokens and view and row.request:
             path_tokens = view.first().difference.path_tokens

@@ -1,0 +1,38 @@
+"""What a screen imports before it can draw: the first screen must not wait for the row models.
+
+The recording view and the diff view draw their first rows from the line index alone; the row
+models (pydantic), the rules and the diff are imported once those rows are on screen. An import
+added at the top of a screen module would silently put ~300 ms back before the first frame
+(bench/tui_diff.py, bench/tui_first_rows.py), so the rule is checked here, in a fresh interpreter.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+import openprogram.recordings as recordings
+from tests.recording_files import REPO_ROOT
+
+HEAVY = ("pydantic", "openprogram.providers.recording.format", "openprogram.recordings.diff")
+
+
+@pytest.mark.parametrize("module", ["tui.app", "tui.screens.diff", "tui.screens.recording"])
+def test_a_screen_draws_before_the_row_models_are_imported(module: str) -> None:
+    probe = f"import sys, {module}; print(' '.join(m for m in {HEAVY!r} if m in sys.modules))"
+    done = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, timeout=60, cwd=REPO_ROOT
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == [], f"{module} imports {done.stdout.strip()} at start"
+
+
+def test_the_management_package_names_resolve_lazily_and_all_of_them() -> None:
+    lazily = recordings._MODULE_OF
+    assert set(lazily) == set(recordings.__all__)
+    for name in recordings.__all__:
+        assert getattr(recordings, name) is not None
+    with pytest.raises(AttributeError, match="no attribute 'nope'"):
+        _ = recordings.nope  # type: ignore[attr-defined]
