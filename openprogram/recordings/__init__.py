@@ -45,7 +45,12 @@ from openprogram.recordings.rerun import (
     entry_of,
     run_check,
 )
-from openprogram.recordings.selection import select_replay, start_recording, turn_off
+from openprogram.recordings.selection import (
+    recording_into,
+    select_replay,
+    start_recording,
+    turn_off,
+)
 from openprogram.recordings.status import (
     APPLIES_ON_NEXT_START,
     RecordReplayStatus,
@@ -96,6 +101,7 @@ __all__ = [
     "prune_recordings",
     "read_status",
     "record_command",
+    "recording_into",
     "recordings_dir",
     "repair_recording",
     "run_check",
