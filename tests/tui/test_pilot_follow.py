@@ -20,10 +20,15 @@ from tui.widgets.recording.problem_banner import ProblemBanner
 
 SIZE = (120, 30)
 EVENTS = text_events(["one ", "two ", "three"])
+FOLLOWING = "● following — new rows appear as they are written · f stops"
 
 
 def facts(screen: RecordingScreen) -> str:
     return str(screen.query_one("#facts").render())
+
+
+def notice(screen: RecordingScreen) -> str | None:
+    return screen.query_one(FileNotice).notice
 
 
 def one_call(tmp_path: Path) -> Path:
@@ -39,14 +44,14 @@ async def test_following_shows_calls_and_events_as_another_process_writes_them(
         screen = await recording_ready(pilot)
         calls = screen.query_one(CallList)
         assert (
-            screen.following and "following" in facts(screen) and "✓ valid so far" in facts(screen)
+            screen.following and "✓ valid so far" in facts(screen) and notice(screen) == FOLLOWING
         )
         with AppendingWriter(path) as writer:
             writer.append(request(1) + event(1, 0, EVENTS[0]))
             await until(pilot, lambda: calls.row_count == 2)
             assert calls.cursor == 1  # on the latest call, it stays on the latest
             await until(pilot, lambda: screen.loaded is not None and screen.loaded.call_index == 1)
-            await until(pilot, lambda: "call 1 in progress" in facts(screen))
+            await until(pilot, lambda: "call 1 in progress" in (notice(screen) or ""))
             row = next(line for line in screen_text(app) if "#1 " in line)
             assert "in progress" in row and "unfinished" not in row
 
@@ -67,15 +72,15 @@ async def test_following_shows_calls_and_events_as_another_process_writes_them(
             assert "✗" not in facts(screen) and "truncated" not in "".join(screen_text(app))
 
             writer.append(event(1, 3, EVENTS[3]) + event(1, 4, EVENTS[4]) + call_end(1, 5))
-            await until(pilot, lambda: "in progress" not in facts(screen))
+            await until(pilot, lambda: notice(screen) == FOLLOWING)
             # Checked again once the file stops growing: both calls whole.
             await until(
                 pilot, lambda: screen.verdict is not None and screen.verdict.facts.calls == 2
             )
-            assert facts(screen).endswith("2 calls · 11 events · following · ✓ valid so far")
+            assert facts(screen).endswith("2 calls · 11 events · ✓ valid so far")
         await pilot.press("f")  # stop following: checked as a finished file
         await until(pilot, lambda: facts(screen).endswith("2 calls · 11 events · ✓ valid"))
-        assert not screen.following
+        assert not screen.following and notice(screen) is None
 
 
 async def test_without_follow_growth_is_offered_as_a_reload(tmp_path: Path) -> None:
@@ -96,24 +101,22 @@ async def test_without_follow_growth_is_offered_as_a_reload(tmp_path: Path) -> N
         assert again.query_one(CallList).row_count == 2 and facts(again).endswith("✓ valid")
 
 
-async def test_a_shortened_file_says_so_and_its_validity_is_unknown(tmp_path: Path) -> None:
+async def test_a_shortened_file_is_read_again_and_says_so(tmp_path: Path) -> None:
     path = one_call(tmp_path)
     app = OpenProgramTUI([path], follow=True)
     async with app.run_test(size=SIZE) as pilot:
         screen = await recording_ready(pilot)
-        os.truncate(path, path.stat().st_size - 40)
-        await until(pilot, lambda: screen.file_change is FileChange.SHRANK)
-        assert "✓" not in facts(screen) and "validity unknown" in facts(screen)
-        assert not screen.following  # nothing to follow: the file is not the one read
-        notice = screen.query_one(FileNotice).notice
-        assert (
-            notice == "file was shortened on disk — what is shown is what was read · ctrl+r reloads"
-        )
-        await pilot.press("ctrl+r")
+        assert facts(screen).endswith("✓ valid so far")
+        os.truncate(path, path.stat().st_size - 40)  # its bytes are gone: shown again as it is
         await until(pilot, lambda: app.screen is not screen)
         again = await recording_ready(pilot)
-        assert again.following and "last line is truncated" not in facts(again)
-        assert "call 0 in progress" in facts(again)  # its call_end was cut off
+        assert again.following  # still followed
+        assert "call 0 in progress" in (notice(again) or "")  # its call_end was cut off
+        assert "✓ valid so far" in facts(again)  # a half-written last line waits while following
+        await pilot.press("f")
+        await until(pilot, lambda: again.verdict is not None and not again.verdict.following)
+        assert notice(again) == "file was shortened on disk — read again"
+        assert "✗ 2 problems" in facts(again)  # as a finished file: cut off, and truncated
 
 
 async def test_a_replaced_file_says_so(tmp_path: Path) -> None:
@@ -137,7 +140,7 @@ async def test_the_file_being_recorded_into_is_followed_by_default() -> None:
         screen = app.screen
         assert isinstance(screen, RecordingScreen)
         await until(pilot, lambda: screen.following)
-        assert "following" in facts(screen)
+        assert notice(screen) == FOLLOWING
         with AppendingWriter(path) as writer:
             writer.append(request(0))
             await until(pilot, lambda: screen.query_one(CallList).row_count == 1)

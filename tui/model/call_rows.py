@@ -150,17 +150,21 @@ class CallTable:
         self._damaged, self._problem_lines = {}, {}
         self._rows.clear()
 
+    def following_note(self) -> str:
+        """`● following · call 1 in progress — …`: what a followed file is doing."""
+        open_calls = [span.ordinal for span in self.index.calls if not span.finished]
+        note = "● following"
+        if open_calls:
+            shown = ", ".join(map(str, open_calls[:3])) + ("…" if len(open_calls) > 3 else "")
+            note += f" · call {shown} in progress"
+        return f"{note} — new rows appear as they are written · f stops"
+
     def facts(self) -> tuple[str, bool]:
         """`format 1 · 5 calls · 115 events · ✓ valid`, and whether it reports a problem."""
         index = self.index
         events = sum(span.event_count for span in index.calls)
         version = "?" if index.format_version is None else index.format_version
         facts = f"format {version} · {plural(len(index.calls), 'call')} · {plural(events, 'event')}"
-        if index.growing:
-            facts += " · following"
-            open_calls = [span.ordinal for span in index.calls if not span.finished]
-            if open_calls:
-                facts += f" · call {', '.join(map(str, open_calls))} in progress"
         verdict = self.verdict
         if verdict is None and self.validity_unknown is not None:
             return f"{facts} · validity unknown ({self.validity_unknown})", False

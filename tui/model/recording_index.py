@@ -110,6 +110,8 @@ class RecordingIndex:
         self.truncated_tail = False
         """True when a last line without newline was indexed as a truncated row."""
         self._scanned_to = 0
+        self._readable: int | None = None
+        """Set when the file was cut short: no byte past it is read (it would raise SIGBUS)."""
         self.interleaved = False
         """True when two calls were open at once (their rows were parsed to tell them apart)."""
         self._open_calls: dict[int, CallSpan] = {}
@@ -151,10 +153,20 @@ class RecordingIndex:
             return b""
         start = self.line_starts[number]
         end = self.line_starts[number + 1] - 1 if number + 1 < len(self.line_starts) else None
+        readable = self._readable
+        if readable is not None:
+            if start >= readable:
+                return b""
+            end = min(end if end is not None else readable, readable)
         if end is None:
             end = self._map.find(b"\n", start)
             end = self.size if end < 0 else end
         return self._map[start:end]
+
+    def cut_short(self, size: int) -> None:
+        """The file now has only `size` bytes: read nothing past them any more (the mapped pages
+        past the end of a file cannot be read: the process would get SIGBUS)."""
+        self._readable = size if self._readable is None else min(size, self._readable)
 
     def settled(self, span: CallSpan) -> bool:
         """True when no row can be added to `span` any more (it ended, or the file is whole)."""
@@ -229,7 +241,11 @@ class RecordingIndex:
         pos = start
         tail_kinds: dict[bytes, int] = {}
         while pos < size and not self._closing:
-            end = find(b"\n", pos)
+            if self._readable is not None:  # cut short meanwhile: stop before the lost bytes
+                size = min(size, self._readable)
+                if pos >= size:
+                    break
+            end = find(b"\n", pos, size)
             if end < 0:
                 if follow:
                     break  # the writer is half-way through this line: wait for the rest

@@ -96,11 +96,13 @@ class RecordingScreen(Screen[None]):
         start_at: GotoTarget | None = None,
         field: tuple[str | int, ...] | None = None,
         follow: bool | None = None,
+        reloaded_because: FileChange | None = None,
     ) -> None:
         """Open `path`; `start_at` goes to a call (and event), `field` opens its request there.
 
         `follow`: show what is appended as it is written; None follows the file the
-        configuration records into (found once the first rows are shown)."""
+        configuration records into (found once the first rows are shown). `reloaded_because`:
+        this view replaces one of the same file that changed so (said under the title)."""
         super().__init__()
         self.path = path
         self.following = bool(follow)
@@ -112,6 +114,9 @@ class RecordingScreen(Screen[None]):
         """How the file on disk differs from what is shown, when it does."""
         self._verdict_due = False
         self._follow_on_reload = False
+        self._reload_note = (
+            f"{reloaded_because.notice()} — read again" if reloaded_because is not None else None
+        )
         """Followed until the file changed under it: the reload follows it again."""
         self._start_at = start_at
         self._start_field = field
@@ -320,18 +325,24 @@ class RecordingScreen(Screen[None]):
             if self.version_note:
                 facts += f" · {self.version_note}"
             self.query_one(TitleBar).set_facts(facts, problem)
+            if self.following:
+                self.query_one(FileNotice).show_notice(self.table.following_note(), following=True)
+            elif self.file_change is None:
+                self.query_one(FileNotice).show_notice(self._reload_note)
 
     # -- the file on disk --
 
     def watch_file(self) -> None:
         """Look at the file on disk: index what was appended (following), or say how it changed."""
         index, seen = self.index, self._seen
-        if index is None or seen is None or not index.complete:
+        if index is None or seen is None:
             return
         if self.file_change is not None and self.file_change.invalidates:
             return  # said once; nothing shown describes the file any more until a reload
         now = stamp_of(self.path)
         change = compare(seen, now, index.size)
+        if not index.complete and change is not FileChange.SHRANK:
+            return  # the rest is looked at once the file as opened is indexed
         loader = self.query_one(RecordingLoader)
         if change.invalidates:
             self._file_invalidated(change)
@@ -350,7 +361,16 @@ class RecordingScreen(Screen[None]):
             )
 
     def _file_invalidated(self, change: FileChange) -> None:
-        """The file shrank, was replaced or removed: say so, and drop the verdict on the old one."""
+        """The file shrank, was replaced or removed: say so, and drop the verdict on the old one.
+
+        A replaced or removed file is still the one read (its inode lives while it is mapped), so
+        it stays on show; a shortened one has lost bytes that were shown: it is read again."""
+        if change is FileChange.SHRANK:
+            if self.index is not None:
+                now = stamp_of(self.path)
+                self.index.cut_short(now.size if now is not None else 0)
+            self._reload(self.following or self._follow_on_reload, change)
+            return
         self.file_change = change
         self._follow_on_reload = self.following
         self._set_following(False)
@@ -488,11 +508,12 @@ class RecordingScreen(Screen[None]):
         """Read the file again from the start (after it changed on disk)."""
         self._reload(self.following or self._follow_on_reload)
 
-    def _reload(self, follow: bool) -> None:
+    def _reload(self, follow: bool, because: FileChange | None = None) -> None:
         from tui.model.navigation import GotoTarget
 
         target = GotoTarget(self.loaded.call_index, None) if self.loaded is not None else None
-        self.app.switch_screen(RecordingScreen(self.path, target, follow=follow))
+        screen = RecordingScreen(self.path, target, follow=follow, reloaded_because=because)
+        self.app.switch_screen(screen)
 
     def action_rerun(self) -> None:
         from tui.screens.rerun import RerunScreen
