@@ -10,6 +10,7 @@ from tests.tui.tui_rows import call_end, call_rows, event, header, request, text
 from tui.model.call_rows import IN_PROGRESS, UNFINISHED, CallTable
 from tui.model.file_stamp import FileChange, compare, stamp_of
 from tui.model.recording_index import KIND_EVENT, KIND_TRUNCATED, RecordingIndex
+from tui.model.verdict import FILE_CHANGED, Verdict
 
 
 def append(path: Path, data: bytes) -> None:
@@ -97,3 +98,17 @@ def test_file_changes_are_told_apart(tmp_path: Path) -> None:
     path.unlink()
     assert compare(read, stamp_of(path)) is FileChange.REMOVED
     assert FileChange.REPLACED.invalidates and not FileChange.GREW.invalidates
+
+
+def test_a_stopped_check_is_said_in_the_title_never_as_not_valid(tmp_path: Path) -> None:
+    path = write_rows(tmp_path / "live.jsonl", [header(), *call_rows(0, ["a"])])
+    index = RecordingIndex.open(path)
+    index.build()
+    table = CallTable(index)
+    table.set_verdict(Verdict.stopped_by(path, FILE_CHANGED))
+    text, problem = table.facts()
+    assert text.endswith("· check stopped: file changed") and not problem
+    assert table.summary(0).outcome == "complete"
+    table.forget_verdict("file was replaced on disk")
+    assert table.facts()[0].endswith("· validity unknown (file was replaced on disk)")
+    index.close()
