@@ -58,3 +58,14 @@ def test_a_shortened_file_read_again_80x24(snap_compare: SnapCompare, live_file:
 
     app = OpenProgramTUI([live_file])
     assert snap_compare(app, terminal_size=(80, 24), run_before=run_before)
+
+
+def test_a_replaced_file_light_80x24(snap_compare: SnapCompare, live_file: Path) -> None:
+    async def run_before(pilot: Pilot[None]) -> None:
+        screen = await recording_ready(pilot)
+        other = write_rows(live_file.with_name("other.jsonl"), [header(), *call_rows(0, ["z"])])
+        os.replace(other, live_file)
+        await until(pilot, lambda: "replaced" in str(screen.query_one("#facts").render()))
+
+    app = OpenProgramTUI([live_file], theme=LIGHT_THEME)
+    assert snap_compare(app, terminal_size=(80, 24), run_before=run_before)

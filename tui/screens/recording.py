@@ -45,7 +45,7 @@ if TYPE_CHECKING:
     from tui.widgets.recording.call_detail import CallDetail
     from tui.widgets.recording.goto_bar import GotoBar
 
-WATCH_SECONDS = 0.5
+LOOK_SECONDS = 0.5
 """How often the file is stat-ed for changes (a change is noticed within a second)."""
 
 
@@ -165,7 +165,7 @@ class RecordingScreen(Screen[None]):
             return
         self.query_one(CallList).show_table(self.table)
         self.query_one(CallList).focus()
-        self.set_interval(WATCH_SECONDS, self.watch_file)
+        self.set_interval(LOOK_SECONDS, self.look_at_file)
 
     # -- messages --
 
@@ -332,7 +332,7 @@ class RecordingScreen(Screen[None]):
 
     # -- the file on disk --
 
-    def watch_file(self) -> None:
+    def look_at_file(self) -> None:
         """Look at the file on disk: index what was appended (following), or say how it changed."""
         index, seen = self.index, self._seen
         if index is None or seen is None:
@@ -501,7 +501,7 @@ class RecordingScreen(Screen[None]):
             if self.verdict is not None:
                 self._show_verdict(self.verdict.while_following(True))
             self._verdict_due = True
-            self.watch_file()
+            self.look_at_file()
         self._update_facts()
 
     def action_reload(self) -> None:
