@@ -71,13 +71,16 @@ class OpenProgramTUI(App[None]):
         check_command: Sequence[str] = (),
         diff: tuple[Path, Path] | None = None,
         demo: bool = False,
+        follow: bool = False,
     ) -> None:
         """`paths`: one opens it, several (or none) list them with the managed recordings.
 
         `open_on_start` opens that recording on top of the list (`q` goes back to the list);
         `start_at` and `field` say where in the recording opened first to begin; `check` reruns
         that recording (with `check_command`, or the recorded one) and opens on the result.
-        `demo`: the state directory is the demo's own, and the screens say so.
+        `demo`: the state directory is the demo's own, and the screens say so. `follow`: the
+        recording opened first shows what is appended as it is written (without it, only the file
+        the configuration records into is followed).
         """
         super().__init__()
         self.paths = tuple(paths)
@@ -89,6 +92,7 @@ class OpenProgramTUI(App[None]):
         self.check_command = tuple(check_command)
         self.diff = diff
         self.demo = demo
+        self.follow = follow
 
     def on_mount(self) -> None:
         # Opened once start-up is over, so the first frame of the recording is shown as soon as
@@ -108,14 +112,18 @@ class OpenProgramTUI(App[None]):
             self.push_screen(RerunScreen(self.check, self.check_command or None, edit_first=False))
             return
         if len(self.paths) == 1 and self.open_on_start is None:
-            self.push_screen(RecordingScreen(self.paths[0], self.start_at, self.field))
+            self.push_screen(self._first_recording(self.paths[0]))
             return  # the status is read once the first rows are on screen
         from tui.screens.recordings import RecordingsScreen
 
         self.refresh_status()
         self.push_screen(RecordingsScreen(self.paths, demo=self.demo))
         if self.open_on_start is not None:
-            self.push_screen(RecordingScreen(self.open_on_start, self.start_at, self.field))
+            self.push_screen(self._first_recording(self.open_on_start))
+
+    def _first_recording(self, path: Path) -> RecordingScreen:
+        follow = True if self.follow else None  # None: follow it if it is being recorded into
+        return RecordingScreen(path, self.start_at, self.field, follow=follow)
 
     def on_recording_screen_first_rows_shown(self) -> None:
         if self.record_replay_status is None:
@@ -233,6 +241,7 @@ examples:
   openprogram-tui session.jsonl          one recording (a path, or a managed ID)
   openprogram-tui session.jsonl --call 2.5
                                          start at call 2, event 5
+  openprogram-tui --follow session.jsonl show calls as a running program records them
   openprogram-tui --check echo           rerun recording `echo` with its recorded command
   openprogram-tui --check echo -- python examples/echo_agent.py bye
                                          rerun it with another command, open on the result
@@ -274,6 +283,12 @@ def parse_arguments(argv: Sequence[str] | None) -> argparse.Namespace:
         metavar="PATH",
         help="open the call's request at this field, e.g. 'context.messages[0].content'",
     )
+    parser.add_argument(
+        "--follow",
+        action="store_true",
+        help="show new calls and events of the recording as they are written (on by default "
+        "for the file the configuration records into; f toggles it)",
+    )
     parser.add_argument("--light", action="store_true", help="start with the light theme")
     parser.add_argument(
         "--check",
@@ -285,6 +300,8 @@ def parse_arguments(argv: Sequence[str] | None) -> argparse.Namespace:
     args = parser.parse_args(argv)
     if (args.call or args.field) and len(args.paths) + args.demo != 1:
         parser.error("--call and --field need exactly one recording (one PATH, or --demo)")
+    if args.follow and len(args.paths) + args.demo != 1:
+        parser.error("--follow needs exactly one recording (one PATH, or --demo)")
     return args
 
 
@@ -343,6 +360,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 check=check,
                 check_command=command,
                 demo=args.demo,
+                follow=args.follow,
             )
             with ending_signals_exit_app(app):
                 app.run()

@@ -54,7 +54,12 @@ if TYPE_CHECKING:
         entry_of,
         run_check,
     )
-    from openprogram.recordings.selection import select_replay, start_recording, turn_off
+    from openprogram.recordings.selection import (
+        recording_into,
+        select_replay,
+        start_recording,
+        turn_off,
+    )
     from openprogram.recordings.status import (
         APPLIES_ON_NEXT_START,
         RecordReplayStatus,
@@ -104,6 +109,7 @@ _MODULE_OF = {
     "plan_deletion": "openprogram.recordings.removal",
     "prune_recordings": "openprogram.recordings.removal",
     "read_status": "openprogram.recordings.status",
+    "recording_into": "openprogram.recordings.selection",
     "record_command": "openprogram.recordings.oneshot",
     "recordings_dir": "openprogram.providers.recording.store",
     "repair_recording": "openprogram.recordings.repair",
@@ -167,6 +173,7 @@ __all__ = [
     "prune_recordings",
     "read_status",
     "record_command",
+    "recording_into",
     "recordings_dir",
     "repair_recording",
     "run_check",

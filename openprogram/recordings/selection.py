@@ -43,6 +43,16 @@ def _configured_path(config: RecordReplayConfig) -> Path | None:
         return None
 
 
+def recording_into() -> Path | None:
+    """The file the configuration records into (mode `record`), or None (another mode, no file,
+    or a configuration that cannot be read): a recording a viewer should follow as it grows."""
+    try:
+        config = read_record_replay_config()
+    except ConfigError:
+        return None
+    return _configured_path(config) if config.mode == "record" else None
+
+
 def create_recording_file(
     path: Path,
     recording_id: str,

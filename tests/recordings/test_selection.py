@@ -22,6 +22,7 @@ from openprogram.recordings import (
     RECORDING_ID_PATTERN,
     RecordingSelectorError,
     ensure_recordings_dir,
+    recording_into,
     recordings_dir,
     select_replay,
     start_recording,
@@ -211,3 +212,15 @@ def test_off_moves_a_corrupt_config_aside_and_says_where(openprogram_home: Path)
     assert backup is not None and backup.parent == openprogram_home
     assert backup.read_text() == '{"record_replay": {"mode": "sideways"}}'
     assert read_record_replay_config() == RecordReplayConfig(mode="off", file=None)
+
+
+def test_recording_into_names_the_file_only_while_the_mode_is_record(
+    openprogram_home: Path,
+) -> None:
+    assert recording_into() is None  # no configuration
+    path = start_recording("live")
+    assert recording_into() == path
+    select_replay("live")
+    assert recording_into() is None
+    (openprogram_home / "config.json").write_text("{not json")
+    assert recording_into() is None  # a broken configuration records into nothing

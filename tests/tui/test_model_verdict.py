@@ -6,9 +6,18 @@ from pathlib import Path
 
 import pytest
 
+from openprogram.providers.recording.reader import scan_facts
 from openprogram.providers.recording.scan_facts import ScanFacts
 from tui.model import verdict as verdict_module
-from tui.model.verdict import Verdict, check_file, check_file_isolated, check_recording
+from tui.model.verdict import (
+    FILE_CHANGED,
+    OUT_OF_MEMORY,
+    Verdict,
+    VerdictReport,
+    check_file,
+    check_file_isolated,
+    check_recording,
+)
 
 
 def test_valid_and_damaged(demo_file: Path, damaged_file: Path) -> None:
@@ -54,5 +63,55 @@ def test_a_cancelled_child_gives_no_verdict(demo_file: Path) -> None:
 def test_main_prints_json(demo_file: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert verdict_module.main([str(demo_file)]) == 0
     printed = capsys.readouterr().out
-    assert ScanFacts.model_validate_json(printed) == check_file(demo_file).facts
+    assert VerdictReport.model_validate_json(printed).facts == check_file(demo_file).facts
     assert verdict_module.main([]) == 2
+
+
+def test_a_file_written_to_during_the_check_stops_it_and_is_not_called_invalid(
+    demo_file: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def scan_while_a_writer_appends(path: Path) -> ScanFacts:
+        facts = scan_facts(path)
+        with open(path, "ab") as handle:  # a recorder appends half a row meanwhile
+            handle.write(b'{"call_index":5,')
+        return facts
+
+    monkeypatch.setattr(verdict_module, "scan_facts", scan_while_a_writer_appends)
+    verdict = check_file(demo_file)
+    assert verdict.stopped == FILE_CHANGED and not verdict.valid and verdict.problems == ()
+    assert verdict.headline().startswith("Check stopped: file changed")
+    again = Verdict.from_json(demo_file, verdict.to_json())
+    assert again.stopped == FILE_CHANGED
+
+
+def test_running_out_of_memory_stops_the_check(
+    demo_file: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    def no_memory(path: Path) -> ScanFacts:
+        raise MemoryError
+
+    monkeypatch.setattr(verdict_module, "scan_facts", no_memory)
+    assert check_file(demo_file).stopped == OUT_OF_MEMORY
+    assert verdict_module.main([str(demo_file)]) == 0  # what the child prints, the parent reads
+    report = VerdictReport.model_validate_json(capsys.readouterr().out)
+    assert report.stopped == OUT_OF_MEMORY and report.facts is None
+
+
+def test_a_checker_that_dies_says_it_stopped(
+    demo_file: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The child is a real process that cannot import its module: it reports nothing.
+    monkeypatch.setattr(verdict_module.sys, "executable", "/bin/false")
+    verdict = check_file_isolated(demo_file)
+    assert verdict is not None and verdict.stopped is not None
+    assert verdict.stopped.startswith("the checker failed") and verdict.problems == ()
+
+
+def test_while_following_an_open_last_call_is_in_progress_not_a_problem(
+    damaged_file: Path,
+) -> None:
+    finished = check_file(damaged_file)
+    following = finished.while_following(True)
+    assert following.calls_in_progress == (3,) and following.unfinished_calls == ()
+    assert following.valid and following.problems == ()
+    assert not finished.valid and finished.unfinished_calls == (3,)

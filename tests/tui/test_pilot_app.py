@@ -13,7 +13,7 @@ from textual.command import CommandList, CommandPalette
 
 import tui
 from tests.tui.pilot_support import recording_ready, until
-from tui.app import OpenProgramTUI, main
+from tui.app import OpenProgramTUI, main, parse_arguments
 from tui.screens.recording import RecordingScreen
 from tui.screens.recordings import RecordingsScreen
 from tui.screens.settings import SettingsScreen
@@ -121,3 +121,12 @@ def test_call_and_field_are_checked(capsys: pytest.CaptureFixture[str], demo_fil
             main(argv)
         assert exited.value.code == 2
         assert expected in capsys.readouterr().err
+
+
+def test_follow_needs_one_recording(capsys: pytest.CaptureFixture[str], demo_file: Path) -> None:
+    assert parse_arguments([str(demo_file), "--follow"]).follow
+    assert not parse_arguments([str(demo_file)]).follow
+    with pytest.raises(SystemExit) as exited:
+        main(["--follow"])
+    assert exited.value.code == 2
+    assert "--follow needs exactly one recording" in capsys.readouterr().err

@@ -60,7 +60,7 @@ class LoadedCall:
     ) -> None:
         self.index = index
         self.span = span
-        self.settled = span.finished or index.complete
+        self.settled = index.settled(span)
         """False while the index may still add rows to this call (then it is loaded again)."""
         self._all_problems: tuple[ScanProblem, ...] = ()
         self.problems_by_line: dict[int, ScanProblem] = {}

@@ -21,6 +21,8 @@ if TYPE_CHECKING:
 
 PENDING = "…"
 """The outcome shown while the index has not reached the call's end yet."""
+IN_PROGRESS = "in progress"
+"""The outcome of a call without `call_end` in a file being followed (its writer is at it)."""
 UNFINISHED = "unfinished"
 DAMAGED = "damaged"
 BAD_OUTCOMES = frozenset({"error", "cancelled", "abandoned", UNFINISHED, DAMAGED})
@@ -36,7 +38,8 @@ class CallSummary:
     model: str | None
     event_count: int
     outcome: str
-    """`complete`, `error`, `cancelled`, `abandoned`, `unfinished`, `damaged`, or `…` (indexing)."""
+    """`complete`, `error`, `cancelled`, `abandoned`, `unfinished`, `damaged`, `in progress`
+    (followed), or `…` (indexing)."""
     error: str | None
     """The recorded error, or why the call's rows cannot be read."""
 
@@ -99,6 +102,8 @@ class CallTable:
     def __init__(self, index: RecordingIndex) -> None:
         self.index = index
         self.verdict: Verdict | None = None
+        self.validity_unknown: str | None = None
+        """Why no verdict is shown and none is coming (the file changed on disk)."""
         self._damaged: dict[int, str] = {}
         self._problem_lines: dict[int, str] = {}
         self._rows: BoundedCache[int, CallSummary] = BoundedCache(4096)
@@ -116,6 +121,7 @@ class CallTable:
     def set_verdict(self, verdict: Verdict) -> None:
         """Mark the calls the strict reader found damaged, with its reasons."""
         self.verdict = verdict
+        self.validity_unknown = None
         self._damaged, self._problem_lines = {}, {}
         for problem in reversed(verdict.problems):  # the first problem of a call or line wins
             reason = f"line {problem.line_number}: {problem.reason}"
@@ -136,17 +142,39 @@ class CallTable:
         """Forget rows of calls that were still being indexed."""
         self._rows.clear()
 
+    def forget_verdict(self, unknown: str | None = None) -> None:
+        """Drop the strict verdict; `unknown` says why validity is unknown (`file was replaced`),
+        None that a new check is coming."""
+        self.verdict = None
+        self.validity_unknown = unknown
+        self._damaged, self._problem_lines = {}, {}
+        self._rows.clear()
+
+    def following_note(self) -> str:
+        """`● following · call 1 in progress — …`: what a followed file is doing."""
+        open_calls = [span.ordinal for span in self.index.calls if not span.finished]
+        note = "● following"
+        if open_calls:
+            shown = ", ".join(map(str, open_calls[:3])) + ("…" if len(open_calls) > 3 else "")
+            note += f" · call {shown} in progress"
+        return f"{note} — new rows appear as they are written · f stops"
+
     def facts(self) -> tuple[str, bool]:
         """`format 1 · 5 calls · 115 events · ✓ valid`, and whether it reports a problem."""
         index = self.index
         events = sum(span.event_count for span in index.calls)
         version = "?" if index.format_version is None else index.format_version
         facts = f"format {version} · {plural(len(index.calls), 'call')} · {plural(events, 'event')}"
-        if self.verdict is None:
-            return f"{facts} · checking…", False
-        if self.verdict.valid:
-            return f"{facts} · ✓ valid", False
-        return f"{facts} · ✗ {plural(len(self.verdict.problems), 'problem')}", True
+        verdict = self.verdict
+        if verdict is None and self.validity_unknown is not None:
+            return f"{facts} · validity unknown ({self.validity_unknown})", False
+        if verdict is None:
+            return f"{facts} · {'checking…' if not index.growing else 'unchecked'}", False
+        if verdict.stopped is not None:
+            return f"{facts} · check stopped: {verdict.stopped}", False
+        if verdict.valid:
+            return f"{facts} · ✓ valid{' so far' if verdict.following else ''}", False
+        return f"{facts} · ✗ {plural(verdict.problem_count, 'problem')}", True
 
     def ordinal_of(self, call_index: int) -> int | None:
         """The position of the call whose request says `call_index` (they agree in valid files)."""
@@ -171,11 +199,14 @@ class CallTable:
             outcome = facts.outcome
         elif facts.end_problem is not None:
             outcome = DAMAGED
+        elif self.index.growing:
+            outcome = IN_PROGRESS
         else:
             outcome = UNFINISHED if self.index.complete else PENDING
         if facts.request_problem:
             outcome = DAMAGED
-        strict = self._strict_problem(span, call_index) if outcome != UNFINISHED else None
+        unended = outcome in (UNFINISHED, IN_PROGRESS)
+        strict = self._strict_problem(span, call_index) if not unended else None
         if strict is not None:
             outcome, error = DAMAGED, strict
         summary = CallSummary(
@@ -187,7 +218,8 @@ class CallTable:
             outcome=outcome,
             error=error,
         )
-        # A call still being indexed may gain events; only settled rows are kept.
-        if span.finished or self.index.complete:
+        # A call still being indexed (or written, while followed) may gain events; only settled
+        # rows are kept.
+        if self.index.settled(span):
             self._rows.put(ordinal, summary)
         return summary

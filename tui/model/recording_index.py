@@ -5,6 +5,10 @@ its last bytes; only rows it cannot classify are decoded, as plain JSON (`row_pr
 needs no row models, and judges no row: the strict reader's verdict does). The index is filled by
 one thread while the UI reads the parts already published (`published_calls`); arrays
 only ever grow, so a reader never sees a torn entry.
+
+A file still being written is followed with `extend`: the bytes appended since are indexed from
+the last complete line on. While following, a last line without its newline is `pending` (the
+writer is half-way through it), not a truncated row.
 """
 
 from __future__ import annotations
@@ -20,6 +24,7 @@ from pathlib import Path
 
 from openprogram.providers.recording.errors import open_for_reading
 from openprogram.providers.recording.rows import ROW_TYPES, classify_row_tail
+from tui.model.file_stamp import FileStamp
 from tui.model.row_preview import int_field, peek_row
 
 KIND_HEADER, KIND_REQUEST, KIND_EVENT, KIND_CALL_END = 0, 1, 2, 3
@@ -77,9 +82,13 @@ class RecordingIndex:
     non-regular file), then `build()` it, usually in a thread; `line(n)` returns one stored line.
     """
 
-    def __init__(self, path: Path, fd: int, size: int) -> None:
+    def __init__(self, path: Path, fd: int, stamp: FileStamp) -> None:
         self.path = path
+        self.stamp = stamp
+        """The file as it was when opened (its inode says whether the name now holds another)."""
+        size = stamp.size
         self.size = size
+        """Bytes of the file mapped so far (grows with `extend`)."""
         self._fd = fd
         self._map: mmap.mmap | None = mmap.mmap(fd, size, prot=mmap.PROT_READ) if size > 0 else None
         self.line_starts: array[int] = array("Q")
@@ -93,6 +102,16 @@ class RecordingIndex:
         self.published_calls = 0
         """Calls a reader may look at: whole spans, or the one still being filled at the end."""
         self.complete = False
+        """True once every byte mapped so far is indexed (a pending last line aside)."""
+        self.growing = False
+        """True while the file is followed: its last calls may still gain rows (in progress)."""
+        self.pending_bytes = 0
+        """Bytes after the last newline left for later (a line the writer has not finished)."""
+        self.truncated_tail = False
+        """True when a last line without newline was indexed as a truncated row."""
+        self._scanned_to = 0
+        self._readable: int | None = None
+        """Set when the file was cut short: no byte past it is read (it would raise SIGBUS)."""
         self.interleaved = False
         """True when two calls were open at once (their rows were parsed to tell them apart)."""
         self._open_calls: dict[int, CallSpan] = {}
@@ -105,7 +124,7 @@ class RecordingIndex:
     def open(cls, path: str | os.PathLike[str]) -> RecordingIndex:
         """Open `path` read-only for indexing; refuses missing and non-regular files."""
         fd, info = open_for_reading(path)
-        return cls(Path(path), fd, info.st_size)
+        return cls(Path(path), fd, FileStamp.of(info))
 
     def close(self) -> None:
         """Release the file; while `build` runs in another thread it stops and releases it itself."""
@@ -134,10 +153,24 @@ class RecordingIndex:
             return b""
         start = self.line_starts[number]
         end = self.line_starts[number + 1] - 1 if number + 1 < len(self.line_starts) else None
+        readable = self._readable
+        if readable is not None:
+            if start >= readable:
+                return b""
+            end = min(end if end is not None else readable, readable)
         if end is None:
             end = self._map.find(b"\n", start)
             end = self.size if end < 0 else end
         return self._map[start:end]
+
+    def cut_short(self, size: int) -> None:
+        """The file now has only `size` bytes: read nothing past them any more (the mapped pages
+        past the end of a file cannot be read: the process would get SIGBUS)."""
+        self._readable = size if self._readable is None else min(size, self._readable)
+
+    def settled(self, span: CallSpan) -> bool:
+        """True when no row can be added to `span` any more (it ended, or the file is whole)."""
+        return span.finished or (self.complete and not self.growing)
 
     def call_bytes(self, ordinal: int) -> bytes:
         """A call's request and `call_end` lines as stored (what finding calls searches)."""
@@ -145,8 +178,33 @@ class RecordingIndex:
         end = self.line(span.end_line) if span.end_line is not None else b""
         return self.line(span.request_line) + b"\n" + end
 
-    def build(self, progress: ProgressCallback | None = None, interval: float = 0.1) -> None:
-        """Index the whole file; `progress` is called soon after the first call and then periodically."""
+    def build(
+        self, progress: ProgressCallback | None = None, interval: float = 0.1, follow: bool = False
+    ) -> None:
+        """Index the whole file; `progress` is called soon after the first call and then periodically.
+
+        With `follow`, a last line without newline is left pending for `extend`, not indexed."""
+        self._run_scan(0, progress, interval, follow)
+
+    def extend(self, progress: ProgressCallback | None = None, interval: float = 0.1) -> int:
+        """Index what was appended since the last scan (the file is followed); returns new lines."""
+        with self._lock:
+            if self._closing or self._fd < 0 or self.truncated_tail:
+                return 0
+            size = os.fstat(self._fd).st_size
+            if size <= self.size:
+                return 0
+            # The old map is not closed: the UI thread may be reading a line from it right now;
+            # it is released when the last reference goes.
+            self._map = mmap.mmap(self._fd, size, prot=mmap.PROT_READ)
+            self.size = size
+        before = self.line_count
+        self._run_scan(self._scanned_to, progress, interval, True)
+        return self.line_count - before
+
+    def _run_scan(
+        self, start: int, progress: ProgressCallback | None, interval: float, follow: bool
+    ) -> None:
         with self._lock:
             if self._closing or self._map is None:
                 mm = None
@@ -154,7 +212,7 @@ class RecordingIndex:
                 mm, self._building = self._map, True
         try:
             if mm is not None:
-                self._scan(mm, progress, interval)
+                self._scan(mm, start, progress, interval, follow)
         finally:
             with self._lock:
                 self._building = False
@@ -163,22 +221,36 @@ class RecordingIndex:
         if self._closing:
             return
         self.published_calls = len(self.calls)
-        self.bytes_indexed = self.size
+        self.bytes_indexed = self.size - self.pending_bytes
         self.complete = True
         if progress is not None:
             progress(self)
 
-    def _scan(self, mm: mmap.mmap, progress: ProgressCallback | None, interval: float) -> None:
+    def _scan(
+        self,
+        mm: mmap.mmap,
+        start: int,
+        progress: ProgressCallback | None,
+        interval: float,
+        follow: bool,
+    ) -> None:
         find, size = mm.find, self.size
         can_release = hasattr(mmap, "MADV_DONTNEED")
-        released = 0
+        released = start - start % mmap.PAGESIZE
         reported_at = 0.0
-        pos = 0
+        pos = start
         tail_kinds: dict[bytes, int] = {}
         while pos < size and not self._closing:
-            end = find(b"\n", pos)
+            if self._readable is not None:  # cut short meanwhile: stop before the lost bytes
+                size = min(size, self._readable)
+                if pos >= size:
+                    break
+            end = find(b"\n", pos, size)
             if end < 0:
+                if follow:
+                    break  # the writer is half-way through this line: wait for the rest
                 end, kind = size, KIND_TRUNCATED
+                self.truncated_tail = True
             else:
                 tail = mm[end - TAIL_BYTES if end - pos > TAIL_BYTES else pos : end]
                 kind = tail_kinds.get(tail, -1)
@@ -195,6 +267,8 @@ class RecordingIndex:
                     self.bytes_indexed = pos
                     reported_at = now
                     progress(self)
+        self._scanned_to = min(pos, size)
+        self.pending_bytes = size - self._scanned_to
         if can_release:
             self._release(mm, released, size)
 

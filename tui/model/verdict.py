@@ -4,26 +4,47 @@ Small files are scanned in the calling thread. A big file is scanned in a child 
 (`python -m tui.model.verdict PATH`): the strict reader holds the whole file and every parsed
 event in memory (about 3.5x the file size), which must not stay in the TUI's process, and a child
 leaves the UI thread its interpreter lock.
+
+A check that cannot finish says why (`stopped`: the file changed while it was read, or memory ran
+out) and is never taken for a verdict on the file. While the file is followed, what a recorder
+still writing looks like (a call without `call_end`, a half-written last line) is a call in
+progress, not a problem.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import os
+import signal
 import subprocess
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from pydantic import BaseModel, ConfigDict
+
 import tui
 from openprogram.providers.recording.errors import RecordingFileError
 from openprogram.providers.recording.reader import scan_facts
 from openprogram.providers.recording.scan_facts import ScanFacts, ScanProblem
 from openprogram.text import plural
+from tui.model.file_stamp import FileChange, compare, stamp_of
 
 IN_PROCESS_LIMIT = 4 << 20
 """Files up to this size are scanned in-process; bigger ones in a child process."""
 POLL_SECONDS = 0.1
+FILE_CHANGED = "file changed"
+"""Why a check stopped when the file's size, mtime or inode differ from when it started."""
+OUT_OF_MEMORY = "out of memory"
+
+
+class VerdictReport(BaseModel):
+    """What the child process prints: the facts, or why the check stopped."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    facts: ScanFacts | None = None
+    stopped: str | None = None
 
 
 @dataclass(frozen=True)
@@ -32,21 +53,50 @@ class Verdict:
 
     path: Path
     facts: ScanFacts
+    stopped: str | None = None
+    """Why the check did not finish (`file changed`, `out of memory`): then nothing is known."""
+    following: bool = False
+    """The file is followed: calls without `call_end` are in progress, not problems."""
+
+    @classmethod
+    def stopped_by(cls, path: Path, reason: str) -> Verdict:
+        """A check that could not finish, and why."""
+        return cls(path, ScanFacts(size=0), stopped=reason)
+
+    def while_following(self, following: bool) -> Verdict:
+        """The same facts, read as a file being written (`following`) or as a finished one."""
+        return dataclasses.replace(self, following=following)
+
+    @property
+    def problem_count(self) -> int:
+        """Problems found, counting those beyond the ones kept."""
+        if self.stopped is not None:
+            return 0
+        return self.facts.problem_count - (len(self.facts.problems) - len(self.problems))
 
     @property
     def valid(self) -> bool:
-        """True when the strict reader accepts the file."""
-        return self.facts.valid
+        """True when the strict reader accepts the file (so far, while following)."""
+        return self.stopped is None and self.problem_count == 0
 
     @property
     def problems(self) -> tuple[ScanProblem, ...]:
-        """Every problem found (line, call, reason)."""
+        """Every problem found (line, call, reason); none when the check stopped."""
+        if self.stopped is not None:
+            return ()
+        if self.following:
+            return tuple(p for p in self.facts.problems if not p.write_in_progress)
         return self.facts.problems
 
     @property
     def unfinished_calls(self) -> tuple[int, ...]:
-        """Calls the recording stopped in the middle of."""
-        return self.facts.unfinished_calls
+        """Calls the recording stopped in the middle of (none while it is being written)."""
+        return () if self.following or self.stopped else self.facts.unfinished_calls
+
+    @property
+    def calls_in_progress(self) -> tuple[int, ...]:
+        """Calls without `call_end` in a file being written."""
+        return self.facts.unfinished_calls if self.following and not self.stopped else ()
 
     def problems_by_line(self) -> dict[int, ScanProblem]:
         """The first problem reported for each 1-based line number."""
@@ -62,7 +112,9 @@ class Verdict:
 
     def headline(self) -> str:
         """`Not valid: the strict reader found 2 problems; damaged: call 3 (marked in red)`."""
-        text = f"Not valid: the strict reader found {plural(self.facts.problem_count, 'problem')}"
+        if self.stopped is not None:
+            return f"Check stopped: {self.stopped}; validity unknown until it runs again"
+        text = f"Not valid: the strict reader found {plural(self.problem_count, 'problem')}"
         damaged = sorted(self.damaged_calls())
         if damaged:
             calls = ", ".join(map(str, damaged))
@@ -71,21 +123,34 @@ class Verdict:
 
     def to_json(self) -> str:
         """The verdict as JSON (what the child process prints)."""
-        return self.facts.model_dump_json()
+        if self.stopped is not None:
+            return VerdictReport(stopped=self.stopped).model_dump_json()
+        return VerdictReport(facts=self.facts).model_dump_json()
 
     @classmethod
     def from_json(cls, path: Path, text: str) -> Verdict:
-        """Rebuild a verdict printed by `to_json`."""
-        return cls(path, ScanFacts.model_validate_json(text))
+        """Rebuild a verdict printed by `to_json`; raises `ValueError` for anything else."""
+        report = VerdictReport.model_validate_json(text)
+        if report.facts is not None:
+            return cls(path, report.facts)
+        return cls.stopped_by(path, report.stopped or "the checker gave no reason")
 
 
 def check_file(path: str | os.PathLike[str]) -> Verdict:
-    """Scan `path` with the strict reader in this thread (a file that cannot be opened is one problem)."""
+    """Scan `path` with the strict reader in this thread (a file that cannot be opened is one problem).
+
+    The file's stamp is taken before and after: a file written to meanwhile was read in a state
+    no one wrote, so the check says it stopped instead of judging it."""
     target = Path(path)
+    before = stamp_of(target)
     try:
         facts = scan_facts(target)  # memory bounded by the longest line, not the file
     except RecordingFileError as exc:
         return Verdict(target, ScanFacts.refused(0, exc.reason))
+    except MemoryError:
+        return Verdict.stopped_by(target, OUT_OF_MEMORY)
+    if before is None or compare(before, stamp_of(target)) is not FileChange.SAME:
+        return Verdict.stopped_by(target, FILE_CHANGED)
     return Verdict(target, facts)
 
 
@@ -123,9 +188,12 @@ def check_file_isolated(
     try:
         return Verdict.from_json(target, stdout)
     except ValueError:
-        # The child could not report (killed, out of memory...): say so rather than guess.
-        detail = stderr.strip().splitlines()[-1:] or [f"exit code {child.returncode}"]
-        return Verdict(target, ScanFacts.refused(0, f"validation did not finish ({detail[0]})"))
+        # The child could not report: say why it stopped, never that the file is not valid.
+        last = stderr.strip().splitlines()[-1:]
+        if child.returncode == -signal.SIGKILL or (last and "MemoryError" in last[0]):
+            return Verdict.stopped_by(target, OUT_OF_MEMORY)
+        detail = last[0] if last else f"exit code {child.returncode}"
+        return Verdict.stopped_by(target, f"the checker failed ({detail})")
 
 
 def check_recording(

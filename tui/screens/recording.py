@@ -4,14 +4,20 @@ The file is indexed in a thread (rows appear while it runs) and validated by the
 the background; a damaged file still opens, with its problems marked. The call detail, the `:`
 prompt and their modules are loaded once the first rows are on screen: they are not needed to
 show them.
+
+The file is stat-ed twice a second. Followed (`f`), what is appended is indexed and shown as it
+comes; otherwise a change is offered as a reload (`ctrl+r`). A file shortened, replaced or removed
+says so, and its old verdict is dropped.
 """
 
 from __future__ import annotations
 
 import gc
+import os
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
 
+from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal
@@ -21,11 +27,13 @@ from textual.widgets import Input
 
 from openprogram.providers.recording.errors import RecordingFileError
 from tui.model.call_rows import CallTable
+from tui.model.file_stamp import FileChange, FileStamp, compare, stamp_of
 from tui.model.recording_index import RecordingIndex
 from tui.widgets.common.key_footer import KeyFooter
 from tui.widgets.common.row_list import RowList
 from tui.widgets.common.title_bar import TitleBar
 from tui.widgets.recording.call_list import CallList
+from tui.widgets.recording.file_notice import FileNotice
 from tui.widgets.recording.find_bar import FindBar
 from tui.widgets.recording.problem_banner import ProblemBanner
 from tui.widgets.recording.recording_loader import RecordingLoader
@@ -36,6 +44,9 @@ if TYPE_CHECKING:
     from tui.model.verdict import Verdict
     from tui.widgets.recording.call_detail import CallDetail
     from tui.widgets.recording.goto_bar import GotoBar
+
+LOOK_SECONDS = 0.5
+"""How often the file is stat-ed for changes (a change is noticed within a second)."""
 
 
 class RecordingScreen(Screen[None]):
@@ -71,6 +82,8 @@ class RecordingScreen(Screen[None]):
             "enter,l,right", "open_call", "Open", show=False, priority=True, id="recording.open"
         ),
         Binding("r", "rerun", "Rerun", id="rerun"),
+        Binding("f", "follow", "Follow the file", show=False, id="recording.follow"),
+        Binding("ctrl+r", "reload", "Reload the file", show=False, id="recording.reload"),
         Binding("escape", "dismiss_one", "Back", show=False, id="dismiss"),
     ]
 
@@ -82,10 +95,29 @@ class RecordingScreen(Screen[None]):
         path: Path,
         start_at: GotoTarget | None = None,
         field: tuple[str | int, ...] | None = None,
+        follow: bool | None = None,
+        reloaded_because: FileChange | None = None,
     ) -> None:
-        """Open `path`; `start_at` goes to a call (and event), `field` opens its request there."""
+        """Open `path`; `start_at` goes to a call (and event), `field` opens its request there.
+
+        `follow`: show what is appended as it is written; None follows the file the
+        configuration records into (found once the first rows are shown). `reloaded_because`:
+        this view replaces one of the same file that changed so (said under the title)."""
         super().__init__()
         self.path = path
+        self.following = bool(follow)
+        """True while what is appended to the file is indexed and shown as it comes."""
+        self._follow_default = follow is None
+        self._seen: FileStamp | None = None
+        """The file as last looked at (when it grew, what was indexed next came from it)."""
+        self.file_change: FileChange | None = None
+        """How the file on disk differs from what is shown, when it does."""
+        self._verdict_due = False
+        self._follow_on_reload = False
+        self._reload_note = (
+            f"{reloaded_because.notice()} — read again" if reloaded_because is not None else None
+        )
+        """Followed until the file changed under it: the reload follows it again."""
         self._start_at = start_at
         self._start_field = field
         self.index: RecordingIndex | None = None
@@ -107,8 +139,11 @@ class RecordingScreen(Screen[None]):
             self._open_error = exc
         else:
             self.table = CallTable(self.index)
-            yield RecordingLoader(self.index)
+            self.index.growing = self.following
+            self._seen = self.index.stamp
+            yield RecordingLoader(self.index, follow=self.following)
         yield TitleBar(self.path.name, "opening…")
+        yield FileNotice()
         yield ProblemBanner(limit=1, id="file-problems")
         with Horizontal(id="browser"):
             yield CallList(id="calls")
@@ -130,22 +165,33 @@ class RecordingScreen(Screen[None]):
             return
         self.query_one(CallList).show_table(self.table)
         self.query_one(CallList).focus()
+        self.set_interval(LOOK_SECONDS, self.look_at_file)
 
     # -- messages --
 
     def on_recording_loader_index_updated(self, message: RecordingLoader.IndexUpdated) -> None:
+        if self.file_change is not None and self.file_change.invalidates:
+            return  # indexed from a file that is no longer there as it was
         calls = self.query_one(CallList)
+        on_last = calls.row_count > 0 and calls.cursor == calls.row_count - 1
         calls.set_row_count(message.calls)
         calls.clear_cache()
+        if self.table is not None and message.appended:
+            self.table.refresh()
         if not self._first_rows_scheduled:
             self._first_rows_scheduled = True
             self.call_after_refresh(self._first_rows_shown)
+        elif self.following and on_last and calls.cursor < message.calls - 1:
+            calls.move_to(message.calls - 1)  # on the latest call: stay on the latest
         elif self.loaded is not None and not self.loaded.settled:
             self._show_call(self.loaded.span.ordinal, keep_position=True)
         self._apply_start()
-        if message.complete:
+        if message.appended:
+            self._verdict_due = True  # checked once the file stops growing
             self._update_facts()
-            self.query_one(RecordingLoader).check()
+        elif message.complete:
+            self._update_facts()
+            self.query_one(RecordingLoader).check(self.following)
         else:
             self.query_one(TitleBar).set_facts(f"indexing {message.fraction:.0%}…")
 
@@ -155,6 +201,8 @@ class RecordingScreen(Screen[None]):
             return  # closed before its first frame (the app ended: ctrl+q, SIGTERM)
         self.query_one(RecordingLoader).first_rows_drawn()
         self.post_message(self.FirstRowsShown())
+        if self._follow_default:
+            self._follow_if_recording_into()
         from tui.widgets.recording.call_detail import CallDetail
 
         browser.mount(CallDetail(id="detail"))
@@ -196,21 +244,34 @@ class RecordingScreen(Screen[None]):
         self.query_one(TitleBar).set_facts(message.reason, problem=True)
 
     def on_recording_loader_verdict_reached(self, message: RecordingLoader.VerdictReached) -> None:
-        self.verdict = message.verdict
-        if self.table is not None:
-            self.table.set_verdict(message.verdict)
-        self.query_one(CallList).clear_cache()
-        problems = message.verdict.problems
-        banner = self.query_one("#file-problems", ProblemBanner)
-        banner.show_problems(problems, message.verdict.headline())
-        if self.loaded is not None:
-            self.loaded.set_problems(problems)
-            if detail := self._detail():
-                detail.show_problems()
+        if self.file_change is not None and self.file_change.invalidates:
+            return  # a verdict on a file that is no longer there as it was
+        if message.verdict.following != self.following:
+            return  # asked for before following started or stopped; another one is coming
+        if message.verdict.stopped is not None and self.following:
+            self._verdict_due = True  # the file grew while it was read: again once it stops
+        self._show_verdict(message.verdict)
         from tui.model.versions import version_note
 
         self.version_note = version_note(self.path)
         self._update_facts()
+
+    def _show_verdict(self, verdict: Verdict | None, unknown: str | None = None) -> None:
+        """Mark the strict reader's problems, or drop them (`unknown` says why)."""
+        self.verdict = verdict
+        if self.table is not None:
+            if verdict is None:
+                self.table.forget_verdict(unknown)
+            else:
+                self.table.set_verdict(verdict)
+        self.query_one(CallList).clear_cache()
+        problems = verdict.problems if verdict is not None else ()
+        banner = self.query_one("#file-problems", ProblemBanner)
+        banner.show_problems(problems, verdict.headline() if verdict is not None else "")
+        if self.loaded is not None:
+            self.loaded.set_problems(problems)
+            if detail := self._detail():
+                detail.show_problems()
 
     def on_call_list_call_highlighted(self, message: CallList.CallHighlighted) -> None:
         if message.ordinal != message.call_list.cursor:
@@ -256,7 +317,7 @@ class RecordingScreen(Screen[None]):
 
         problems = self.verdict.problems if self.verdict else ()
         self.loaded = LoadedCall(self.index, self.index.calls[ordinal], problems)
-        detail.show_call(self.loaded, keep_position, tab)
+        detail.show_call(self.loaded, keep_position, tab, stay_on_latest=self.following)
 
     def _update_facts(self) -> None:
         if self.table is not None:
@@ -264,6 +325,88 @@ class RecordingScreen(Screen[None]):
             if self.version_note:
                 facts += f" · {self.version_note}"
             self.query_one(TitleBar).set_facts(facts, problem)
+            if self.following:
+                self.query_one(FileNotice).show_notice(self.table.following_note(), following=True)
+            elif self.file_change is None:
+                self.query_one(FileNotice).show_notice(self._reload_note)
+
+    # -- the file on disk --
+
+    def look_at_file(self) -> None:
+        """Look at the file on disk: index what was appended (following), or say how it changed."""
+        index, seen = self.index, self._seen
+        if index is None or seen is None:
+            return
+        if self.file_change is not None and self.file_change.invalidates:
+            return  # said once; nothing shown describes the file any more until a reload
+        now = stamp_of(self.path)
+        change = compare(seen, now, index.size)
+        if not index.complete and change is not FileChange.SHRANK:
+            return  # the rest is looked at once the file as opened is indexed
+        loader = self.query_one(RecordingLoader)
+        if change.invalidates:
+            self._file_invalidated(change)
+        elif change is FileChange.SAME:
+            if self.following and self._verdict_due and not loader.extending:
+                self._verdict_due = False  # it stopped growing: check it now
+                loader.check(following=True)
+        elif self.following:
+            self._seen = now
+            if change is FileChange.GREW:
+                loader.extend()
+        elif self.file_change is None:
+            self.file_change = change
+            self.query_one(FileNotice).show_notice(
+                f"{change.notice()} — ctrl+r reloads · f follows"
+            )
+
+    def _file_invalidated(self, change: FileChange) -> None:
+        """The file shrank, was replaced or removed: say so, and drop the verdict on the old one.
+
+        A replaced or removed file is still the one read (its inode lives while it is mapped), so
+        it stays on show; a shortened one has lost bytes that were shown: it is read again."""
+        if change is FileChange.SHRANK:
+            if self.index is not None:
+                now = stamp_of(self.path)
+                self.index.cut_short(now.size if now is not None else 0)
+            self._reload(self.following or self._follow_on_reload, change)
+            return
+        self.file_change = change
+        self._follow_on_reload = self.following
+        self._set_following(False)
+        self.query_one(RecordingLoader).cancel_check()
+        self._show_verdict(None, change.notice())
+        self.query_one(FileNotice).show_notice(
+            f"{change.notice()} — what is shown is what was read · ctrl+r reloads"
+        )
+        self._update_facts()
+
+    def _set_following(self, following: bool) -> None:
+        self.following = following
+        if self.index is not None:
+            self.index.growing = following
+        if self.table is not None:
+            self.table.refresh()
+        self.query_one(CallList).clear_cache()
+        if self.loaded is not None and not self.loaded.settled:
+            self._show_call(self.loaded.span.ordinal, keep_position=True)
+
+    @work(thread=True, exclusive=True, group="follow-default", exit_on_error=False)
+    def _follow_if_recording_into(self) -> None:
+        """Follow this file when the configuration records into it (it is being written)."""
+        from openprogram.recordings import recording_into
+
+        target = recording_into()
+        try:
+            recording = target is not None and os.path.samefile(target, self.path)
+        except OSError:
+            recording = False
+        if recording:
+            self.app.call_from_thread(self._follow_by_default)
+
+    def _follow_by_default(self) -> None:
+        if not self.following and self._follow_default:
+            self.action_follow()
 
     def _goto(self, target: GotoTarget | None) -> None:
         if target is None:
@@ -333,6 +476,44 @@ class RecordingScreen(Screen[None]):
     def action_focus_calls(self) -> None:
         if self.index is not None:
             self.query_one(CallList).focus()
+
+    def action_follow(self) -> None:
+        """Follow the file as it is written: new calls and events appear as they come; again: stop."""
+        index, loader = self.index, self.query_one(RecordingLoader) if self.index else None
+        if index is None or loader is None:
+            return
+        self._follow_default = False  # chosen now: the configuration no longer decides
+        if self.file_change is not None and self.file_change.invalidates:
+            self.notify(f"The {self.file_change.notice()}: ctrl+r reloads it.", severity="warning")
+            return
+        if self.following:
+            self._set_following(False)
+            loader.cancel_check()
+            self._show_verdict(None)
+            loader.check(following=False)
+        elif index.truncated_tail:
+            self._reload(follow=True)  # its last line was read as cut off: read it again, followed
+            return
+        else:
+            self.file_change = None
+            self.query_one(FileNotice).show_notice(None)
+            self._set_following(True)
+            if self.verdict is not None:
+                self._show_verdict(self.verdict.while_following(True))
+            self._verdict_due = True
+            self.look_at_file()
+        self._update_facts()
+
+    def action_reload(self) -> None:
+        """Read the file again from the start (after it changed on disk)."""
+        self._reload(self.following or self._follow_on_reload)
+
+    def _reload(self, follow: bool, because: FileChange | None = None) -> None:
+        from tui.model.navigation import GotoTarget
+
+        target = GotoTarget(self.loaded.call_index, None) if self.loaded is not None else None
+        screen = RecordingScreen(self.path, target, follow=follow, reloaded_because=because)
+        self.app.switch_screen(screen)
 
     def action_rerun(self) -> None:
         from tui.screens.rerun import RerunScreen

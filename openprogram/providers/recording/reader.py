@@ -31,7 +31,13 @@ from openprogram.providers.recording.format import (
     parse_row,
 )
 from openprogram.providers.recording.rows import RECORDING_FORMAT_VERSION, ROW_TYPES
-from openprogram.providers.recording.scan_facts import MAX_PROBLEMS, ScanFacts, ScanProblem
+from openprogram.providers.recording.scan_facts import (
+    MAX_PROBLEMS,
+    TRUNCATED_LAST_LINE_REASON,
+    UNFINISHED_CALL_REASON,
+    ScanFacts,
+    ScanProblem,
+)
 from openprogram.providers.types import EVENT_TYPES, AssistantMessageEvent
 from openprogram.text import one_line
 
@@ -335,16 +341,12 @@ def _parse(
                 )
             )
     if truncated:
-        problems.add(line_count, None, "last line is truncated (no newline at the end)")
+        problems.add(line_count, None, TRUNCATED_LAST_LINE_REASON)
     if header is None and not problems.found:
         problems.add(None, None, "file is empty (no header)")
     if not foreign:
         for call_index, unfinished in sorted(open_calls.items()):
-            problems.add(
-                unfinished.first_line,
-                call_index,
-                "call has no call_end (the recording stopped during this call)",
-            )
+            problems.add(unfinished.first_line, call_index, UNFINISHED_CALL_REASON)
     calls.sort(key=lambda call: call.call_index)
     return RecordingScan(
         path=target,

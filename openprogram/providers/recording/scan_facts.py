@@ -10,6 +10,11 @@ from pydantic import BaseModel, ConfigDict
 
 MAX_PROBLEMS = 1000
 """At most this many problems are kept (`problem_count` still counts them all)."""
+UNFINISHED_CALL_REASON = "call has no call_end (the recording stopped during this call)"
+TRUNCATED_LAST_LINE_REASON = "last line is truncated (no newline at the end)"
+WRITE_IN_PROGRESS_REASONS = frozenset({UNFINISHED_CALL_REASON, TRUNCATED_LAST_LINE_REASON})
+"""What the strict reader also says of a file a recorder is still writing (a view following
+it shows these as a call in progress, not as damage)."""
 
 
 class ScanProblem(BaseModel):
@@ -28,6 +33,12 @@ class ScanProblem(BaseModel):
         if self.call_index is not None:
             where.append(f"call {self.call_index}")
         return f"{', '.join(where)}: {self.reason}" if where else self.reason
+
+    @property
+    def write_in_progress(self) -> bool:
+        """True for a call without `call_end` or a last line without newline: what a file that
+        is still being written looks like, as well as one whose writer stopped."""
+        return self.reason in WRITE_IN_PROGRESS_REASONS
 
 
 class ScanFacts(BaseModel):

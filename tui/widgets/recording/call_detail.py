@@ -74,13 +74,22 @@ class CallDetail(Vertical):
         return self.query_one(TabbedContent).active
 
     def show_call(
-        self, call: LoadedCall | None, keep_position: bool = False, tab: str | None = None
+        self,
+        call: LoadedCall | None,
+        keep_position: bool = False,
+        tab: str | None = None,
+        stay_on_latest: bool = False,
     ) -> None:
         """Show `call` (in the tab with id `tab`, if given); each tab is filled when first shown.
 
-        With `keep_position` the event cursor stays where it was (the same call, read again).
+        With `keep_position` the event cursor stays where it was (the same call, read again);
+        with `stay_on_latest` too, a cursor on the last event moves to the new last one.
         """
-        self._event_position = self.query_one(EventList).cursor if keep_position else 0
+        events = self.query_one(EventList)
+        self._event_position = events.cursor if keep_position else 0
+        at_latest = events.row_count == 0 or events.cursor == events.row_count - 1
+        if keep_position and stay_on_latest and at_latest and call is not None:
+            self._event_position = max(call.event_count - 1, 0)
         self.call = call
         self._filled = {}
         self._assembled = None

@@ -7,11 +7,12 @@ from typing import ClassVar
 from rich.text import Text
 from textual.message import Message
 
-from tui.model.call_rows import BAD_OUTCOMES, PENDING, CallTable
+from tui.model.call_rows import BAD_OUTCOMES, IN_PROGRESS, PENDING, CallTable
 from tui.widgets.common.row_list import RowList
 
 OUTCOME_WIDTH = max(len(outcome) for outcome in (*BAD_OUTCOMES, "complete"))
-"""Room for the longest outcome (`unfinished`), so every row's columns line up."""
+"""Room for the longest outcome (`unfinished`), so every row's columns line up; `in progress`
+(only while following) takes the one column left free at the end of the row."""
 
 
 class CallList(RowList):
@@ -27,6 +28,7 @@ class CallList(RowList):
         "call-list--complete",
         "call-list--failed",
         "call-list--pending",
+        "call-list--in-progress",
     }
     DEFAULT_CSS = """
     CallList {
@@ -38,6 +40,7 @@ class CallList(RowList):
         & > .call-list--complete { color: $success; }
         & > .call-list--failed { color: $error; text-style: bold; }
         & > .call-list--pending { color: $text-muted; }
+        & > .call-list--in-progress { color: $accent; text-style: bold; }
     }
     """
     empty_text = "no calls"
@@ -77,7 +80,9 @@ class CallList(RowList):
         number = f"#{summary.call_index}".ljust(self.table.index_width + 1)
         count = f"{summary.event_count:>4} ev"
         outcome_class = (
-            "call-list--pending"
+            "call-list--in-progress"
+            if summary.outcome == IN_PROGRESS
+            else "call-list--pending"
             if summary.outcome == PENDING
             else "call-list--failed"
             if summary.failed

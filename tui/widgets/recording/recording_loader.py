@@ -1,4 +1,5 @@
-"""The background work behind a recording view: the line index, then the strict reader's verdict."""
+"""The background work behind a recording view: the line index, then the strict reader's verdict;
+for a file being followed, the index of what was appended."""
 
 from __future__ import annotations
 
@@ -30,11 +31,15 @@ class RecordingLoader(Widget):
     DEFAULT_CSS = "RecordingLoader { display: none; }"
 
     class IndexUpdated(Message):
-        """The index published more calls (`complete` when the whole file is indexed)."""
+        """The index published more calls (`complete` when the whole file is indexed;
+        `appended` when they were appended to a followed file since it was)."""
 
-        def __init__(self, calls: int, complete: bool, fraction: float) -> None:
+        def __init__(
+            self, calls: int, complete: bool, fraction: float, appended: bool = False
+        ) -> None:
             super().__init__()
             self.calls, self.complete, self.fraction = calls, complete, fraction
+            self.appended = appended
 
     class VerdictReached(Message):
         """The strict reader finished with the whole file."""
@@ -50,19 +55,31 @@ class RecordingLoader(Widget):
             super().__init__()
             self.reason = reason
 
-    def __init__(self, index: RecordingIndex) -> None:
+    def __init__(self, index: RecordingIndex, follow: bool = False) -> None:
         super().__init__()
         self.index = index
         self._rows_drawn = threading.Event()
-        self._build()
+        self._build(follow)
+        self.extending = False
+        """True while appended bytes are being indexed."""
 
     def first_rows_drawn(self) -> None:
         """Let the index go on (the first rows are on screen)."""
         self._rows_drawn.set()
 
-    def check(self) -> None:
-        """Start the strict reader on the whole file."""
-        self._check()
+    def check(self, following: bool = False) -> None:
+        """Start the strict reader on the whole file (`following`: it is still being written)."""
+        self._check(following)
+
+    def cancel_check(self) -> None:
+        """Stop a running check (the file changed under it)."""
+        self.workers.cancel_group(self, "verdict")
+
+    def extend(self) -> None:
+        """Index what was appended to the file since (while following it)."""
+        if not self.extending and self.index.complete:
+            self.extending = True
+            self._extend()
 
     def on_unmount(self) -> None:
         self._rows_drawn.set()
@@ -70,24 +87,34 @@ class RecordingLoader(Widget):
         self.index.close()
 
     @work(thread=True, exclusive=True, group="index", exit_on_error=False)
-    def _build(self) -> None:
+    def _build(self, follow: bool) -> None:
         def progress(ix: RecordingIndex) -> None:
             fraction = ix.bytes_indexed / ix.size if ix.size else 1.0
             self.post_message(self.IndexUpdated(ix.published_calls, ix.complete, fraction))
             if not self._rows_drawn.is_set():
                 self._rows_drawn.wait(FIRST_ROWS_WAIT)
 
-        self.index.build(progress)
+        self.index.build(progress, follow=follow)
+
+    @work(thread=True, exclusive=True, group="index", exit_on_error=False)
+    def _extend(self) -> None:
+        index = self.index
+        try:
+            index.extend()
+        finally:
+            self.extending = False
+        if index.complete:
+            self.post_message(self.IndexUpdated(index.published_calls, True, 1.0, appended=True))
 
     @work(thread=True, exclusive=True, group="verdict", exit_on_error=False)
-    def _check(self) -> None:
+    def _check(self, following: bool) -> None:
         from tui.model.verdict import check_recording
 
         worker = get_current_worker()
         index = self.index
         verdict = check_recording(index.path, index.size, cancelled=lambda: worker.is_cancelled)
-        if verdict is not None:
-            self.post_message(self.VerdictReached(verdict))
+        if verdict is not None and not worker.is_cancelled:
+            self.post_message(self.VerdictReached(verdict.while_following(following)))
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         if event.state is WorkerState.ERROR:
