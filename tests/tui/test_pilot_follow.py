@@ -20,7 +20,7 @@ from tui.widgets.recording.problem_banner import ProblemBanner
 
 SIZE = (120, 30)
 EVENTS = text_events(["one ", "two ", "three"])
-FOLLOWING = "● following — new rows appear as they are written · f stops"
+FOLLOWING = "● following · f stops — new rows appear as they are written"
 
 
 def facts(screen: RecordingScreen) -> str:

@@ -151,13 +151,14 @@ class CallTable:
         self._rows.clear()
 
     def following_note(self) -> str:
-        """`● following · call 1 in progress — …`: what a followed file is doing."""
+        """`● following · call 1 in progress · f stops — …`: what a followed file is doing (the
+        key before the explanation, which a narrow screen cuts)."""
         open_calls = [span.ordinal for span in self.index.calls if not span.finished]
         note = "● following"
         if open_calls:
             shown = ", ".join(map(str, open_calls[:3])) + ("…" if len(open_calls) > 3 else "")
             note += f" · call {shown} in progress"
-        return f"{note} — new rows appear as they are written · f stops"
+        return f"{note} · f stops — new rows appear as they are written"
 
     def facts(self) -> tuple[str, bool]:
         """`format 1 · 5 calls · 115 events · ✓ valid`, and whether it reports a problem."""
