@@ -23,3 +23,11 @@ def test_keys_sent_together_and_the_demo_rerun(terminal: Terminal) -> None:
     terminal.wait_for("-m tui.demo_agent")
     terminal.keys("Enter")
     terminal.wait_for("replays this recording cleanly")
+
+
+def test_a_query_typed_right_after_the_slash_lands_in_the_find_bar(terminal: Terminal) -> None:
+    terminal.wait_for("echo-demo.jsonl", "#0", "✓")
+    terminal.keys("/pong")  # one write: the bar must take the keys that follow the slash
+    screen = terminal.wait_for("across calls")
+    find_row = next(line for line in screen.splitlines() if "across calls" in line)
+    assert "pong" in find_row and "1 / 3" in find_row

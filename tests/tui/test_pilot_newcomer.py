@@ -44,6 +44,24 @@ async def test_find_prompt_shows_the_query_typed(demo_file: Path) -> None:
         assert "/ pong" in find_row
 
 
+async def test_a_query_typed_right_after_the_slash_is_the_query(demo_file: Path) -> None:
+    app = OpenProgramTUI([demo_file])
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await recording_ready(pilot)
+        keys_at_once(app, "slash", *"pong")  # typed fast: the bar opens while the keys wait
+        find = screen.query_one("#find-input", Input)
+        await until(pilot, lambda: find.value == "pong")
+        await until(pilot, lambda: len(screen.query_one(CallList).matches) == 3)
+
+
+async def test_a_target_typed_right_after_the_colon_is_gone_to(demo_file: Path) -> None:
+    app = OpenProgramTUI([demo_file])
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await recording_ready(pilot)
+        keys_at_once(app, "colon", "3", "enter")
+        await until(pilot, lambda: screen.loaded is not None and screen.loaded.call_index == 3)
+
+
 async def test_a_move_and_enter_arriving_together_open_the_row_moved_to(demo_home: Path) -> None:
     app = OpenProgramTUI()
     async with app.run_test(size=SIZE) as pilot:

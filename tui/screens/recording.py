@@ -53,8 +53,10 @@ class RecordingScreen(Screen[None]):
     """Browse one recording file call by call and step through each call's events."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("colon", "goto", "Go to", id="recording.goto"),
-        Binding("slash", "find", "Find", id="recording.find"),
+        # Priority: the bar opens before the keys typed after `:` or `/` are handed out, so they
+        # are its query (check_action leaves both to a prompt that has the focus).
+        Binding("colon", "goto", "Go to", priority=True, id="recording.goto"),
+        Binding("slash", "find", "Find", priority=True, id="recording.find"),
         Binding("n", "match(True)", "Next match", show=False, id="recording.next-match"),
         Binding("N", "match(False)", "Previous match", show=False, id="recording.previous-match"),
         # Keys that move the focus or switch tabs are priority bindings: handled in the order they
@@ -285,8 +287,10 @@ class RecordingScreen(Screen[None]):
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "open_call":
             return isinstance(self.focused, CallList)  # elsewhere enter belongs to the widget
-        if action == "tab":
-            return not isinstance(self.focused, Input)  # "[" typed into a prompt stays there
+        if action in ("tab", "goto", "find"):
+            return not isinstance(
+                self.focused, Input
+            )  # "[", ":", "/" typed into a prompt stay there
         return True
 
     def action_open_call(self) -> None:

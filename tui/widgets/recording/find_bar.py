@@ -86,7 +86,7 @@ class FindBar(Horizontal):
         field = self.query_one(Input)
         field.placeholder = f"find {what} (case-insensitive, in the stored rows)"
         field.disabled = False
-        field.focus()
+        self.screen.set_focus(field)  # now, not later: the keys typed after `/` are the query
 
     @property
     def has_matches(self) -> bool:
