@@ -75,7 +75,7 @@ class DiffScreen(Screen[None]):
     DiffScreen {
         & #diff-names { height: auto; padding: 0 1; color: $text-muted; }
         & #diff-body { height: 1fr; }
-        & #diff-calls { width: 32; max-width: 36%; height: 1fr; border: round $panel; }
+        & #diff-calls { height: 1fr; border: round $panel; }
         & #diff-calls:focus { border: round $primary; }
         & TabbedContent { width: 1fr; height: 1fr; }
         & TabPane { padding: 0; }

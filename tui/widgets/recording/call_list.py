@@ -30,7 +30,6 @@ class CallList(RowList):
     }
     DEFAULT_CSS = """
     CallList {
-        width: 48;
         border-right: vkey $panel;
         & > .call-list--index { color: $text-muted; }
         & > .call-list--model { color: $text; }
