@@ -26,13 +26,12 @@ from tui.commands import TuiCommands
 from tui.ending_signals import ending_signals_exit_app, ending_signals_raise_system_exit
 from tui.model.navigation import GotoError, GotoTarget, parse_goto
 from tui.screens.recording import RecordingScreen
+from tui.theme import DARK_THEME, LIGHT_THEME, THEMES, theme_variable_defaults
 
 if TYPE_CHECKING:
     from openprogram.recordings import RecordReplayStatus
     from tui.screens.diff import DiffScreen
     from tui.screens.rerun import RerunScreen
-
-DARK_THEME, LIGHT_THEME = "textual-dark", "textual-light"
 
 
 class OpenProgramTUI(App[None]):
@@ -80,6 +79,8 @@ class OpenProgramTUI(App[None]):
         `demo`: the state directory is the demo's own, and the screens say so.
         """
         super().__init__()
+        for app_theme in THEMES.values():
+            self.register_theme(app_theme)
         self.paths = tuple(paths)
         self.open_on_start = open_on_start
         self.start_at = start_at
@@ -89,6 +90,9 @@ class OpenProgramTUI(App[None]):
         self.check_command = tuple(check_command)
         self.diff = diff
         self.demo = demo
+
+    def get_theme_variable_defaults(self) -> dict[str, str]:
+        return theme_variable_defaults(self.current_theme)
 
     def on_mount(self) -> None:
         # Opened once start-up is over, so the first frame of the recording is shown as soon as

@@ -46,6 +46,8 @@ def diff_main(argv: Sequence[str], app_class: Callable[..., Any]) -> int:
     except RecordingArgumentError as exc:
         print(f"openprogram-tui diff: {exc}", file=sys.stderr)
         return 2
-    app = app_class(diff=(a, b), theme="textual-light" if args.light else "textual-dark")
+    from tui.theme import DARK_THEME, LIGHT_THEME
+
+    app = app_class(diff=(a, b), theme=LIGHT_THEME if args.light else DARK_THEME)
     app.run()
     return int(app.return_code or 0)

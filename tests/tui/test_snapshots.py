@@ -19,6 +19,7 @@ from tests.tui.pilot_support import recording_ready, until
 from tui.app import OpenProgramTUI
 from tui.screens.recordings import RecordingsScreen
 from tui.screens.settings import SettingsScreen
+from tui.theme import LIGHT_THEME
 
 SIZE = (120, 40)
 SnapCompare = Callable[..., bool]
@@ -86,7 +87,7 @@ def test_help(snap_compare: SnapCompare, demo_file: Path) -> None:
 
 
 def test_light_theme(snap_compare: SnapCompare, demo_file: Path) -> None:
-    app = OpenProgramTUI([demo_file], theme="textual-light")
+    app = OpenProgramTUI([demo_file], theme=LIGHT_THEME)
     keys = ("colon", *"2.20", "enter")
     assert snap_compare(app, terminal_size=SIZE, run_before=after_ready(*keys))
 

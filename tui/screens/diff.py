@@ -37,6 +37,7 @@ from tui.model.recording_diff import (
     tool_call_lines,
     usage_lines,
 )
+from tui.theme import rich_style
 from tui.widgets.common.key_footer import KeyFooter
 from tui.widgets.common.title_bar import TitleBar
 from tui.widgets.rerun.mismatch_view import MismatchView
@@ -44,11 +45,11 @@ from tui.widgets.rerun.mismatch_view import MismatchView
 TABS = ("diff-tab-request", "diff-tab-answer")
 STATUS_STYLES = {
     "same": "dim",
-    "request_changed": "bold $warning",
-    "answer_changed": "bold $accent",
-    "both_changed": "bold $error",
-    "only_a": "bold $error",
-    "only_b": "bold $success",
+    "request_changed": "bold $text-warning",
+    "answer_changed": "bold $text-accent",
+    "both_changed": "bold $text-error",
+    "only_a": "bold $text-error",
+    "only_b": "bold $text-success",
 }
 
 
@@ -77,10 +78,13 @@ class DiffScreen(Screen[None]):
         & #diff-body { height: 1fr; }
         & #diff-calls { height: 1fr; border: round $panel; }
         & #diff-calls:focus { border: round $primary; }
+        /* The row's own colours stay readable on the cursor (tui/theme.py checks this tint). */
+        & #diff-calls > .option-list--option-highlighted { background: $row-cursor-blurred; }
+        & #diff-calls:focus > .option-list--option-highlighted { background: $row-cursor; }
         & TabbedContent { width: 1fr; height: 1fr; }
         & TabPane { padding: 0; }
         & #diff-answer { padding: 0 1; }
-        & #diff-problem { padding: 1 2; color: $error; }
+        & #diff-problem { padding: 1 2; color: $text-error; }
     }
     """
 
@@ -245,12 +249,7 @@ class DiffScreen(Screen[None]):
         return Option(text)
 
     def _status_style(self, status: str) -> str:
-        style = STATUS_STYLES[status]
-        variables = self.app.theme_variables
-        return " ".join(
-            variables.get(word[1:], word) if word.startswith("$") else word
-            for word in style.split()
-        )
+        return rich_style(self.app.theme_variables, STATUS_STYLES[status])
 
     # -- showing one row --
 
@@ -297,6 +296,7 @@ class DiffScreen(Screen[None]):
             self.query_one("#diff-answer", Static).update(self._answer_text(row))
 
     def _answer_text(self, pair: DiffRow) -> Text:
+        variables = self.app.theme_variables
         text = Text()
         if pair.a is None or pair.b is None:
             side = "A" if pair.b is None else "B"
@@ -317,8 +317,8 @@ class DiffScreen(Screen[None]):
             text.append("Tool calls\n", "bold")
             for path, left, right in tool_call_lines(pair):
                 text.append(f"  {path}\n")
-                text.append(f"    A  {left}\n", "red")
-                text.append(f"    B  {right}\n", "green")
+                text.append(f"    A  {left}\n", rich_style(variables, "$text-error"))
+                text.append(f"    B  {right}\n", rich_style(variables, "$text-success"))
             text.append("\n")
         for name, change in (("Stop reason", answer.stop_reason), ("Error", answer.error)):
             if change is not None:

@@ -34,8 +34,8 @@ class CallList(RowList):
         & > .call-list--index { color: $text-muted; }
         & > .call-list--model { color: $text; }
         & > .call-list--count { color: $text-muted; }
-        & > .call-list--complete { color: $success; }
-        & > .call-list--failed { color: $error; text-style: bold; }
+        & > .call-list--complete { color: $text-success; }
+        & > .call-list--failed { color: $text-error; text-style: bold; }
         & > .call-list--pending { color: $text-muted; }
     }
     """
