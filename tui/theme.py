@@ -90,6 +90,16 @@ FOOTER_COLOURS: tuple[str, ...] = ("footer-key-foreground", "footer-description-
 """The footer's keys and descriptions, on `$panel` (app.tcss)."""
 
 
+def start_theme(light: bool = False, dark: bool = False) -> str:
+    """The theme to start with: `--light` or `--dark` when given, else the last one switched to
+    (`ctrl+t`, the settings screen), else dark; a saved file that cannot be used counts as none."""
+    from tui.model.theme_state import read_saved_theme
+
+    if light or dark:
+        return LIGHT_THEME if light else DARK_THEME
+    return read_saved_theme(THEMES).name or DARK_THEME
+
+
 def rich_style(variables: Mapping[str, str], style: str) -> str:
     """A Rich style such as `bold $text-error` with its theme variables filled in (for the Rich
     text of tables, options and previews, which Textual's CSS does not reach)."""
