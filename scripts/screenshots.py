@@ -26,6 +26,7 @@ from textual.widgets import Input
 from tui.app import OpenProgramTUI
 from tui.model.demo import DAMAGED_DEMO_ID, prepare_demo_home
 from tui.screens.recording import RecordingScreen
+from tui.theme import DARK_THEME, LIGHT_THEME
 
 OUT = Path(__file__).resolve().parent.parent / "screenshots"
 SIZE = (120, 40)
@@ -39,7 +40,7 @@ class Capture:
     title: str
     path: str | None
     keys: Sequence[str] = ()
-    theme: str = "textual-dark"
+    theme: str = DARK_THEME
 
 
 CAPTURES = (
@@ -79,7 +80,7 @@ CAPTURES = (
         "The light theme",
         "demo",
         ("colon", *"2.20", "enter"),
-        "textual-light",
+        LIGHT_THEME,
     ),
 )
 

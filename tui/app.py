@@ -26,13 +26,12 @@ from tui.commands import TuiCommands
 from tui.ending_signals import ending_signals_exit_app, ending_signals_raise_system_exit
 from tui.model.navigation import GotoError, GotoTarget, parse_goto
 from tui.screens.recording import RecordingScreen
+from tui.theme import DARK_THEME, LIGHT_THEME, THEMES, start_theme, theme_variable_defaults
 
 if TYPE_CHECKING:
     from openprogram.recordings import RecordReplayStatus
     from tui.screens.diff import DiffScreen
     from tui.screens.rerun import RerunScreen
-
-DARK_THEME, LIGHT_THEME = "textual-dark", "textual-light"
 
 
 class OpenProgramTUI(App[None]):
@@ -83,6 +82,8 @@ class OpenProgramTUI(App[None]):
         the configuration records into is followed).
         """
         super().__init__()
+        for app_theme in THEMES.values():
+            self.register_theme(app_theme)
         self.paths = tuple(paths)
         self.open_on_start = open_on_start
         self.start_at = start_at
@@ -93,6 +94,9 @@ class OpenProgramTUI(App[None]):
         self.diff = diff
         self.demo = demo
         self.follow = follow
+
+    def get_theme_variable_defaults(self) -> dict[str, str]:
+        return theme_variable_defaults(self.current_theme)
 
     def on_mount(self) -> None:
         # Opened once start-up is over, so the first frame of the recording is shown as soon as
@@ -222,7 +226,23 @@ class OpenProgramTUI(App[None]):
             self.notify("Open a recording first (enter on the list).", severity="warning")
 
     def action_toggle_dark(self) -> None:
-        self.theme = LIGHT_THEME if self.theme == DARK_THEME else DARK_THEME
+        self.switch_theme(LIGHT_THEME if self.theme == DARK_THEME else DARK_THEME)
+
+    def switch_theme(self, name: str) -> None:
+        """Show the theme `name` now and remember it for the next start."""
+        self.theme = name
+        self._remember_theme(name)
+
+    @work(thread=True, exclusive=True, group="theme-save", exit_on_error=False)
+    def _remember_theme(self, name: str) -> None:
+        from openprogram.providers.recording.config import ConfigError
+        from tui.model.theme_state import save_theme
+
+        try:
+            save_theme(name)
+        except (OSError, ConfigError) as exc:
+            message = f"The theme is not remembered for the next start: {exc}"
+            self.call_from_thread(self.notify, message, severity="warning")
 
 
 def split_command(argv: Sequence[str]) -> tuple[list[str], list[str]]:
@@ -251,7 +271,7 @@ More in docs/tui.md."""
 
 
 def parse_arguments(argv: Sequence[str] | None) -> argparse.Namespace:
-    """The command line: `PATH ...`, `--demo`, `--call`, `--field`, `--check`, `--light`."""
+    """The command line: `PATH ...`, `--demo`, `--call`, `--field`, `--check`, `--light`/`--dark`."""
     parser = argparse.ArgumentParser(
         prog="openprogram-tui",
         usage="%(prog)s [options] [PATH ...]\n       %(prog)s --check PATH [-- COMMAND ...]",
@@ -289,7 +309,13 @@ def parse_arguments(argv: Sequence[str] | None) -> argparse.Namespace:
         help="show new calls and events of the recording as they are written (on by default "
         "for the file the configuration records into; f toggles it)",
     )
-    parser.add_argument("--light", action="store_true", help="start with the light theme")
+    themes = parser.add_mutually_exclusive_group()
+    themes.add_argument(
+        "--light", action="store_true", help="start with the light theme (not remembered)"
+    )
+    themes.add_argument(
+        "--dark", action="store_true", help="start with the dark theme (not remembered)"
+    )
     parser.add_argument(
         "--check",
         metavar="PATH",
@@ -341,7 +367,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _usage_error(str(exc))
     if command and check is None:
         return _usage_error("a COMMAND after -- needs --check PATH")
-    theme = LIGHT_THEME if args.light else DARK_THEME
+    theme = start_theme(args.light, args.dark)
     demo_home: Path | None = None
     demo_path: Path | None = None
     try:

@@ -34,7 +34,9 @@ def parse_diff_arguments(argv: Sequence[str]) -> argparse.Namespace:
     )
     parser.add_argument("a", metavar="A", help="the first recording (path or managed ID)")
     parser.add_argument("b", metavar="B", help="the second recording (path or managed ID)")
-    parser.add_argument("--light", action="store_true", help="start with the light theme")
+    themes = parser.add_mutually_exclusive_group()
+    themes.add_argument("--light", action="store_true", help="start with the light theme")
+    themes.add_argument("--dark", action="store_true", help="start with the dark theme")
     return parser.parse_args(list(argv))
 
 
@@ -46,6 +48,8 @@ def diff_main(argv: Sequence[str], app_class: Callable[..., Any]) -> int:
     except RecordingArgumentError as exc:
         print(f"openprogram-tui diff: {exc}", file=sys.stderr)
         return 2
-    app = app_class(diff=(a, b), theme="textual-light" if args.light else "textual-dark")
+    from tui.theme import start_theme
+
+    app = app_class(diff=(a, b), theme=start_theme(args.light, args.dark))
     app.run()
     return int(app.return_code or 0)

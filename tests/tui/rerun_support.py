@@ -47,6 +47,7 @@ from openprogram.providers.scripted import ScriptedProvider, TextStep
 from openprogram.recordings import CheckResult
 from openprogram.recordings.rerun import AbsorbedDifference
 from tests.tui.pilot_support import until
+from tui.theme import DARK_THEME, THEMES
 from tui.widgets.rerun.mismatch_view import MismatchView
 from tui.widgets.rerun.rerun_outcome import RerunOutcome
 
@@ -84,7 +85,9 @@ class RerunHost(App[None]):
         self.below = below
         self.opened: list[Any] = []
         """The `CallOpenRequested` messages the screen sent up."""
-        self.theme = "textual-dark"
+        for theme in THEMES.values():
+            self.register_theme(theme)
+        self.theme = DARK_THEME
 
     def on_mount(self) -> None:
         if self.below is not None:

@@ -58,7 +58,7 @@ def test_the_recording_being_written_shows_each_call_as_the_program_makes_it(
     try:
         terminal.wait_for("live.jsonl", "● following", "no calls")  # followed without asking
         turn("hello")  # two calls: the tool call, then the answer
-        terminal.wait_for("#0", "#1", "scripted/echo-1", "2 calls")
+        terminal.wait_for("#0", "#1", "scripted/echo", "2 calls")
         turn("again")
         screen = terminal.wait_for("#3", "4 calls", "✓ valid so far")
         assert "unfinished" not in screen and "truncated" not in screen

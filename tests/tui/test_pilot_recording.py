@@ -11,6 +11,7 @@ from openprogram.providers.recording.reader import scan_recording
 from tests.tui.pilot_support import notifications, recording_ready, until
 from tui.app import OpenProgramTUI
 from tui.screens.help import HelpScreen
+from tui.theme import DARK_THEME, LIGHT_THEME
 from tui.widgets.recording.call_detail import CallDetail
 from tui.widgets.recording.call_list import CallList
 from tui.widgets.recording.event_list import EventList
@@ -237,9 +238,9 @@ async def test_theme_toggles_and_q_quits(demo_file: Path) -> None:
     async with app.run_test(size=SIZE) as pilot:
         await recording_ready(pilot)
         await pilot.press("ctrl+t")
-        assert app.theme == "textual-light"
+        assert app.theme == LIGHT_THEME
         await pilot.press("ctrl+t", "q")
-        assert app.theme == "textual-dark"
+        assert app.theme == DARK_THEME
     assert app.return_code == 0
 
 

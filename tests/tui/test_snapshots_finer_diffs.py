@@ -15,6 +15,7 @@ import pytest
 from openprogram.recordings import CheckResult
 from tests.tui import rerun_support as fixtures
 from tui.screens.rerun import RerunScreen
+from tui.theme import DARK_THEME, LIGHT_THEME
 
 SnapCompare = Callable[..., bool]
 SIZES = {"120x40": (120, 40), "80x24": (80, 24)}
@@ -24,7 +25,7 @@ after_result = fixtures.after_result
 
 
 def shot(
-    snap_compare: SnapCompare, result: CheckResult, size: str, theme: str = "textual-dark"
+    snap_compare: SnapCompare, result: CheckResult, size: str, theme: str = DARK_THEME
 ) -> bool:
     app = fixtures.RerunHost(RerunScreen(Path("echo.jsonl"), result=result))
     app.theme = theme
@@ -37,7 +38,7 @@ def test_long_token_changed_in_one_character(snap_compare: SnapCompare, size: st
 
 
 def test_long_token_light(snap_compare: SnapCompare) -> None:
-    assert shot(snap_compare, fixtures.long_token_mismatch(), "120x40", "textual-light")
+    assert shot(snap_compare, fixtures.long_token_mismatch(), "120x40", LIGHT_THEME)
 
 
 @pytest.mark.parametrize("size", SIZES)
@@ -51,4 +52,4 @@ def test_fewer_calls_with_stdout(snap_compare: SnapCompare, size: str) -> None:
 
 
 def test_fewer_calls_with_stdout_light(snap_compare: SnapCompare) -> None:
-    assert shot(snap_compare, fixtures.incomplete_with_output(), "80x24", "textual-light")
+    assert shot(snap_compare, fixtures.incomplete_with_output(), "80x24", LIGHT_THEME)

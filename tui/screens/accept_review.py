@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import ClassVar
 
 from rich.text import Text
@@ -13,19 +14,21 @@ from textual.widgets import Button, Static
 
 from openprogram.recordings.rerun import AcceptedCall
 from openprogram.text import plural
+from tui.theme import rich_style
 
 
-def review_text(accepted: list[AcceptedCall]) -> Text:
-    """Each accepted call, each differing field with the recorded and the incoming value."""
+def review_text(accepted: list[AcceptedCall], variables: Mapping[str, str]) -> Text:
+    """Each accepted call, each differing field with the recorded and the incoming value
+    (coloured with the theme's `variables`)."""
     text = Text()
     for call in accepted:
         text.append(f"call {call.call_index}\n", "bold")
         for difference in call.differences:
             text.append(f"  {difference.field_path}\n")
             text.append("    recorded  ", "dim")
-            text.append(f"{difference.recorded}\n", "red")
+            text.append(f"{difference.recorded}\n", rich_style(variables, "$text-error"))
             text.append("    incoming  ", "dim")
-            text.append(f"{difference.incoming}\n", "green")
+            text.append(f"{difference.incoming}\n", rich_style(variables, "$text-success"))
     text.rstrip()
     return text
 
@@ -70,7 +73,9 @@ class AcceptReviewScreen(ModalScreen[bool]):
                 f"into {self.recording_name}?"
             )
             with VerticalScroll():
-                yield Static(review_text(self.accepted), id="accept-review")
+                yield Static(
+                    review_text(self.accepted, self.app.theme_variables), id="accept-review"
+                )
             yield Static(
                 Text(
                     "The recorded answers are kept; no call is made. The new version is checked "

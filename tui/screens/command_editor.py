@@ -49,7 +49,7 @@ class CommandEditorScreen(ModalScreen[list[str] | None]):
         }
         & #command-input { margin: 1 0; }
         & .command-editor--note { color: $text-muted; }
-        & #command-error { color: $error; display: none; }
+        & #command-error { color: $text-error; display: none; }
         & #command-error.-shown { display: block; }
     }
     """

@@ -29,6 +29,7 @@ from openprogram.errors import OpenProgramError
 from openprogram.text import plural
 from tui.model.index_pair import IndexPair
 from tui.model.paths import display_path
+from tui.theme import rich_style
 from tui.widgets.common.key_footer import KeyFooter
 from tui.widgets.common.title_bar import TitleBar
 
@@ -41,11 +42,11 @@ if TYPE_CHECKING:
 TABS = ("diff-tab-request", "diff-tab-answer")
 STATUS_STYLES = {
     "same": "dim",
-    "request_changed": "bold $warning",
-    "answer_changed": "bold $accent",
-    "both_changed": "bold $error",
-    "only_a": "bold $error",
-    "only_b": "bold $success",
+    "request_changed": "bold $text-warning",
+    "answer_changed": "bold $text-accent",
+    "both_changed": "bold $text-error",
+    "only_a": "bold $text-error",
+    "only_b": "bold $text-success",
 }
 
 
@@ -72,12 +73,15 @@ class DiffScreen(Screen[None]):
     DiffScreen {
         & #diff-names { height: auto; padding: 0 1; color: $text-muted; }
         & #diff-body { height: 1fr; }
-        & #diff-calls { width: 32; max-width: 36%; height: 1fr; border: round $panel; }
+        & #diff-calls { height: 1fr; border: round $panel; }
         & #diff-calls:focus { border: round $primary; }
+        /* The row's own colours stay readable on the cursor (tui/theme.py checks this tint). */
+        & #diff-calls > .option-list--option-highlighted { background: $row-cursor-blurred; }
+        & #diff-calls:focus > .option-list--option-highlighted { background: $row-cursor; }
         & TabbedContent { width: 1fr; height: 1fr; }
         & TabPane { padding: 0; }
         & #diff-answer { padding: 0 1; }
-        & #diff-problem { padding: 1 2; color: $error; }
+        & #diff-problem { padding: 1 2; color: $text-error; }
     }
     """
 
@@ -318,12 +322,7 @@ class DiffScreen(Screen[None]):
         return Option(text)
 
     def _status_style(self, status: str) -> str:
-        style = STATUS_STYLES[status]
-        variables = self.app.theme_variables
-        return " ".join(
-            variables.get(word[1:], word) if word.startswith("$") else word
-            for word in style.split()
-        )
+        return rich_style(self.app.theme_variables, STATUS_STYLES[status])
 
     # -- showing one row --
 
@@ -377,6 +376,7 @@ class DiffScreen(Screen[None]):
     def _answer_text(self, pair: DiffRow) -> Text:
         from tui.model.recording_diff import tool_call_lines, usage_lines
 
+        variables = self.app.theme_variables
         text = Text()
         if pair.a is None or pair.b is None:
             side = "A" if pair.b is None else "B"
@@ -397,8 +397,8 @@ class DiffScreen(Screen[None]):
             text.append("Tool calls\n", "bold")
             for path, left, right in tool_call_lines(pair):
                 text.append(f"  {path}\n")
-                text.append(f"    A  {left}\n", "red")
-                text.append(f"    B  {right}\n", "green")
+                text.append(f"    A  {left}\n", rich_style(variables, "$text-error"))
+                text.append(f"    B  {right}\n", rich_style(variables, "$text-success"))
             text.append("\n")
         for name, change in (("Stop reason", answer.stop_reason), ("Error", answer.error)):
             if change is not None:

@@ -91,7 +91,7 @@ class HelpScreen(ModalScreen[None]):
             padding: 1 2;
             background: $panel;
             border: round $primary;
-            border-title-color: $primary;
+            border-title-color: $text-primary;
         }
         & #help-intro { color: $text-muted; margin-bottom: 1; }
     }

@@ -30,6 +30,7 @@ from tui.model.paths import display_path
 from tui.model.text_preview import preview_line
 from tui.screens.confirm import ConfirmScreen
 from tui.screens.recording import RecordingScreen
+from tui.theme import rich_style
 from tui.widgets.common.key_footer import KeyFooter
 from tui.widgets.common.title_bar import TitleBar
 
@@ -163,10 +164,10 @@ class RecordingsScreen(Screen[None]):
 
     def _theme_style(self, variable: str) -> Style:
         # DataTable cells are Rich text: take the colour from the theme, redraw on theme change.
-        return Style.parse(self.app.theme_variables.get(variable, "default"))
+        return Style.parse(rich_style(self.app.theme_variables, variable))
 
     def _cells(self, summary: RecordingSummary) -> tuple[Text, ...]:
-        accent = self._theme_style("accent") + Style(bold=True)
+        accent = self._theme_style("$text-accent") + Style(bold=True)
         active = Text(f"● {summary.mode}", accent) if summary.active else Text("")
         name = Text(
             summary.recording_id or display_path(summary.path), "bold" if summary.active else ""
@@ -175,9 +176,11 @@ class RecordingsScreen(Screen[None]):
             side = "AB"[self.marked.index(str(summary.path))]
             name = Text.assemble((f"[{side}] ", accent), name)
         status = (
-            Text("✓ valid", self._theme_style("success"))
+            Text("✓ valid", self._theme_style("$text-success"))
             if summary.valid
-            else Text(preview_line(f"✗ {summary.reason}", STATUS_WIDTH), self._theme_style("error"))
+            else Text(
+                preview_line(f"✗ {summary.reason}", STATUS_WIDTH), self._theme_style("$text-error")
+            )
         )
         return (
             active,
@@ -213,7 +216,7 @@ class RecordingsScreen(Screen[None]):
         if not summary.valid:
             more = summary.problem_count - 1
             reason = f"\n✗ {summary.reason}" + (f"  (+{more} more)" if more > 0 else "")
-            text.append(reason, self._theme_style("error"))
+            text.append(reason, self._theme_style("$text-error"))
         detail.update(text)
 
     def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:

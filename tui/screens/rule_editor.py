@@ -29,6 +29,7 @@ from openprogram.providers.recording.rules import (
 )
 from tui.model.paths import display_path
 from tui.model.rule_offers import RuleKind, RuleScope, absorbs, build_rule, offer
+from tui.theme import rich_style
 
 TITLES: dict[RuleKind, str] = {
     "ignore": "Ignore this field in every comparison",
@@ -148,6 +149,9 @@ class RuleEditorScreen(ModalScreen[RuleChoice | None]):
             rule = build_rule("normalize", path, pattern, replace)
         return rule
 
+    def _style(self, style: str) -> str:
+        return rich_style(self.app.theme_variables, style)
+
     def _update(self) -> None:
         preview = self.query_one("#rule-preview", Static)
         if self.kind == "normalize":
@@ -158,7 +162,7 @@ class RuleEditorScreen(ModalScreen[RuleChoice | None]):
         except (RulesConfigError, ValidationError, ValueError) as exc:
             self.rule = None
             reason = exc.reason if isinstance(exc, RulesConfigError) else str(exc).splitlines()[0]
-            preview.update(Text(f"✗ {reason}", style="bold red"))
+            preview.update(Text(f"✗ {reason}", style=self._style("bold $text-error")))
             return
         text = Text()
         text.append("Rule  ", "dim")
@@ -168,9 +172,11 @@ class RuleEditorScreen(ModalScreen[RuleChoice | None]):
         else:
             text.append(f"\nGoes into the header of {self.recording.name}", "dim")
         if absorbs(self.rule, self.difference):
-            text.append("\n✓ replay will not count this difference", "green")
+            text.append("\n✓ replay will not count this difference", self._style("$text-success"))
         else:
-            text.append("\n⚠ this rule would not absorb this difference", "yellow")
+            text.append(
+                "\n⚠ this rule would not absorb this difference", self._style("$text-warning")
+            )
         preview.update(text)
 
     def on_input_changed(self, event: Input.Changed) -> None:

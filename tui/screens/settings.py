@@ -35,6 +35,8 @@ from tui.model.settings import (
     replay_choices,
     rules_in_force,
 )
+from tui.model.theme_state import SavedTheme, read_saved_theme, theme_state_path
+from tui.theme import DARK_THEME, LIGHT_THEME, THEMES
 from tui.widgets.common.key_footer import KeyFooter
 from tui.widgets.common.title_bar import TitleBar
 
@@ -43,6 +45,9 @@ MODE_LABELS = {
     "record": "Record — write every call into a new managed recording",
     "replay": "Replay — answer every call from a recording, offline",
 }
+
+
+THEME_LABELS = {DARK_THEME: "Dark", LIGHT_THEME: "Light"}
 
 
 def status_text(status: RecordReplayStatus, demo: bool = False) -> str:
@@ -121,6 +126,13 @@ class SettingsScreen(Screen[None]):
             super().__init__()
             self.rules = rules
 
+    class ThemeRead(Message):
+        """The theme state file was read (`saved.problem`: why it cannot be used)."""
+
+        def __init__(self, saved: SavedTheme, path: Path) -> None:
+            super().__init__()
+            self.saved, self.path = saved, path
+
     class Saved(Message):
         """A save finished (`outcome.saved` False when the library refused it)."""
 
@@ -153,10 +165,16 @@ class SettingsScreen(Screen[None]):
                 "Matching rules in force", classes="settings-label", id="settings-rules-label"
             )
             yield Static("reading the rules…", id="settings-rules")
+            yield Label("Theme", classes="settings-label", id="settings-theme-label")
+            with RadioSet(id="settings-theme"):
+                for name, label in THEME_LABELS.items():
+                    yield RadioButton(label, id=f"theme-{name}")
+            yield Static("", id="settings-theme-note")
         yield KeyFooter(compact=True)
 
     def on_mount(self) -> None:
         self._show_fields("off")
+        self.watch(self.app, "theme", self._show_theme)
         self._read()
 
     @work(thread=True, exclusive=True, group="settings-read", exit_on_error=False)
@@ -168,6 +186,7 @@ class SettingsScreen(Screen[None]):
             listing = None
         self.post_message(self.Read(status, listing))
         self.post_message(self.RulesRead(rules_in_force(Path.cwd(), status)))
+        self.post_message(self.ThemeRead(read_saved_theme(THEMES), theme_state_path()))
 
     def on_settings_screen_rules_read(self, message: RulesRead) -> None:
         self.query_one("#settings-rules", Static).update(rules_text(message.rules))
@@ -190,10 +209,10 @@ class SettingsScreen(Screen[None]):
             else:
                 self.query_one("#replay-path", Input).value = status.file
         self._show_fields(mode)
-        self.query_one(RadioSet).focus()
+        self.query_one("#settings-mode", RadioSet).focus()
 
     def _mode(self) -> str:
-        pressed = self.query_one(RadioSet).pressed_button
+        pressed = self.query_one("#settings-mode", RadioSet).pressed_button
         return (pressed.id or "mode-off").removeprefix("mode-") if pressed else "off"
 
     def _show_fields(self, mode: str) -> None:
@@ -201,7 +220,27 @@ class SettingsScreen(Screen[None]):
         self.query_one("#replay-fields").display = mode == "replay"
 
     def on_radio_set_changed(self, event: RadioSet.Changed) -> None:
+        if event.radio_set.id == "settings-theme":
+            name = (event.pressed.id or "").removeprefix("theme-")
+            switch = getattr(self.app, "switch_theme", None)
+            if name != self.app.theme and callable(switch):
+                switch(name)  # shown now, remembered for the next start
+            return
         self._show_fields(self._mode())
+
+    def _show_theme(self, name: str) -> None:
+        """The theme shown (switched here, with `ctrl+t`, or in the palette) is the one pressed."""
+        for button in self.query_one("#settings-theme", RadioSet).query(RadioButton):
+            if button.id == f"theme-{name}":
+                button.value = True
+
+    def on_settings_screen_theme_read(self, message: ThemeRead) -> None:
+        where = display_path(message.path)
+        note = f"Applies now and on the next start (ctrl+t switches too); kept in {where}."
+        if message.saved.problem:
+            note += f"\n⚠ {message.saved.problem}; the next switch replaces it."
+        self.query_one("#settings-theme-note", Static).update(Text(note))
+        self.query_one("#settings-theme-note").set_class(bool(message.saved.problem), "-problem")
 
     def _choice(self) -> SettingsChoice:
         mode = self._mode()

@@ -85,10 +85,10 @@ class JsonTree(JsonNodeTree):
         border: round $panel;
         border-title-color: $text-muted;
         &:focus { border: round $primary; }
-        & > .json-tree--key { color: $accent; }
-        & > .json-tree--string { color: $success; }
-        & > .json-tree--number { color: $warning; }
-        & > .json-tree--literal { color: $primary; }
+        & > .json-tree--key { color: $text-accent; }
+        & > .json-tree--string { color: $text-success; }
+        & > .json-tree--number { color: $text-warning; }
+        & > .json-tree--literal { color: $text-primary; }
         & > .json-tree--container { color: $text-muted; }
     }
     """

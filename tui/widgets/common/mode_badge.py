@@ -49,8 +49,8 @@ class ModeBadge(Static):
         text-style: bold;
         &.-unknown, &.-off { color: $text-muted; background: $panel; }
         &.-record { color: $text; background: $error 70%; }
-        &.-replay { color: $text; background: $success 50%; }
-        &.-blocked { color: $text; background: $warning 60%; }
+        &.-replay { color: $text; background: $success 35%; }
+        &.-blocked { color: $text; background: $warning 40%; }
     }
     """
 

@@ -57,8 +57,8 @@ class RowList(ScrollView, can_focus=True):
         overflow-y: auto;
         background: $surface;
         scrollbar-size-vertical: 1;
-        & > .row-list--cursor { background: $primary 40%; text-style: bold; }
-        & > .row-list--cursor-blurred { background: $primary 15%; }
+        & > .row-list--cursor { background: $row-cursor; text-style: bold; }
+        & > .row-list--cursor-blurred { background: $row-cursor-blurred; }
         & > .row-list--match { background: $warning 20%; }
         & > .row-list--empty { color: $text-muted; text-style: italic; }
         &:focus { background-tint: $foreground 3%; }

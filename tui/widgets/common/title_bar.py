@@ -20,7 +20,7 @@ class TitleBar(Horizontal):
         background: $panel;
         & > #title { padding-left: 1; text-style: bold; color: $text; width: auto; }
         & > #facts { color: $text-muted; width: 1fr; padding-left: 1; }
-        & > #facts.-problem { color: $error; }
+        & > #facts.-problem { color: $text-error; }
     }
     """
 

@@ -32,15 +32,14 @@ class CallList(RowList):
     }
     DEFAULT_CSS = """
     CallList {
-        width: 48;
         border-right: vkey $panel;
         & > .call-list--index { color: $text-muted; }
         & > .call-list--model { color: $text; }
         & > .call-list--count { color: $text-muted; }
-        & > .call-list--complete { color: $success; }
-        & > .call-list--failed { color: $error; text-style: bold; }
+        & > .call-list--complete { color: $text-success; }
+        & > .call-list--failed { color: $text-error; text-style: bold; }
         & > .call-list--pending { color: $text-muted; }
-        & > .call-list--in-progress { color: $accent; text-style: bold; }
+        & > .call-list--in-progress { color: $text-accent; text-style: bold; }
     }
     """
     empty_text = "no calls"

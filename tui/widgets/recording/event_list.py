@@ -34,10 +34,10 @@ class EventList(RowList):
         & > .event-list--index { color: $text-muted; }
         & > .event-list--type { color: $text; }
         & > .event-list--boundary { color: $text-muted; }
-        & > .event-list--tool { color: $accent; }
+        & > .event-list--tool { color: $text-accent; }
         & > .event-list--thinking { color: $text-muted; text-style: italic; }
-        & > .event-list--terminal { color: $success; text-style: bold; }
-        & > .event-list--error { color: $error; text-style: bold; }
+        & > .event-list--terminal { color: $text-success; text-style: bold; }
+        & > .event-list--error { color: $text-error; text-style: bold; }
     }
     """
     empty_text = "no events"

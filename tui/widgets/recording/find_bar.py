@@ -34,7 +34,7 @@ class FindBar(Horizontal):
         display: none;
         background: $panel;
         &.-open, &.-kept { display: block; }
-        & > #find-prompt { width: auto; padding: 0 1; color: $accent; text-style: bold; }
+        & > #find-prompt { width: auto; padding: 0 1; color: $text-accent; text-style: bold; }
         /* `:focus` too: Input's own focused border would take the only row, hiding the text. */
         & > Input, & > Input:focus {
             border: none; height: 1; padding: 0; width: 1fr; background: $panel;

@@ -60,7 +60,7 @@ class GotoBar(Vertical):
         background: $panel;
         border-top: tall $primary;
         & > #goto-hint { color: $text-muted; }
-        & > #goto-hint.-error { color: $error; }
+        & > #goto-hint.-error { color: $text-error; }
         & > Input { background: $panel; }
     }
     """

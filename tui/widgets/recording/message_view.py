@@ -34,7 +34,7 @@ class MessageView(VerticalScroll):
         scrollbar-size-vertical: 1;
         padding: 0 1;
         & > .message-view--caption { color: $text-muted; height: auto; }
-        & > .message-view--note { color: $warning; height: auto; }
+        & > .message-view--note { color: $text-warning; height: auto; }
         & > .message-view--usage { color: $text-muted; height: auto; }
         & > TranscriptEntryBox { margin: 0; }
     }

@@ -49,10 +49,10 @@ class TranscriptEntryBox(LazyStatic):
         border-title-style: bold;
         &.-system { border: round $foreground 30%; border-title-color: $text-muted; }
         &.-tools { border: round $foreground 30%; border-title-color: $text-muted; }
-        &.-user { border: round $primary; border-title-color: $primary; }
-        &.-assistant { border: round $accent; border-title-color: $accent; }
-        &.-tool { border: round $warning; border-title-color: $warning; }
-        &.-problem, &.-error { border: round $error; border-title-color: $error; }
+        &.-user { border: round $primary; border-title-color: $text-primary; }
+        &.-assistant { border: round $accent; border-title-color: $text-accent; }
+        &.-tool { border: round $warning; border-title-color: $text-warning; }
+        &.-problem, &.-error { border: round $error; border-title-color: $text-error; }
     }
     """
 

@@ -29,7 +29,7 @@ class EventTimelineView(VerticalScroll):
         border-title-color: $text-muted;
         &:focus { border: round $primary; }
         & > .event-timeline--index { color: $text-muted; }
-        & > .event-timeline--type { color: $accent; }
+        & > .event-timeline--type { color: $text-accent; }
         & > .event-timeline--marker { color: $text; background: $error 35%; text-style: bold; }
     }
     """

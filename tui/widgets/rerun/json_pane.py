@@ -64,15 +64,15 @@ class JsonPane(JsonNodeTree):
         border: round $panel;
         border-title-color: $text-muted;
         &:focus { border: round $primary; }
-        & > .jsonpane--key { color: $accent; }
-        & > .jsonpane--string { color: $success; }
-        & > .jsonpane--number { color: $warning; }
-        & > .jsonpane--literal { color: $primary; }
+        & > .jsonpane--key { color: $text-accent; }
+        & > .jsonpane--string { color: $text-success; }
+        & > .jsonpane--number { color: $text-warning; }
+        & > .jsonpane--literal { color: $text-primary; }
         & > .jsonpane--container { color: $text-muted; }
         & > .jsonpane--ghost { color: $text-muted; text-style: italic; }
         & > .jsonpane--mismatch { color: $text; background: $error 60%; text-style: bold; }
-        & > .jsonpane--absorbed { color: $text-disabled; text-style: italic; }
-        & > .jsonpane--absorbed-mark { color: $text-muted; background: $panel-lighten-2; }
+        & > .jsonpane--absorbed { color: $text-muted; text-style: italic; }
+        & > .jsonpane--absorbed-mark { color: $text; background: $panel-lighten-2; }
     }
     """
 

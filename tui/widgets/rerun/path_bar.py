@@ -35,10 +35,10 @@ class PathBar(Static):
         background: $panel;
         border-left: thick $error;
         & > .pathbar--crumb { color: $text; }
-        & > .pathbar--leaf { color: $accent; text-style: bold; }
+        & > .pathbar--leaf { color: $text-accent; text-style: bold; }
         & > .pathbar--separator { color: $text-muted; }
         & > .pathbar--label { color: $text-muted; }
-        & > .pathbar--kind { color: $warning; }
+        & > .pathbar--kind { color: $text-warning; }
         & > .pathbar--absorbed { color: $text-muted; text-style: bold; }
         &.-absorbed { border-left: thick $panel-lighten-2; }
     }

@@ -35,9 +35,9 @@ class RerunOutcome(Vertical):
         height: auto;
         padding: 0 1;
         & > #outcome-headline { text-style: bold; padding: 1 0 0 0; }
-        &.-ok > #outcome-headline { color: $success; }
-        &.-warning > #outcome-headline { color: $warning; }
-        &.-problem > #outcome-headline { color: $error; }
+        &.-ok > #outcome-headline { color: $text-success; }
+        &.-warning > #outcome-headline { color: $text-warning; }
+        &.-problem > #outcome-headline { color: $text-error; }
         & > #outcome-explanation { color: $text-muted; }
         & > #outcome-facts { padding: 1 0 0 0; }
         & > .rerun-outcome--label { color: $text-muted; }

@@ -40,9 +40,9 @@ class StringDiffView(VerticalScroll):
         &.-shown { display: block; }
         &:focus { border: round $primary; }
         & > Static { width: 1fr; }
-        & > .string-diff--removed { color: $error; }
+        & > .string-diff--removed { color: $text-error; }
         & > .string-diff--removed-change { color: $text; background: $error 45%; }
-        & > .string-diff--added { color: $success; }
+        & > .string-diff--added { color: $text-success; }
         & > .string-diff--added-change { color: $text; background: $success 45%; }
         & > .string-diff--skipped { color: $text-muted; text-style: italic; }
     }

@@ -1,0 +1,42 @@
+"""Sidebars take a share of the width: at 80 columns the detail pane gets most of it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from textual.widget import Widget
+
+from tests.tui.diff_fixtures import record_diff_pair
+from tests.tui.pilot_support import recording_ready, until
+from tui.app import OpenProgramTUI
+from tui.screens.diff import DiffScreen
+from tui.widgets.recording.call_detail import CallDetail
+from tui.widgets.recording.call_list import CallList
+from tui.widgets.rerun.path_bar import PathBar
+
+
+@pytest.mark.parametrize(("columns", "calls_width"), [(80, 32), (120, 48), (200, 48)])
+async def test_call_list_shrinks_and_the_detail_gets_the_rest(
+    demo_file: Path, columns: int, calls_width: int
+) -> None:
+    async with OpenProgramTUI([demo_file]).run_test(size=(columns, 24)) as pilot:
+        screen = await recording_ready(pilot)
+        calls, detail = screen.query_one(CallList), screen.query_one(CallDetail)
+        assert calls.outer_size.width == calls_width
+        assert detail.outer_size.width == columns - calls_width
+        assert detail.outer_size.width > calls.outer_size.width
+
+
+@pytest.mark.parametrize(("columns", "calls_width"), [(80, 28), (200, 36)])
+async def test_diff_call_list_shrinks(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, columns: int, calls_width: int
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    a, b = await record_diff_pair(tmp_path)
+    async with OpenProgramTUI(diff=(a, b)).run_test(size=(columns, 24)) as pilot:
+        await until(pilot, lambda: isinstance(pilot.app.screen, DiffScreen))
+        screen = pilot.app.screen
+        await until(pilot, lambda: screen.answers_done and bool(screen.query(PathBar)))  # type: ignore[attr-defined]
+        calls: Widget = pilot.app.screen.query_one("#diff-calls")
+        assert calls.outer_size.width == calls_width
