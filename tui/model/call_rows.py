@@ -137,16 +137,24 @@ class CallTable:
         self._rows.clear()
 
     def facts(self) -> tuple[str, bool]:
-        """`format 1 · 5 calls · 115 events · ✓ valid`, and whether it reports a problem."""
-        index = self.index
-        events = sum(span.event_count for span in index.calls)
-        version = "?" if index.format_version is None else index.format_version
-        facts = f"format {version} · {plural(len(index.calls), 'call')} · {plural(events, 'event')}"
+        """`format 1 · 5 calls · 115 events · ✓ valid`, and whether it reports a problem.
+
+        Once the strict verdict is in, its totals and word (the library's, as `recordings list`
+        and `show` print them); until then the index's count of the same rows, and `checking…`.
+        """
         if self.verdict is None:
-            return f"{facts} · checking…", False
-        if self.verdict.valid:
-            return f"{facts} · ✓ valid", False
-        return f"{facts} · ✗ {plural(len(self.verdict.problems), 'problem')}", True
+            index = self.index
+            events = sum(span.event_count for span in index.calls)
+            version = "?" if index.format_version is None else index.format_version
+            totals = f"{plural(len(index.calls), 'call')} · {plural(events, 'event')}"
+            return f"format {version} · {totals} · checking…", False
+        facts = self.verdict.facts
+        version = "?" if facts.format_version is None else facts.format_version
+        text = f"format {version} · {facts.totals(' · ')}"
+        if facts.valid:
+            return f"{text} · ✓ {facts.validity_word}", False
+        problems = plural(facts.problem_count, "problem")
+        return f"{text} · ✗ {facts.validity_word} ({problems})", True
 
     def ordinal_of(self, call_index: int) -> int | None:
         """The position of the call whose request says `call_index` (they agree in valid files)."""

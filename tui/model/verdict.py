@@ -18,7 +18,7 @@ from pathlib import Path
 import tui
 from openprogram.providers.recording.errors import RecordingFileError
 from openprogram.providers.recording.reader import scan_facts
-from openprogram.providers.recording.scan_facts import ScanFacts, ScanProblem
+from openprogram.providers.recording.scan_facts import INVALID, ScanFacts, ScanProblem
 from openprogram.text import plural
 
 IN_PROCESS_LIMIT = 4 << 20
@@ -61,8 +61,9 @@ class Verdict:
         return self.facts.damaged_calls()
 
     def headline(self) -> str:
-        """`Not valid: the strict reader found 2 problems; damaged: call 3 (marked in red)`."""
-        text = f"Not valid: the strict reader found {plural(self.facts.problem_count, 'problem')}"
+        """`Invalid: the strict reader found 2 problems; damaged: call 3 (marked in red)`."""
+        found = plural(self.facts.problem_count, "problem")
+        text = f"{INVALID.capitalize()}: the strict reader found {found}"
         damaged = sorted(self.damaged_calls())
         if damaged:
             calls = ", ".join(map(str, damaged))

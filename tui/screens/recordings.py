@@ -175,9 +175,12 @@ class RecordingsScreen(Screen[None]):
             side = "AB"[self.marked.index(str(summary.path))]
             name = Text.assemble((f"[{side}] ", accent), name)
         status = (
-            Text("✓ valid", self._theme_style("success"))
+            Text(f"✓ {summary.facts.validity_word}", self._theme_style("success"))
             if summary.valid
-            else Text(preview_line(f"✗ {summary.reason}", STATUS_WIDTH), self._theme_style("error"))
+            else Text(
+                preview_line(f"✗ {summary.facts.validity()}", STATUS_WIDTH),
+                self._theme_style("error"),
+            )
         )
         return (
             active,
