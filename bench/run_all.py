@@ -24,6 +24,7 @@ ORDER = (
     "replay_throughput",
     "recordings_list",
     "tui_first_rows",
+    "tui_sizes",
     "tui_diff",
     "peers",
 )

@@ -21,6 +21,7 @@ from openprogram.cli.output import Output, UsageRefused
 from openprogram.providers.recording.config import (
     read_record_replay_config,
 )
+from openprogram.providers.recording.scan_facts import INVALID, VALID
 from openprogram.recordings import (
     RecordReplayStatus,
     read_status,
@@ -28,6 +29,7 @@ from openprogram.recordings import (
     start_recording,
     turn_off,
 )
+from openprogram.text import plural
 
 if TYPE_CHECKING:
     from openprogram.cli.commands import Subcommands
@@ -155,9 +157,9 @@ def _state_line(status: RecordReplayStatus) -> tuple[str, str]:
     if not status.file_exists:
         return ("missing", "red" if status.mode == "replay" else "yellow")
     if status.file_valid:
-        counts = f"{status.calls} calls, {status.events} events"
-        return (f"valid (format_version {status.format_version}, {counts})", "green")
-    return (f"not valid: {status.reason}", "red")
+        counts = f"{plural(status.calls or 0, 'call')}, {plural(status.events or 0, 'event')}"
+        return (f"{VALID} (format_version {status.format_version}, {counts})", "green")
+    return (f"{INVALID}: {status.reason}", "red")
 
 
 def show_status(args: argparse.Namespace, out: Output) -> int:

@@ -96,10 +96,7 @@ def _created(summary: RecordingSummary) -> str:
 
 
 def _status(summary: RecordingSummary) -> tuple[str, str]:
-    if summary.valid:
-        return ("ok", "green")
-    more = f" (+{summary.problem_count - 1} more)" if summary.problem_count > 1 else ""
-    return (f"invalid: {summary.reason}{more}", "red")
+    return (summary.facts.validity(), "green" if summary.valid else "red")
 
 
 def list_command(args: argparse.Namespace, out: Output) -> int:
@@ -167,9 +164,7 @@ def _print_details(details: RecordingDetails, out: Output) -> None:
         out.line("active:    ", (f"● configured for {summary.mode} from the next start", "cyan"))
     out.line("created:   ", _created(summary))
     out.line("status:    ", _status(summary))
-    out.line(
-        f"totals:    {summary.calls} calls, {summary.events} events, {human_size(summary.size)}"
-    )
+    out.line(f"totals:    {summary.facts.totals()}, {human_size(summary.size)}")
     metadata = {
         key: value
         for key, value in sorted((details.header or {}).items())

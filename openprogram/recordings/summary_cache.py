@@ -28,8 +28,9 @@ from openprogram.providers.recording.config import atomic_write_text, ensure_pri
 from openprogram.providers.recording.rows import RECORDING_FORMAT_VERSION
 from openprogram.providers.recording.scan_facts import ScanFacts
 
-CACHE_SCHEMA_VERSION = 2
-"""Bump when the shape of the cache document changes."""
+CACHE_SCHEMA_VERSION = 3
+"""Bump when the shape of the cache document or the meaning of its facts changes (3: `calls`
+and `events` count what was found, whole or not)."""
 CACHE_FILE_NAME = "recording-summaries.json"
 RACY_WINDOW_NS = 2_000_000_000
 """A file whose mtime or ctime is this close to (or after) the listing's start is not cached."""

@@ -176,7 +176,7 @@ def test_list_shows_invalid_files_with_their_reason_and_never_hides_the_others(
     assert done.returncode == 0
     good_line = next(line for line in done.stdout.splitlines() if "good" in line)
     bad_line = next(line for line in done.stdout.splitlines() if "bad" in line)
-    assert good_line.rstrip().endswith("ok") and "invalid: line 2" in bad_line
+    assert good_line.rstrip().endswith("valid") and "invalid: line 2" in bad_line
     records = json.loads(run_cli(openprogram_home, "list", "--json").stdout)["recordings"]
     assert [r["id"] for r in records] == ["bad", "good"]  # bad has no created_at: its mtime is now
     assert set(records[0]) >= {"id", "created_at", "calls", "events", "size", "valid", "reason"}

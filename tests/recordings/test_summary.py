@@ -39,7 +39,7 @@ def test_a_valid_recording_is_summarized_with_its_header_and_totals() -> None:
     assert list(summary.to_json())[:3] == ["id", "path", "created_at"]
 
 
-def test_a_damaged_file_reports_its_first_problem_on_one_line_and_keeps_whole_calls(
+def test_a_damaged_file_reports_its_first_problem_on_one_line_and_counts_its_unfinished_call(
     tmp_path: Path,
 ) -> None:
     path = write_recording(tmp_path / "cut.jsonl", ["hi", "bye"])
@@ -47,7 +47,8 @@ def test_a_damaged_file_reports_its_first_problem_on_one_line_and_keeps_whole_ca
     path.write_bytes(data[: len(data) - 10])  # cut the last call_end in half
     summary = summarize_recording(path)
     assert not summary.valid and summary.recording_id is None
-    assert summary.calls == 1  # call 0 is still whole
+    assert summary.calls == 2 and summary.facts.unfinished_calls == (1,)
+    assert summary.facts.totals() == f"2 calls (1 unfinished), {summary.events} events"
     assert summary.reason is not None and "\n" not in summary.reason
     assert summary.reason.startswith("line ") and "truncated" in summary.reason
     assert str(path) not in summary.reason

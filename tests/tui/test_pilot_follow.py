@@ -116,7 +116,8 @@ async def test_a_shortened_file_is_read_again_and_says_so(tmp_path: Path) -> Non
         await pilot.press("f")
         await until(pilot, lambda: again.verdict is not None and not again.verdict.following)
         assert notice(again) == "file was shortened on disk — read again"
-        assert "✗ 2 problems" in facts(again)  # as a finished file: cut off, and truncated
+        # As a finished file: cut off, and truncated.
+        assert "✗ invalid (2 problems)" in facts(again)
 
 
 async def test_a_replaced_file_says_so(tmp_path: Path) -> None:

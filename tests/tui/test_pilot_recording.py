@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from textual.widgets import Input, TabbedContent, TextArea
+from textual.widgets import Input, Static, TabbedContent, TextArea
 
 from openprogram.providers.accumulator import assemble_message
 from openprogram.providers.recording.reader import scan_recording
@@ -116,6 +116,20 @@ async def test_stepping_shows_the_fold_of_events_up_to_the_cursor(demo_file: Pat
             assert assembled.message == assemble_message(recorded[: k + 1]), f"event {k}"
         await pilot.press("G")
         assert assembled.message == recorded[-1].message  # done carries the final message
+
+
+async def test_the_event_caption_counts_the_events_of_the_call(demo_file: Path) -> None:
+    count = len(scan_recording(demo_file).calls[0].events)
+    app = OpenProgramTUI([demo_file])
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await recording_ready(pilot)
+        await pilot.press("right_square_bracket", "enter")
+        caption = screen.query_one("#assembled .message-view--caption", Static)
+        await until(pilot, lambda: str(caption.content).startswith("Assembled from event 0 of"))
+        assert str(caption.content).startswith(f"Assembled from event 0 of {count} events ·")
+        await pilot.press("G")
+        last = f"Assembled from events 0–{count - 1} of {count} events · done"
+        await until(pilot, lambda: str(caption.content).startswith(last))
 
 
 async def test_goto_a_call_and_an_event(demo_file: Path) -> None:

@@ -48,7 +48,7 @@ async def test_list_shows_ids_counts_validity_and_the_active_one(demo_home: Path
         assert cells(screen, 0)[6] == "✓ valid"
         damaged = cells(screen, 1)
         assert damaged[1] == "echo-demo-damaged" and damaged[0] == ""
-        assert damaged[6].startswith("✗ line 95: last line is truncated")
+        assert damaged[6].startswith("✗ invalid: line 95: last line is truncated")
 
 
 async def test_enter_opens_and_q_comes_back(demo_home: Path) -> None:
@@ -99,7 +99,7 @@ async def test_files_given_are_listed_with_the_managed_ones(
         names = [cells(screen, row)[1] for row in range(4)]
         assert names[:2] == ["echo-demo", "echo-demo-damaged"]
         assert names[2].endswith("files/echo-demo.jsonl")
-        assert cells(screen, 3)[6] == "✗ file not found"
+        assert cells(screen, 3)[6] == "✗ invalid: file not found"
         await pilot.press("G", "x")
         assert "Only managed recordings" in notifications(app)[-1]
 

@@ -161,21 +161,37 @@ class CallTable:
         return f"{note} · f stops — new rows appear as they are written"
 
     def facts(self) -> tuple[str, bool]:
-        """`format 1 · 5 calls · 115 events · ✓ valid`, and whether it reports a problem."""
-        index = self.index
-        events = sum(span.event_count for span in index.calls)
-        version = "?" if index.format_version is None else index.format_version
-        facts = f"format {version} · {plural(len(index.calls), 'call')} · {plural(events, 'event')}"
+        """`format 1 · 5 calls · 115 events · ✓ valid`, and whether it reports a problem.
+
+        Once the strict verdict is in, its totals and word (the library's, as `recordings list`
+        and `show` print them); until then (or when the check stopped) the index's count of the
+        same rows, and why validity is not known.
+        """
         verdict = self.verdict
-        if verdict is None and self.validity_unknown is not None:
-            return f"{facts} · validity unknown ({self.validity_unknown})", False
-        if verdict is None:
-            return f"{facts} · {'checking…' if not index.growing else 'unchecked'}", False
-        if verdict.stopped is not None:
-            return f"{facts} · check stopped: {verdict.stopped}", False
+        if verdict is None or verdict.stopped is not None:
+            index = self.index
+            events = sum(span.event_count for span in index.calls)
+            version = "?" if index.format_version is None else index.format_version
+            text = (
+                f"format {version} · {plural(len(index.calls), 'call')} · {plural(events, 'event')}"
+            )
+            if verdict is not None:
+                return f"{text} · check stopped: {verdict.stopped}", False
+            if self.validity_unknown is not None:
+                return f"{text} · validity unknown ({self.validity_unknown})", False
+            return f"{text} · {'checking…' if not index.growing else 'unchecked'}", False
+        from openprogram.providers.recording.scan_facts import INVALID, VALID  # loaded by now
+
+        facts = verdict.facts
+        version = "?" if facts.format_version is None else facts.format_version
+        if verdict.following:  # a call being written is in progress, not unfinished
+            totals = f"{plural(facts.calls, 'call')} · {plural(facts.events, 'event')}"
+        else:
+            totals = facts.totals(" · ")
+        text = f"format {version} · {totals}"
         if verdict.valid:
-            return f"{facts} · ✓ valid{' so far' if verdict.following else ''}", False
-        return f"{facts} · ✗ {plural(verdict.problem_count, 'problem')}", True
+            return f"{text} · ✓ {VALID}{' so far' if verdict.following else ''}", False
+        return f"{text} · ✗ {INVALID} ({plural(verdict.problem_count, 'problem')})", True
 
     def ordinal_of(self, call_index: int) -> int | None:
         """The position of the call whose request says `call_index` (they agree in valid files)."""

@@ -27,7 +27,7 @@ from pydantic import BaseModel, ConfigDict
 import tui
 from openprogram.providers.recording.errors import RecordingFileError
 from openprogram.providers.recording.reader import scan_facts
-from openprogram.providers.recording.scan_facts import ScanFacts, ScanProblem
+from openprogram.providers.recording.scan_facts import INVALID, ScanFacts, ScanProblem
 from openprogram.text import plural
 from tui.model.file_stamp import FileChange, compare, stamp_of
 
@@ -111,10 +111,11 @@ class Verdict:
         return self.facts.damaged_calls()
 
     def headline(self) -> str:
-        """`Not valid: the strict reader found 2 problems; damaged: call 3 (marked in red)`."""
+        """`Invalid: the strict reader found 2 problems; damaged: call 3 (marked in red)`."""
         if self.stopped is not None:
             return f"Check stopped: {self.stopped}; validity unknown until it runs again"
-        text = f"Not valid: the strict reader found {plural(self.problem_count, 'problem')}"
+        found = plural(self.problem_count, "problem")
+        text = f"{INVALID.capitalize()}: the strict reader found {found}"
         damaged = sorted(self.damaged_calls())
         if damaged:
             calls = ", ".join(map(str, damaged))

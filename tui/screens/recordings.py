@@ -176,10 +176,11 @@ class RecordingsScreen(Screen[None]):
             side = "AB"[self.marked.index(str(summary.path))]
             name = Text.assemble((f"[{side}] ", accent), name)
         status = (
-            Text("✓ valid", self._theme_style("$text-success"))
+            Text(f"✓ {summary.facts.validity_word}", self._theme_style("$text-success"))
             if summary.valid
             else Text(
-                preview_line(f"✗ {summary.reason}", STATUS_WIDTH), self._theme_style("$text-error")
+                preview_line(f"✗ {summary.facts.validity()}", STATUS_WIDTH),
+                self._theme_style("$text-error"),
             )
         )
         return (

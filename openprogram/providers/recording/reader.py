@@ -90,6 +90,10 @@ class RecordingScan:
     size: int
     events_seen: int = 0
     """Events over the whole calls (also when they were not kept)."""
+    calls_found: int = 0
+    """Request rows read, whole calls or not (what every view counts as calls)."""
+    events_found: int = 0
+    """Event rows read in an open call, whole or not (what every view counts as events)."""
 
     @property
     def valid(self) -> bool:
@@ -108,8 +112,8 @@ class RecordingScan:
             size=self.size,
             created_at=created if _is_timestamp(created) else None,
             format_version=self.header.format_version if self.header else None,
-            calls=len(self.calls),
-            events=self.event_count,
+            calls=self.calls_found,
+            events=self.events_found,
             unfinished_calls=self.unfinished_calls,
             problems=tuple(
                 ScanProblem(line_number=p.line_number, call_index=p.call_index, reason=p.reason)
@@ -247,7 +251,7 @@ def _parse(
     next_call = 0
     foreign = False
     line_count = 0
-    events_seen = 0
+    events_seen = calls_found = events_found = 0
     for number, line, ended in lines:
         line_count = number
         if not ended:  # the text after the last newline
@@ -290,6 +294,7 @@ def _parse(
             problems.add(number, None, f"the first row must be the header, found a {row.type} row")
             break
         if isinstance(row, RequestRow):
+            calls_found += 1
             if row.call_index != next_call:
                 problems.add(
                     number,
@@ -305,6 +310,7 @@ def _parse(
             problems.add(number, row.call_index, f"{row.type} row for a call with no open request")
             continue
         if isinstance(row, EventRow):
+            events_found += 1
             if row.event_index != current.event_count:
                 current.damaged = True
                 problems.add(
@@ -357,6 +363,8 @@ def _parse(
         line_count=line_count,
         size=size,
         events_seen=events_seen,
+        calls_found=calls_found,
+        events_found=events_found,
     )
 
 

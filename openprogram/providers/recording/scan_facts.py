@@ -1,15 +1,22 @@
 """What one strict-reader scan of a file found, as facts every view shares.
 
 `RecordingScan.facts()` produces them; `recordings status`, `list`, `show`, the summary cache and
-the TUI's verdict all read this one type (JSON-safe, so it crosses processes and sits in a cache).
+the TUI's verdict all read this one type (JSON-safe, so it crosses processes and sits in a cache),
+and say its totals and validity in the words it gives (`totals()`, `validity()`), so a file has
+the same numbers and the same word everywhere.
 """
 
 from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict
 
+from openprogram.text import plural
+
 MAX_PROBLEMS = 1000
 """At most this many problems are kept (`problem_count` still counts them all)."""
+VALID = "valid"
+INVALID = "invalid"
+"""The two words for what the strict reader says of a file, in every view."""
 UNFINISHED_CALL_REASON = "call has no call_end (the recording stopped during this call)"
 TRUNCATED_LAST_LINE_REASON = "last line is truncated (no newline at the end)"
 WRITE_IN_PROGRESS_REASONS = frozenset({UNFINISHED_CALL_REASON, TRUNCATED_LAST_LINE_REASON})
@@ -50,8 +57,9 @@ class ScanFacts(BaseModel):
     """The header's `created_at` when it is an ISO-8601 timestamp."""
     format_version: int | None = None
     calls: int = 0
-    """Whole calls (a damaged or unfinished call is not counted)."""
+    """Calls found: every request row read, whole or not (see `totals`)."""
     events: int = 0
+    """Event rows found in those calls (also in an unfinished or damaged one)."""
     unfinished_calls: tuple[int, ...] = ()
     problems: tuple[ScanProblem, ...] = ()
     problem_count: int = 0
@@ -75,3 +83,30 @@ class ScanFacts(BaseModel):
     def damaged_calls(self) -> frozenset[int]:
         """Call indexes that any problem names."""
         return frozenset(p.call_index for p in self.problems if p.call_index is not None)
+
+    def calls_text(self) -> str:
+        """`4 calls (1 unfinished)`: the calls found, and how many of them are not whole."""
+        unfinished = len(self.unfinished_calls)
+        damaged = len(self.damaged_calls() - set(self.unfinished_calls))
+        notes = [
+            f"{count} {word}"
+            for count, word in ((unfinished, "unfinished"), (damaged, "damaged"))
+            if count
+        ]
+        return plural(self.calls, "call") + (f" ({', '.join(notes)})" if notes else "")
+
+    def totals(self, separator: str = ", ") -> str:
+        """`4 calls (1 unfinished), 86 events`: what every view says of a file's size in calls."""
+        return f"{self.calls_text()}{separator}{plural(self.events, 'event')}"
+
+    @property
+    def validity_word(self) -> str:
+        """`valid` or `invalid`."""
+        return VALID if self.valid else INVALID
+
+    def validity(self) -> str:
+        """`valid`, or `invalid: line 95: last line is truncated (+1 more)`."""
+        if self.valid:
+            return VALID
+        more = f" (+{self.problem_count - 1} more)" if self.problem_count > 1 else ""
+        return f"{INVALID}: {self.reason}{more}"

@@ -204,8 +204,10 @@ class CallDetail(Vertical):
         self._assembled = (call, event_index)
         step = call.message_at(event_index)
         summary = call.event_summary(event_index)
+        # Events are numbered from 0, as `event_index` and `:call.event` count them.
+        through = f"events 0–{event_index}" if event_index else "event 0"
         caption = (
-            f"Assembled through event {event_index} of {call.event_count - 1}"
+            f"Assembled from {through} of {plural(call.event_count, 'event')}"
             f" · {summary.type} · line {summary.line_number}"
         )
         streaming = summary.type not in ("done", "error")

@@ -1,0 +1,288 @@
+"""`openprogram-tui FILE` at 100 MB, 1 GB and 5 GB: first rows, peak memory, key latency.
+
+For each size, one recording of `tui_first_rows.py`'s calls (a 40 KB request and 500 events each,
+repeated with the call index changed: a 5 GB file is written at disk speed) and, in fresh 120x40
+tmux windows as `tui_first_rows.py` starts them:
+
+- **first rows**: the TUI until its first call row is on screen, against an empty Textual app
+  started the same way, alternating, one warm-up each, medians of `--runs` (ratio; target <= 1.5x);
+- **peak memory** of the whole app: the summed VmRSS of the TUI's process and all its children (the
+  strict reader runs in a child process for big files), sampled from `/proc` every 10 ms from the
+  start until the strict verdict is on screen (target <= 300 MB at 5 GB);
+- **key latency while indexing** (the sizes in `--latency-sizes`, default 1G): `j` sent while the
+  title still says `indexing`, timed until the call list's cursor is on the next row; sessions are
+  started again until `--samples` keys were timed while the index was being built (p50, p95;
+  target p95 <= 50 ms). Keys are sent one at a time, each after the previous one showed.
+
+    python bench/tui_sizes.py [--sizes 100M,1G,5G] [--keep-dir DIR] [--runs 3] [--samples 40]
+
+Files are generated once into `--keep-dir` (reused when the size matches), else into a temporary
+directory removed at the end.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import math
+import os
+import re
+import shutil
+import statistics
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+import tui_first_rows as single
+from tui_first_rows import EMPTY_APP, HEADER_ROW, Window, encoded_call, tmux, tui_command
+
+from openprogram.providers.recording.rows import encode_row
+
+CALL_MARK = 987_654_321
+"""A call index no real file reaches, replaced in the encoded template by each call's index."""
+UNITS = {"M": 10**6, "G": 10**9}
+CURSOR_ROW = re.compile(r"m #(\d+) ")
+"""The call list's cursor row is one styled run: its `#N` follows an escape code directly."""
+FIRST_ROW = ("#0", "openai/gpt-4o-mini")
+SAMPLE_SECONDS = 0.01
+MAX_SESSIONS = 12
+"""Sessions started at most to time keys while indexing (a small file is indexed too fast)."""
+TARGET_RATIO, TARGET_PEAK_MB, TARGET_P95_MS = 1.5, 300, 50
+
+
+def parse_size(text: str) -> int:
+    """`100M`, `1G`, `5G` as bytes (decimal units)."""
+    return int(float(text[:-1]) * UNITS[text[-1].upper()])
+
+
+def generate(path: Path, size: int) -> int:
+    """Write about `size` bytes of whole calls to `path` (kept when it already has them); returns calls."""
+    template = encoded_call(CALL_MARK)
+    calls = max(1, math.ceil(size / len(template)))
+    header = encode_row(HEADER_ROW)
+    marker = b'"call_index":%d' % CALL_MARK
+    expected = len(header) + sum(
+        len(template) + len(str(n)) - len(str(CALL_MARK)) for n in range(calls)
+    )
+    if path.exists() and path.stat().st_size == expected:
+        return calls
+    temporary = path.with_suffix(".partial")
+    with temporary.open("wb", buffering=8 << 20) as out:
+        out.write(header)
+        for call in range(calls):
+            out.write(template.replace(marker, b'"call_index":%d' % call))
+    temporary.chmod(0o600)
+    temporary.rename(path)
+    return calls
+
+
+def process_tree(root: int) -> list[int]:
+    """`root` and every process below it (from `/proc/PID/task/TID/children`)."""
+    found, todo = [], [root]
+    while todo:
+        pid = todo.pop()
+        found.append(pid)
+        try:
+            tasks = os.listdir(f"/proc/{pid}/task")
+        except OSError:
+            continue
+        for task in tasks:
+            with contextlib.suppress(OSError):  # the task ended meanwhile
+                todo += map(int, Path(f"/proc/{pid}/task/{task}/children").read_text().split())
+    return found
+
+
+def rss_kb(pid: int) -> int:
+    try:
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1])
+    except OSError:
+        pass
+    return 0
+
+
+class TreeMemory:
+    """Samples the summed resident set of a process tree in a thread; `peak_kb` is the largest sum."""
+
+    def __init__(self, root: int) -> None:
+        self.root = root
+        self.peak_kb = self.peak_processes = 0
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+        self._thread.start()
+
+    def _run(self) -> None:
+        while not self._stop.is_set():
+            pids = process_tree(self.root)
+            total = sum(rss_kb(pid) for pid in pids)
+            if total > self.peak_kb:
+                self.peak_kb, self.peak_processes = total, len(pids)
+            self._stop.wait(SAMPLE_SECONDS)
+
+    def stop(self) -> int:
+        self._stop.set()
+        self._thread.join()
+        return self.peak_kb
+
+
+def cursor_row(window: Window) -> tuple[int | None, bool]:
+    """The call number under the call list's cursor, and whether the title still says indexing."""
+    screen = tmux("capture-pane", "-e", "-p", "-t", window.name)
+    found = CURSOR_ROW.search(screen)
+    return (int(found.group(1)) if found else None), "indexing" in screen
+
+
+def key_latencies(command: list[str], env: dict[str, str], samples: int) -> tuple[list[float], int]:
+    """Milliseconds from sending `j` to the cursor on the next row, while the index is built."""
+    latencies: list[float] = []
+    sessions = 0
+    while len(latencies) < samples and sessions < MAX_SESSIONS:
+        sessions += 1
+        window = Window(command, env)
+        try:
+            window.wait_for(*FIRST_ROW)
+            while len(latencies) < samples:
+                row, indexing = cursor_row(window)
+                if row is None or not indexing:
+                    break
+                sent = time.perf_counter()
+                window.keys("j")
+                deadline = sent + single.TIMEOUT
+                while time.perf_counter() < deadline:
+                    now_row, indexing = cursor_row(window)
+                    if now_row == row + 1:
+                        break
+                    time.sleep(0.001)
+                else:
+                    raise TimeoutError(f"the cursor did not move from #{row}")
+                if indexing:  # shown while the index was still being built: it counts
+                    latencies.append((time.perf_counter() - sent) * 1000)
+        finally:
+            window.close()
+    return latencies, sessions
+
+
+def percentile(values: list[float], fraction: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, math.ceil(fraction * len(ordered)) - 1)]
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument(
+        "--sizes", default="100M,1G,5G", help="recording sizes (default 100M,1G,5G)"
+    )
+    parser.add_argument("--keep-dir", type=Path, help="generate the recordings here and keep them")
+    parser.add_argument("--runs", type=int, default=3, help="timed first-rows runs (default 3)")
+    parser.add_argument(
+        "--latency-sizes", default="1G", help="sizes to time keys at while indexing (default 1G)"
+    )
+    parser.add_argument("--samples", type=int, default=40, help="keys timed per size (default 40)")
+    parser.add_argument("--quick", action="store_true", help="100M only, 1 run, 30 key samples")
+    args = parser.parse_args()
+    if args.quick:
+        args.sizes, args.latency_sizes, args.runs, args.samples = "100M", "100M", 1, 30
+    if shutil.which("tmux") is None:
+        print("tmux is required", file=sys.stderr)
+        return 2
+    sizes = [s.strip() for s in args.sizes.split(",") if s.strip()]
+    latency_sizes = {s.strip().upper() for s in args.latency_sizes.split(",") if s.strip()}
+    work = Path(tempfile.mkdtemp(prefix="optui-sizes-"))
+    keep_dir = args.keep_dir or work
+    keep_dir.mkdir(parents=True, exist_ok=True)
+    keeper = f"optui-sizes-server-{os.getpid()}"
+    single.TIMEOUT = 600.0  # a 5 GB file takes a while to check
+    met = True
+    try:
+        empty_app = work / "empty_app.py"
+        empty_app.write_text(EMPTY_APP)
+        home = work / "home"
+        home.mkdir(mode=0o700)
+        env = {
+            "TERM": "xterm-256color",
+            "TEXTUAL_ANIMATIONS": "none",
+            "OPENPROGRAM_HOME": str(home),
+        }
+        tmux("new-session", "-d", "-s", keeper, "sleep 3600")  # a warm server for every window
+        for label in sizes:
+            recording = keep_dir / f"tui-sizes-{label}.jsonl"
+            started = time.perf_counter()
+            calls = generate(recording, parse_size(label))
+            print(
+                f"\n== {label}: {recording.stat().st_size / 1e9:.2f} GB, {calls:,} calls, "
+                f"{calls * single.EVENTS_PER_CALL:,} events (ready in {time.perf_counter() - started:.1f} s)"
+            )
+            command = [*tui_command(), str(recording)]
+            empty_times, tui_times = [], []
+            for run in range(args.runs + 1):
+                for program, texts, times in (
+                    ([sys.executable, str(empty_app)], ("empty app ready",), empty_times),
+                    (command, FIRST_ROW, tui_times),
+                ):
+                    window = Window(program, env)
+                    try:
+                        seconds = window.wait_for(*texts)
+                    finally:
+                        window.close()
+                    if run:
+                        times.append(seconds)
+            empty, tui = statistics.median(empty_times), statistics.median(tui_times)
+            ratio = tui / empty
+            print(
+                f"first rows: {tui * 1000:.0f} ms vs empty app {empty * 1000:.0f} ms: "
+                f"ratio {ratio:.2f}x (runs {', '.join(f'{t * 1000:.0f}' for t in tui_times)})"
+            )
+            print(
+                f"TARGET first rows {label}: {ratio:.2f}x the empty app (<= {TARGET_RATIO}x): "
+                + ("target met" if ratio <= TARGET_RATIO else "target NOT met")
+            )
+            met &= ratio <= TARGET_RATIO
+
+            window = Window(command, env)
+            memory = TreeMemory(window.pid())
+            try:
+                window.wait_for(*FIRST_ROW)
+                indexed = window.wait_for(f"{calls:,} calls")
+                verdict = window.wait_for("✓ valid")
+            finally:
+                peak_kb = memory.stop()
+                window.close()
+            peak_mb = peak_kb / 1024
+            print(
+                f"whole file indexed after {indexed:.2f} s, strict verdict after {verdict:.2f} s; "
+                f"peak memory of the app and its children: {peak_mb:.0f} MB "
+                f"({memory.peak_processes} processes at the peak)"
+            )
+            if label.upper() == "5G" or parse_size(label) >= 5 * UNITS["G"]:
+                print(
+                    f"TARGET peak memory {label}: {peak_mb:.0f} MB (<= {TARGET_PEAK_MB} MB): "
+                    + ("target met" if peak_mb <= TARGET_PEAK_MB else "target NOT met")
+                )
+                met &= peak_mb <= TARGET_PEAK_MB
+
+            if label.upper() in latency_sizes:
+                latencies, sessions = key_latencies(command, env, args.samples)
+                if not latencies:
+                    print(f"key latency {label}: the index finished before any key could be timed")
+                    continue
+                p50, p95 = percentile(latencies, 0.5), percentile(latencies, 0.95)
+                print(
+                    f"key latency while indexing ({len(latencies)} keys, {sessions} sessions): "
+                    f"p50 {p50:.0f} ms, p95 {p95:.0f} ms, max {max(latencies):.0f} ms"
+                )
+                print(
+                    f"TARGET key latency p95 {label}: {p95:.0f} ms (<= {TARGET_P95_MS} ms): "
+                    + ("target met" if p95 <= TARGET_P95_MS else "target NOT met")
+                )
+                met &= p95 <= TARGET_P95_MS
+        return 0 if met else 1
+    finally:
+        tmux("kill-session", "-t", keeper)
+        shutil.rmtree(work, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
