@@ -77,7 +77,9 @@ async def test_following_shows_calls_and_events_as_another_process_writes_them(
             await until(
                 pilot, lambda: screen.verdict is not None and screen.verdict.facts.calls == 2
             )
-            assert facts(screen).endswith("2 calls · 11 events · ✓ valid so far")
+            await until(
+                pilot, lambda: facts(screen).endswith("2 calls · 11 events · ✓ valid so far")
+            )
         await pilot.press("f")  # stop following: checked as a finished file
         await until(pilot, lambda: facts(screen).endswith("2 calls · 11 events · ✓ valid"))
         assert not screen.following and notice(screen) is None

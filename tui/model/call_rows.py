@@ -184,8 +184,10 @@ class CallTable:
 
         facts = verdict.facts
         version = "?" if facts.format_version is None else facts.format_version
-        if verdict.following:  # a call being written is in progress, not unfinished
-            totals = f"{plural(facts.calls, 'call')} · {plural(facts.events, 'event')}"
+        if verdict.following:  # the live count (the check lags behind a growing file)
+            index = self.index
+            events = sum(span.event_count for span in index.calls)
+            totals = f"{plural(len(index.calls), 'call')} · {plural(events, 'event')}"
         else:
             totals = facts.totals(" · ")
         text = f"format {version} · {totals}"
