@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
+import signal
 import subprocess
 import sys
 import time
@@ -123,11 +125,28 @@ def test_killing_accept_mid_run_leaves_the_recording_and_frees_it(
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
     )
-    with fifo.open("w"):  # opens once the program, mid-run, waits on it: 2 of 4 calls made
-        accept.kill()
-        accept.wait(timeout=30)
-    assert path.read_bytes() == before
-    again = run_cli(
-        openprogram_home, "accept", "agent", "--yes", "--json", AGENT_PROMPT="Reworded."
-    )
-    assert json.loads(again.stdout)["status"] == "accepted", again.stderr
+    try:
+        with fifo.open("w"):  # opens once the program, mid-run, waits on it: 2 of 4 calls made
+            accept.kill()
+            accept.wait(timeout=30)
+        assert path.read_bytes() == before
+        again = run_cli(
+            openprogram_home, "accept", "agent", "--yes", "--json", AGENT_PROMPT="Reworded."
+        )
+        assert json.loads(again.stdout)["status"] == "accepted", again.stderr
+    finally:
+        end_processes_running(script)  # the killed accept's program, orphaned mid-run
+
+
+def end_processes_running(script: Path) -> None:
+    """Kill every process whose command line names `script` (and reap none: not our children)."""
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            arguments = (entry / "cmdline").read_bytes().split(b"\0")
+        except OSError:
+            continue  # ended meanwhile, or not ours to read
+        if str(script).encode() in arguments:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(int(entry.name), signal.SIGKILL)
