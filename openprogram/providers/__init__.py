@@ -11,11 +11,11 @@ a viewer can show the first rows of a file before they are built.
 
 from __future__ import annotations
 
-import importlib
 import sys
 from types import ModuleType
 from typing import TYPE_CHECKING
 
+from openprogram.lazy_names import lazy_getattr
 from openprogram.providers.api_registry import use_record_replay_activation
 
 if TYPE_CHECKING:
@@ -171,14 +171,10 @@ _PUBLIC_NAMES: dict[str, str] = {
 """Each public name and the submodule that defines it."""
 
 
-def __getattr__(name: str) -> object:
-    """A public name, imported from its submodule the first time it is asked for."""
-    source = _PUBLIC_NAMES.get(name)
-    if source is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(f"{__name__}.{source}"), name)
-    globals()[name] = value
-    return value
+__getattr__ = lazy_getattr(
+    __name__, {name: f"{__name__}.{module}" for name, module in _PUBLIC_NAMES.items()}
+)
+"""A public name, imported from its submodule the first time it is asked for."""
 
 
 def __dir__() -> list[str]:

@@ -10,8 +10,9 @@ one submodule (the diff, say) does not pay for all the others (docs/design-decis
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from openprogram.lazy_names import lazy_getattr
 
 if TYPE_CHECKING:
     from openprogram.providers.recording.store import (
@@ -122,13 +123,7 @@ _MODULE_OF = {
 }
 
 
-def __getattr__(name: str) -> Any:
-    module = _MODULE_OF.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
+__getattr__ = lazy_getattr(__name__, _MODULE_OF)
 
 
 def __dir__() -> list[str]:
