@@ -148,6 +148,9 @@ def key_latencies(command: list[str], env: dict[str, str], samples: int) -> tupl
                 row, indexing = cursor_row(window)
                 if row is None or not indexing:
                     break
+                if f"#{row + 1} " not in window.screen():
+                    time.sleep(0.01)  # no next row listed yet: `j` would not move
+                    continue
                 sent = time.perf_counter()
                 window.keys("j")
                 deadline = sent + single.TIMEOUT
