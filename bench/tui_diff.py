@@ -30,7 +30,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from tui_first_rows import CALLS, EMPTY_APP, Window, generate, tmux, tui_command
+from tui_first_rows import CALLS, Window, generate, prepare_run, tmux, tui_command
 
 CHANGED_CALL = 120
 MARKER = b'"call_index":%d,"context":{"messages":[{"content":"message 0 ' % CHANGED_CALL
@@ -58,15 +58,7 @@ def main() -> int:
         generate(a)
         changed_copy(a, b)
         print(f"recordings: 2 x {a.stat().st_size / 1e6:.1f} MB, {CALLS} calls, one call differs")
-        empty_app = work / "empty_app.py"
-        empty_app.write_text(EMPTY_APP)
-        home = work / "home"
-        home.mkdir(mode=0o700)
-        env = {
-            "TERM": "xterm-256color",
-            "TEXTUAL_ANIMATIONS": "none",
-            "OPENPROGRAM_HOME": str(home),
-        }
+        empty_app, env = prepare_run(work)
         tmux("new-session", "-d", "-s", keeper, "sleep 3600")
         subjects = {
             "empty Textual app, first paint": (

@@ -126,6 +126,17 @@ def tmux(*args: str) -> str:
     return subprocess.run(["tmux", *args], capture_output=True, text=True, check=False).stdout
 
 
+def prepare_run(work: Path) -> tuple[Path, dict[str, str]]:
+    """In `work`: the empty Textual app's script, and the environment every timed program gets
+    (a private, empty OpenProgram home; no animations)."""
+    empty_app = work / "empty_app.py"
+    empty_app.write_text(EMPTY_APP)
+    home = work / "home"
+    home.mkdir(mode=0o700)
+    env = {"TERM": "xterm-256color", "TEXTUAL_ANIMATIONS": "none", "OPENPROGRAM_HOME": str(home)}
+    return empty_app, env
+
+
 class Window:
     """One program in its own tmux session of 120x40."""
 
@@ -215,15 +226,7 @@ def main() -> int:
             f"recording: {recording.stat().st_size / 1e6:.1f} MB, {CALLS * EVENTS_PER_CALL:,} events "
             f"in {CALLS} calls (generated in {time.perf_counter() - started:.1f} s)"
         )
-        empty_app = work / "empty_app.py"
-        empty_app.write_text(EMPTY_APP)
-        home = work / "home"
-        home.mkdir(mode=0o700)
-        env = {
-            "TERM": "xterm-256color",
-            "TEXTUAL_ANIMATIONS": "none",
-            "OPENPROGRAM_HOME": str(home),
-        }
+        empty_app, env = prepare_run(work)
         tmux("new-session", "-d", "-s", keeper, "sleep 3600")  # a warm server for every window
         empty_times, tui_times = [], []
         for run in range(args.runs + 1):

@@ -36,7 +36,14 @@ import time
 from pathlib import Path
 
 import tui_first_rows as single
-from tui_first_rows import EMPTY_APP, HEADER_ROW, Window, encoded_call, tmux, tui_command
+from tui_first_rows import (
+    HEADER_ROW,
+    Window,
+    encoded_call,
+    prepare_run,
+    tmux,
+    tui_command,
+)
 
 from openprogram.providers.recording.rows import encode_row
 
@@ -200,15 +207,7 @@ def main() -> int:
     single.TIMEOUT = 600.0  # a 5 GB file takes a while to check
     met = True
     try:
-        empty_app = work / "empty_app.py"
-        empty_app.write_text(EMPTY_APP)
-        home = work / "home"
-        home.mkdir(mode=0o700)
-        env = {
-            "TERM": "xterm-256color",
-            "TEXTUAL_ANIMATIONS": "none",
-            "OPENPROGRAM_HOME": str(home),
-        }
+        empty_app, env = prepare_run(work)
         tmux("new-session", "-d", "-s", keeper, "sleep 3600")  # a warm server for every window
         for label in sizes:
             recording = keep_dir / f"tui-sizes-{label}.jsonl"
