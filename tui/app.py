@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
 
-from textual import work
+from textual import events, work
 from textual.app import App
 from textual.binding import Binding, BindingType
 from textual.reactive import reactive
@@ -24,6 +24,7 @@ from tui import version
 from tui.arguments import RecordingArgumentError, recording_path
 from tui.commands import TuiCommands
 from tui.ending_signals import ending_signals_exit_app, ending_signals_raise_system_exit
+from tui.model.key_priority import KEYS
 from tui.model.navigation import GotoError, GotoTarget, parse_goto
 from tui.screens.recording import RecordingScreen
 from tui.theme import DARK_THEME, LIGHT_THEME, THEMES, start_theme, theme_variable_defaults
@@ -129,7 +130,7 @@ class OpenProgramTUI(App[None]):
         follow = True if self.follow else None  # None: follow it if it is being recorded into
         return RecordingScreen(path, self.start_at, self.field, follow=follow)
 
-    def on_recording_screen_first_rows_shown(self) -> None:
+    def on_recording_screen_built(self) -> None:
         if self.record_replay_status is None:
             self.refresh_status()
 
@@ -151,6 +152,11 @@ class OpenProgramTUI(App[None]):
         """`o`/`O` in the diff view: that call of A or B in the recording screen, at the field."""
         target = GotoTarget(message.call_index, None)
         self.push_screen(RecordingScreen(message.recording, target, message.path_tokens or None))
+
+    async def on_event(self, event: events.Event) -> None:
+        if isinstance(event, events.Key):
+            KEYS.key_arrived()  # the indexers wait while this key is handled and drawn
+        await super().on_event(event)
 
     @property
     def on_first_screen(self) -> bool:

@@ -8,7 +8,7 @@ from textual.widgets import Input, Static, TabbedContent, TextArea
 
 from openprogram.providers.accumulator import assemble_message
 from openprogram.providers.recording.reader import scan_recording
-from tests.tui.pilot_support import notifications, recording_ready, until
+from tests.tui.pilot_support import keys_at_once, notifications, recording_ready, until
 from tui.app import OpenProgramTUI
 from tui.screens.help import HelpScreen
 from tui.theme import DARK_THEME, LIGHT_THEME
@@ -42,6 +42,35 @@ async def test_calls_move_with_j_k_g_G_and_shift_j_k(demo_file: Path) -> None:
         assert screen.loaded.call_index == 2
         await pilot.press("escape")
         assert calls.has_focus
+
+
+async def test_keys_typed_fast_show_only_the_call_the_cursor_stops_on(demo_file: Path) -> None:
+    """A burst of moves (a key held down) is not kept waiting behind the detail of every call it
+    passes: the cursor follows the keys, and the call it stops on is shown."""
+    app = OpenProgramTUI([demo_file])
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await recording_ready(pilot)
+        shown: list[int] = []
+        show_call = screen._show_call
+
+        def recorded(ordinal: int, *args: object, **kwargs: object) -> None:
+            shown.append(ordinal)
+            show_call(ordinal, *args, **kwargs)  # type: ignore[arg-type]
+
+        screen._show_call = recorded  # type: ignore[method-assign]
+        screen.burst_seconds = 1.0  # wide enough that a slow machine's keys are one burst too
+        keys_at_once(app, "j")
+        await until(pilot, lambda: shown == [1])  # a move on its own: its call is shown
+        for _ in range(2):
+            keys_at_once(app, "j")
+            await pilot.pause()
+            assert shown == [1]  # moves in a burst: the cursor follows, no detail is read
+        assert screen.query_one(CallList).cursor == 3
+        await until(pilot, lambda: screen.loaded is not None and screen.loaded.call_index == 3)
+        assert shown == [1, 3]
+        await pilot.press("k")  # a move on its own shows its call
+        await until(pilot, lambda: screen.loaded is not None and screen.loaded.call_index == 2)
+        assert shown == [1, 3, 2]
 
 
 async def test_tabs_cycle_with_brackets_and_raw_shows_the_rows(demo_file: Path) -> None:

@@ -25,6 +25,7 @@ from pathlib import Path
 from openprogram.providers.recording.errors import open_for_reading
 from openprogram.providers.recording.rows import ROW_TYPES, classify_row_tail
 from tui.model.file_stamp import FileStamp
+from tui.model.key_priority import KEYS, KeyPriority
 from tui.model.row_preview import int_field, peek_row
 
 KIND_HEADER, KIND_REQUEST, KIND_EVENT, KIND_CALL_END = 0, 1, 2, 3
@@ -81,6 +82,9 @@ class RecordingIndex:
     Open it with `RecordingIndex.open(path)` (raises `RecordingFileError` for a missing or
     non-regular file), then `build()` it, usually in a thread; `line(n)` returns one stored line.
     """
+
+    keys: KeyPriority = KEYS
+    """Where the scan waits for its turn while a key is handled (every 64 lines)."""
 
     def __init__(self, path: Path, fd: int, stamp: FileStamp) -> None:
         self.path = path
@@ -240,6 +244,7 @@ class RecordingIndex:
         reported_at = 0.0
         pos = start
         tail_kinds: dict[bytes, int] = {}
+        wait_turn = self.keys.wait_turn
         while pos < size and not self._closing:
             if self._readable is not None:  # cut short meanwhile: stop before the lost bytes
                 size = min(size, self._readable)
@@ -260,6 +265,8 @@ class RecordingIndex:
             pos = end + 1
             if can_release and pos - released >= RELEASE_BYTES:
                 released = self._release(mm, released, pos)
+            if len(self.kinds) & 63 == 0:
+                wait_turn()  # a key is being handled: it goes first
             if progress is not None and self.calls and len(self.kinds) & 63 == 0:
                 now = time.monotonic()
                 if now - reported_at >= interval or not self.published_calls:

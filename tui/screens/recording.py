@@ -3,7 +3,8 @@
 The file is indexed in a thread (rows appear while it runs) and validated by the strict reader in
 the background; a damaged file still opens, with its problems marked. The call detail, the `:`
 prompt and their modules are loaded once the first rows are on screen: they are not needed to
-show them.
+show them. The index waits until the first call is drawn too, and then for every key (and every
+call shown) until it is handled: `tui.model.key_priority`.
 
 The file is stat-ed twice a second. Followed (`f`), what is appended is indexed and shown as it
 comes; otherwise a change is offered as a reload (`ctrl+r`). A file shortened, replaced or removed
@@ -14,6 +15,7 @@ from __future__ import annotations
 
 import gc
 import os
+import time
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
 
@@ -23,11 +25,13 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal
 from textual.message import Message
 from textual.screen import Screen
+from textual.timer import Timer
 from textual.widgets import Input
 
 from openprogram.providers.recording.errors import RecordingFileError
 from tui.model.call_rows import CallTable
 from tui.model.file_stamp import FileChange, FileStamp, compare, stamp_of
+from tui.model.key_priority import KEYS
 from tui.model.recording_index import RecordingIndex
 from tui.widgets.common.key_footer import KeyFooter
 from tui.widgets.common.row_list import RowList
@@ -47,6 +51,10 @@ if TYPE_CHECKING:
 
 LOOK_SECONDS = 0.5
 """How often the file is stat-ed for changes (a change is noticed within a second)."""
+BURST_SECONDS = 0.1
+"""Cursor moves closer together than this are a burst (a key held, keys typed fast): while it
+lasts, no call's detail is read and drawn; the call the cursor stops on is shown this long after
+the last move. A move on its own shows its call once the cursor's frame is drawn."""
 
 
 class RecordingScreen(Screen[None]):
@@ -89,8 +97,10 @@ class RecordingScreen(Screen[None]):
         Binding("escape", "dismiss_one", "Back", show=False, id="dismiss"),
     ]
 
-    class FirstRowsShown(Message):
-        """The first rows of the file are on screen (heavier work may start now)."""
+    burst_seconds = BURST_SECONDS
+
+    class Built(Message):
+        """The first rows and the first call are on screen: work that can wait may start now."""
 
     def __init__(
         self,
@@ -132,6 +142,11 @@ class RecordingScreen(Screen[None]):
         self._first_rows_scheduled = False
         self._ready_detail: CallDetail | None = None
         self._goto_bar: GotoBar | None = None
+        self._rest_timer: Timer | None = None
+        self._moved_at = 0.0
+        """When the call list's cursor last moved (`time.monotonic()`)."""
+        self._moves = 0
+        """Cursor moves so far: a call is shown only if the cursor has not moved since."""
 
     def compose(self) -> ComposeResult:
         # Indexing starts while the screen is built, so the first rows can be in the first frame.
@@ -163,7 +178,7 @@ class RecordingScreen(Screen[None]):
             )
             self.query_one("#file-problems", ProblemBanner).show_problems((problem,))
             self.query_one("#browser").remove()
-            self.post_message(self.FirstRowsShown())
+            self.post_message(self.Built())
             return
         self.query_one(CallList).show_table(self.table)
         self.query_one(CallList).focus()
@@ -201,10 +216,6 @@ class RecordingScreen(Screen[None]):
         browser = self.query_one("#browser")
         if not browser.is_attached:
             return  # closed before its first frame (the app ended: ctrl+q, SIGTERM)
-        self.query_one(RecordingLoader).first_rows_drawn()
-        self.post_message(self.FirstRowsShown())
-        if self._follow_default:
-            self._follow_if_recording_into()
         from tui.widgets.recording.call_detail import CallDetail
 
         browser.mount(CallDetail(id="detail"))
@@ -223,9 +234,17 @@ class RecordingScreen(Screen[None]):
         self._ready_detail = message.call_detail
         self._show_call(self.query_one(CallList).cursor)
         self._apply_start()
+        self.call_after_refresh(self._built)
+
+    def _built(self) -> None:
+        """The first call is drawn: the index goes on, and the work that waited for it starts."""
         # What is alive once a recording is shown lives as long as the app: leave it out of later
         # garbage collections, which would otherwise walk ~100k objects inside a jump's frame.
-        self.call_after_refresh(gc.freeze)
+        gc.freeze()
+        self.query_one(RecordingLoader).screen_drawn()
+        self.post_message(self.Built())
+        if self._follow_default:
+            self._follow_if_recording_into()
 
     def _apply_start(self) -> None:
         """Go where the command line asked, once that call is indexed (or the index is done)."""
@@ -278,8 +297,29 @@ class RecordingScreen(Screen[None]):
     def on_call_list_call_highlighted(self, message: CallList.CallHighlighted) -> None:
         if message.ordinal != message.call_list.cursor:
             return  # the cursor moved on since (keys typed ahead): show only where it is now
-        if self.loaded is None or self.loaded.span.ordinal != message.ordinal:
-            self._show_call(message.ordinal)
+        now, before = time.monotonic(), self._moved_at
+        self._moved_at = now
+        self._moves += 1
+        moves = self._moves
+        if self._rest_timer is not None:
+            self._rest_timer.stop()
+            self._rest_timer = None
+        if now - before < self.burst_seconds:  # keys come fast: show where the cursor stops
+            self._rest_timer = self.set_timer(
+                self.burst_seconds, lambda: self._show_cursor_call(moves)
+            )
+        else:
+            self.call_after_refresh(self._show_cursor_call, moves)
+
+    def _show_cursor_call(self, moves: int) -> None:
+        """Show the call under the cursor, unless it moved again since move `moves`."""
+        if moves != self._moves:
+            return  # it moved on: the call it stops on is shown then
+        self._rest_timer = None
+        cursor = self.query_one(CallList).cursor
+        if self.loaded is None or self.loaded.span.ordinal != cursor:
+            KEYS.key_arrived()  # the indexers wait while it is read and drawn
+            self._show_call(cursor)
 
     def on_call_list_call_opened(self, message: CallList.CallOpened) -> None:
         self.action_open_call()

@@ -16,16 +16,18 @@ from tui.model.recording_index import RecordingIndex
 if TYPE_CHECKING:
     from tui.model.verdict import Verdict
 
-FIRST_ROWS_WAIT = 0.5
-"""The index pauses after its first batch until the rows are drawn, at most this long (seconds)."""
+FIRST_ROWS_WAIT = 2.0
+"""The index pauses after its first batch until the screen is drawn, at most this long (seconds)."""
 
 
 class RecordingLoader(Widget):
     """Indexes a recording in a thread, then has the strict reader check the whole file.
 
     Starts as soon as it is created, so a screen can draw the first rows in its first frame; the
-    index pauses after its first batch until `first_rows_drawn()` is called, which gives the UI
-    thread the interpreter for that frame. Reports flow up as messages.
+    index pauses after its first batch until `screen_drawn()` is called, which gives the UI
+    thread the interpreter while it draws the first rows and builds the rest of the screen (the
+    call detail, its modules imported: a third of a second alone, two seconds beside the index).
+    Reports flow up as messages.
     """
 
     DEFAULT_CSS = "RecordingLoader { display: none; }"
@@ -58,14 +60,14 @@ class RecordingLoader(Widget):
     def __init__(self, index: RecordingIndex, follow: bool = False) -> None:
         super().__init__()
         self.index = index
-        self._rows_drawn = threading.Event()
+        self._screen_is_drawn = threading.Event()
         self._build(follow)
         self.extending = False
         """True while appended bytes are being indexed."""
 
-    def first_rows_drawn(self) -> None:
-        """Let the index go on (the first rows are on screen)."""
-        self._rows_drawn.set()
+    def screen_drawn(self) -> None:
+        """Let the index go on (the first rows and the first call are on screen)."""
+        self._screen_is_drawn.set()
 
     def check(self, following: bool = False) -> None:
         """Start the strict reader on the whole file (`following`: it is still being written)."""
@@ -82,7 +84,7 @@ class RecordingLoader(Widget):
             self._extend()
 
     def on_unmount(self) -> None:
-        self._rows_drawn.set()
+        self._screen_is_drawn.set()
         self.workers.cancel_node(self)
         self.index.close()
 
@@ -91,8 +93,8 @@ class RecordingLoader(Widget):
         def progress(ix: RecordingIndex) -> None:
             fraction = ix.bytes_indexed / ix.size if ix.size else 1.0
             self.post_message(self.IndexUpdated(ix.published_calls, ix.complete, fraction))
-            if not self._rows_drawn.is_set():
-                self._rows_drawn.wait(FIRST_ROWS_WAIT)
+            if not self._screen_is_drawn.is_set():
+                self._screen_is_drawn.wait(FIRST_ROWS_WAIT)
 
         self.index.build(progress, follow=follow)
 

@@ -59,12 +59,20 @@ class TranscriptEntryBox(LazyStatic):
     def __init__(self, entry: TranscriptEntry | None = None, *, role: Role | None = None) -> None:
         """Show `entry`; or, without one, start styled for `role` (restyling a box shown costs)."""
         super().__init__(classes=f"-{role}" if role else None)
+        self.entry: TranscriptEntry | None = None
+        """The entry shown (bounded)."""
         if entry is not None:
             self.show_entry(entry)
 
     def show_entry(self, entry: TranscriptEntry) -> None:
-        """Show `entry` (bounded to `ENTRY_TEXT_LIMIT` characters), replacing what was there."""
+        """Show `entry` (bounded to `ENTRY_TEXT_LIMIT` characters), replacing what was there.
+
+        The same entry again is left as it is: the calls of one session repeat the conversation
+        so far, and a box re-wrapped and re-measured for nothing keeps the next key waiting."""
         entry = bounded_entry(entry)
+        if entry == self.entry:
+            return
+        self.entry = entry
         wanted = {f"-{entry.role}"} | ({"-error"} if entry.is_error else set())
         current = {name for name in self.classes if name.startswith("-")}
         if wanted != current:  # a class change restyles the box; skip it when nothing changes
