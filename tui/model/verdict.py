@@ -1,9 +1,9 @@
 """The strict reader's verdict on a whole recording file: valid, or every problem with its line.
 
 Small files are scanned in the calling thread. A big file is scanned in a child process
-(`python -m tui.model.verdict PATH`): the strict reader holds the whole file and every parsed
-event in memory (about 3.5x the file size), which must not stay in the TUI's process, and a child
-leaves the UI thread its interpreter lock.
+(`python -m tui.model.verdict PATH`): the check (`scan_facts`: every row parsed and validated,
+one call at a time, nothing kept but counts and the first problems) takes the interpreter for
+seconds to minutes, and a child leaves the UI thread its interpreter lock.
 
 A check that cannot finish says why (`stopped`: the file changed while it was read, or memory ran
 out) and is never taken for a verdict on the file. While the file is followed, what a recorder

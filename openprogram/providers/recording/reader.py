@@ -94,6 +94,8 @@ class RecordingScan:
     """Request rows read, whole calls or not (what every view counts as calls)."""
     events_found: int = 0
     """Event rows read in an open call, whole or not (what every view counts as events)."""
+    problems_dropped: int = 0
+    """Problems found past the `MAX_PROBLEMS` kept (`scan_facts` keeps no more)."""
 
     @property
     def valid(self) -> bool:
@@ -119,7 +121,7 @@ class RecordingScan:
                 ScanProblem(line_number=p.line_number, call_index=p.call_index, reason=p.reason)
                 for p in self.problems[:MAX_PROBLEMS]
             ),
-            problem_count=len(self.problems),
+            problem_count=len(self.problems) + self.problems_dropped,
         )
 
 
@@ -143,15 +145,20 @@ class _OpenCall:
 
 
 class _Problems:
-    def __init__(self, path: Path, strict: bool) -> None:
-        self.path, self.strict = path, strict
+    def __init__(self, path: Path, strict: bool, keep: int | None = None) -> None:
+        self.path, self.strict, self.keep = path, strict, keep
         self.found: list[RecordingFileError] = []
+        self.dropped = 0
+        """Problems past the `keep` first ones (counted, not kept)."""
 
     def add(self, line_number: int | None, call_index: int | None, reason: str) -> None:
         error = RecordingFileError(self.path, line_number, call_index, reason)
         if self.strict:
             raise error
-        self.found.append(error)
+        if self.keep is not None and len(self.found) >= self.keep:
+            self.dropped += 1
+        else:
+            self.found.append(error)
 
 
 def read_recording_bytes(path: str | os.PathLike[str]) -> bytes:
@@ -225,7 +232,7 @@ def _read(path: str | os.PathLike[str], strict: bool) -> RecordingScan:
     target = Path(path)
     data = read_recording_bytes(target)
     with _collector_paused():
-        return _parse(target, io.BytesIO(data), len(data), strict, keep_events=True)
+        return _parse(target, io.BytesIO(data), len(data), strict, keep_calls=True)
 
 
 def scan_facts(path: str | os.PathLike[str]) -> ScanFacts:
@@ -234,15 +241,16 @@ def scan_facts(path: str | os.PathLike[str]) -> ScanFacts:
     target = Path(path)
     fd, info = open_for_reading(target)
     with os.fdopen(fd, "rb", buffering=1 << 20) as rows:
-        return _parse(target, rows, info.st_size, strict=False, keep_events=False).facts()
+        return _parse(target, rows, info.st_size, strict=False, keep_calls=False).facts()
 
 
 def _parse(
-    target: Path, rows: Iterable[bytes], size: int, strict: bool, keep_events: bool
+    target: Path, rows: Iterable[bytes], size: int, strict: bool, keep_calls: bool
 ) -> RecordingScan:
     """The one reading of a recording's rows. `rows` are its lines, each with its newline (but a
-    truncated last one); without `keep_events` only their number is kept per call."""
-    problems = _Problems(target, strict)
+    truncated last one). Without `keep_calls` no call (request, events) is kept once read, only
+    counted, and no more than `MAX_PROBLEMS` problems: memory bounded by the longest line."""
+    problems = _Problems(target, strict, keep=None if keep_calls else MAX_PROBLEMS)
     lines = _numbered_lines(rows)
     truncated = False
     header: HeaderRow | None = None
@@ -321,7 +329,7 @@ def _parse(
                 )
                 continue
             current.event_count += 1
-            if keep_events:
+            if keep_calls:
                 current.events.append(row.event)
             continue
         assert isinstance(row, CallEndRow)
@@ -335,6 +343,8 @@ def _parse(
             )
         elif not current.damaged:
             events_seen += current.event_count
+            if not keep_calls:
+                continue
             calls.append(
                 RecordedCall(
                     row.call_index,
@@ -365,6 +375,7 @@ def _parse(
         events_seen=events_seen,
         calls_found=calls_found,
         events_found=events_found,
+        problems_dropped=problems.dropped,
     )
 
 
