@@ -276,6 +276,18 @@ keys: ? help, q back (quit on the first screen), ctrl+q quit, s settings, ctrl+p
 More in docs/tui.md."""
 
 
+class _VersionAction(argparse.Action):
+    """`--version`: the installed version, looked up only when asked (importlib.metadata costs
+    ~20 ms at every start otherwise)."""
+
+    def __init__(self, option_strings: Sequence[str], dest: str, **kwargs: object) -> None:
+        super().__init__(option_strings, dest, nargs=0, help="show the version and exit")
+
+    def __call__(self, parser: argparse.ArgumentParser, *args: object, **kwargs: object) -> None:
+        print(f"openprogram-tui {version()}")
+        parser.exit()
+
+
 def parse_arguments(argv: Sequence[str] | None) -> argparse.Namespace:
     """The command line: `PATH ...`, `--demo`, `--call`, `--field`, `--check`, `--light`/`--dark`."""
     parser = argparse.ArgumentParser(
@@ -328,7 +340,7 @@ def parse_arguments(argv: Sequence[str] | None) -> argparse.Namespace:
         help="rerun the recording PATH (or managed ID) against the current code and open the "
         "result; a COMMAND after -- runs instead of the recorded one",
     )
-    parser.add_argument("--version", action="version", version=f"openprogram-tui {version()}")
+    parser.add_argument("--version", action=_VersionAction)
     args = parser.parse_args(argv)
     if (args.call or args.field) and len(args.paths) + args.demo != 1:
         parser.error("--call and --field need exactly one recording (one PATH, or --demo)")

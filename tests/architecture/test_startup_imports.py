@@ -8,8 +8,10 @@ added at the top of a screen module would silently put ~300 ms back before the f
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -27,6 +29,27 @@ def test_a_screen_draws_before_the_row_models_are_imported(module: str) -> None:
     )
     assert done.returncode == 0, done.stderr
     assert done.stdout.split() == [], f"{module} imports {done.stdout.strip()} at start"
+
+
+def test_the_start_up_before_the_first_frame_imports_no_row_models(tmp_path: Path) -> None:
+    """What `main()` does before the app runs: its arguments, and the theme saved last time."""
+    (tmp_path / "tui.json").write_text('{"theme": "openprogram-light"}')
+    probe = (
+        "import sys, tui.app; from tui.theme import start_theme; "
+        "tui.app.parse_arguments(['x.jsonl']); assert start_theme() == 'openprogram-light'; "
+        f"print(' '.join(m for m in {HEAVY!r} if m in sys.modules))"
+    )
+    env = {**os.environ, "OPENPROGRAM_HOME": str(tmp_path)}
+    done = subprocess.run(
+        [sys.executable, "-c", probe],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=REPO_ROOT,
+        env=env,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == [], f"the start-up imports {done.stdout.strip()}"
 
 
 def test_the_management_package_names_resolve_lazily_and_all_of_them() -> None:

@@ -1,7 +1,7 @@
 """The theme the TUI starts with: the last one switched to, kept in the state directory.
 
 `<state>/tui.json` holds `{"theme": "openprogram-light"}`; it is read with the library's strict
-configuration reader and replaced atomically, so a crash never leaves half a file. A file that
+configuration reader (`state_files`: no pydantic before the first frame) and replaced atomically, so a crash never leaves half a file. A file that
 cannot be used is reported (one line naming the file and the field) and the default is used.
 """
 
@@ -12,7 +12,7 @@ from collections.abc import Collection
 from dataclasses import dataclass
 from pathlib import Path
 
-from openprogram.providers.recording.config import (
+from openprogram.providers.recording.state_files import (
     ConfigError,
     atomic_write_bytes,
     ensure_private_dir,

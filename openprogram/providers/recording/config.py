@@ -7,18 +7,49 @@ fsync, rename, 0600) and serialised with an exclusive lock on `<state>/config.lo
 
 from __future__ import annotations
 
-import contextlib
-import fcntl
 import json
 import os
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-from openprogram.errors import OpenProgramError
+from openprogram.providers.recording.state_files import (
+    ConfigError,
+    UnsafeDirectoryError,
+    atomic_write_bytes,
+    atomic_write_text,
+    config_lock,
+    config_path,
+    ensure_private_dir,
+    read_config_document,
+    state_dir,
+)
+
+# The state directory's files live in `state_files` (no pydantic); they are named here too, where
+# the configuration's callers have always found them.
+__all__ = [
+    "RECORD_REPLAY_MODES",
+    "REPLAY_ACCEPT_ENV",
+    "REPLAY_REPORT_ENV",
+    "REPLAY_RESUME_ENV",
+    "REPLAY_RULES_ENV",
+    "ConfigError",
+    "RecordReplayConfig",
+    "RecordReplayMode",
+    "UnsafeDirectoryError",
+    "atomic_write_bytes",
+    "atomic_write_text",
+    "config_lock",
+    "config_path",
+    "ensure_private_dir",
+    "parse_record_replay",
+    "read_config_document",
+    "read_record_replay_config",
+    "state_dir",
+    "write_record_replay_config",
+]
 
 REPLAY_REPORT_ENV = "OPENPROGRAM_REPLAY_REPORT"
 REPLAY_RULES_ENV = "OPENPROGRAM_REPLAY_RULES"
@@ -36,24 +67,6 @@ RecordReplayMode = Literal["off", "record", "replay"]
 RECORD_REPLAY_MODES: tuple[str, ...] = ("off", "record", "replay")
 
 
-class ConfigError(OpenProgramError, ValueError):
-    """The configuration file cannot be read or is not valid; `path` and `reason` say why."""
-
-    def __init__(self, path: Path, reason: str) -> None:
-        self.path = path
-        self.reason = reason
-        super().__init__(f"configuration {path}: {reason}")
-
-
-class UnsafeDirectoryError(ConfigError):
-    """A private state directory that is a symlink or not a directory; `path` and `reason` say why."""
-
-    def __init__(self, path: Path, reason: str) -> None:
-        ValueError.__init__(self, f"private directory {path}: {reason}")
-        self.path = path
-        self.reason = reason
-
-
 class RecordReplayConfig(BaseModel):
     """The `record_replay` section: which mode the next start uses, and with which file."""
 
@@ -62,39 +75,6 @@ class RecordReplayConfig(BaseModel):
     """`off` (live), `record` (write every call to `file`) or `replay` (answer from `file`)."""
     file: str | None = None
     """A managed recording ID or a path to a recording file."""
-
-
-def state_dir() -> Path:
-    """`$OPENPROGRAM_HOME`, or `~/.openprogram`."""
-    home = os.environ.get("OPENPROGRAM_HOME")
-    return Path(home).expanduser() if home else Path.home() / ".openprogram"
-
-
-def config_path() -> Path:
-    """Where the configuration lives: `<state>/config.json`."""
-    return state_dir() / "config.json"
-
-
-def read_config_document(path: Path | None = None) -> dict[str, Any]:
-    """The whole configuration document; `{}` when there is no file. Raises `ConfigError`."""
-    target = path or config_path()
-    try:
-        text = target.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        return {}
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ConfigError(target, f"cannot be read ({exc})") from None
-    if not text.strip():
-        return {}
-    try:
-        document = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise ConfigError(
-            target, f"is not valid JSON ({exc.msg} at line {exc.lineno}, column {exc.colno})"
-        ) from None
-    if not isinstance(document, dict):
-        raise ConfigError(target, "must hold a JSON object")
-    return document
 
 
 def parse_record_replay(document: dict[str, Any], path: Path) -> RecordReplayConfig:
@@ -112,51 +92,6 @@ def read_record_replay_config(path: Path | None = None) -> RecordReplayConfig:
     """The configured record/replay mode and file (defaults when unset). Raises `ConfigError`."""
     target = path or config_path()
     return parse_record_replay(read_config_document(target), target)
-
-
-def ensure_private_dir(path: Path) -> Path:
-    """Create `path` (0700) if missing; refuse a symlink; tighten our own directory to 0700."""
-    if path.is_symlink():
-        raise UnsafeDirectoryError(path, "is a symlink; refusing to keep recordings or state there")
-    path.mkdir(mode=0o700, parents=True, exist_ok=True)
-    if not path.is_dir():
-        raise UnsafeDirectoryError(path, "is not a directory")
-    if path.stat().st_mode & 0o077 and path.stat().st_uid == os.getuid():
-        path.chmod(0o700)
-    return path
-
-
-@contextlib.contextmanager
-def config_lock() -> Iterator[None]:
-    """Hold the exclusive configuration lock (serialises every writer of config.json)."""
-    directory = ensure_private_dir(state_dir())
-    fd = os.open(directory / "config.lock", os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX)
-        yield
-    finally:
-        os.close(fd)
-
-
-def atomic_write_text(path: Path, text: str) -> None:
-    """Replace `path` with `text` atomically: a 0600 temporary file beside it, fsync, rename."""
-    atomic_write_bytes(path, text.encode("utf-8"))
-
-
-def atomic_write_bytes(path: Path, data: bytes, mode: int = 0o600) -> None:
-    """Replace `path` with `data` atomically: a temporary file (`mode`) beside it, fsync, rename."""
-    temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, mode)
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(temporary, path)
-    except BaseException:
-        with contextlib.suppress(FileNotFoundError):
-            temporary.unlink()
-        raise
 
 
 def write_record_replay_config(
