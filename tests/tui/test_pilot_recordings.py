@@ -51,6 +51,22 @@ async def test_list_shows_ids_counts_validity_and_the_active_one(demo_home: Path
         assert damaged[6].startswith("✗ invalid: line 95: last line is truncated")
 
 
+async def test_at_80_columns_the_list_fits_and_the_reason_is_under_it(demo_home: Path) -> None:
+    app = OpenProgramTUI()
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await listed(pilot)
+        table = screen.query_one(DataTable)
+        assert table.virtual_size.width <= table.size.width  # no scrolling sideways
+        assert [str(column.label) for column in table.columns.values()][4:] == ["Size", "Status"]
+        assert cells(screen, 1)[5] == "✗ invalid"
+        await pilot.press("j")
+        under = str(screen.query_one("#recording-detail").render())
+        assert "✗ line 95: last line is truncated" in under
+        await pilot.resize_terminal(120, 40)  # wide again: every column, the reason in the row
+        await until(pilot, lambda: len(table.columns) == 7)
+        assert cells(screen, 1)[6].startswith("✗ invalid: line 95: last line is truncated")
+
+
 async def test_enter_opens_and_q_comes_back(demo_home: Path) -> None:
     app = OpenProgramTUI()
     async with app.run_test(size=SIZE) as pilot:

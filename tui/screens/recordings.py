@@ -35,6 +35,10 @@ from tui.widgets.common.key_footer import KeyFooter
 from tui.widgets.common.title_bar import TitleBar
 
 COLUMNS = ("", "ID", "Created (UTC)", "Calls", "Events", "Size", "Status")
+NARROW_WIDTH = 100
+"""Below this many columns the table leaves out Events and says only `✗ invalid` (the line under
+it says why), so it fits without scrolling sideways (80 columns: 75 wide)."""
+NARROW_COLUMNS = tuple(column for column in COLUMNS if column != "Events")
 DEMO_NOTE = "demo, removed on quit"
 """In the demo, instead of where the managed root is: a temporary directory, removed on quit."""
 STATUS_WIDTH = 44
@@ -85,6 +89,8 @@ class RecordingsScreen(Screen[None]):
         """The rows marked with space (their paths), oldest first: A and B of `d`."""
         self._left = False
         """Another screen was shown over this one since it was mounted."""
+        self._narrow: bool | None = None
+        """Whether the table's columns are the narrow set (None: no columns yet)."""
 
     def compose(self) -> ComposeResult:
         yield TitleBar("Recordings", "reading…")
@@ -95,7 +101,6 @@ class RecordingsScreen(Screen[None]):
 
     def on_mount(self) -> None:
         table = self.query_one(DataTable)
-        table.add_columns(*COLUMNS)
         table.focus()
         self.app.theme_changed_signal.subscribe(self, lambda _theme: self._redraw())
         self.reload()
@@ -107,6 +112,13 @@ class RecordingsScreen(Screen[None]):
         # Back from Settings (the active mark), a rerun or a recording: the list may be stale.
         if self._left:
             self.reload()
+
+    def on_resize(self) -> None:
+        if self._narrow is not None and self._narrow != self._is_narrow():
+            self._redraw()
+
+    def _is_narrow(self) -> bool:
+        return self.size.width < NARROW_WIDTH
 
     def _redraw(self) -> None:
         summaries = list(self.summaries.values())
@@ -139,14 +151,20 @@ class RecordingsScreen(Screen[None]):
         self._note, self._error = message.note, message.error
         table = self.query_one(DataTable)
         keep = table.cursor_row
-        table.clear()
+        narrow = self._is_narrow()
+        if narrow != self._narrow:
+            table.clear(columns=True)
+            table.add_columns(*(NARROW_COLUMNS if narrow else COLUMNS))
+            self._narrow = narrow
+        else:
+            table.clear()
         self.summaries = {}
         for summary in message.summaries:
             key = str(summary.path)
             if key in self.summaries:
                 continue
             self.summaries[key] = summary
-            table.add_row(*self._cells(summary), key=key)
+            table.add_row(*self._cells(summary, narrow), key=key)
         if message.summaries:
             table.move_cursor(row=min(keep, len(self.summaries) - 1))
         facts = message.note or "no managed root"
@@ -166,7 +184,7 @@ class RecordingsScreen(Screen[None]):
         # DataTable cells are Rich text: take the colour from the theme, redraw on theme change.
         return Style.parse(rich_style(self.app.theme_variables, variable))
 
-    def _cells(self, summary: RecordingSummary) -> tuple[Text, ...]:
+    def _cells(self, summary: RecordingSummary, narrow: bool) -> tuple[Text, ...]:
         accent = self._theme_style("$text-accent") + Style(bold=True)
         active = Text(f"● {summary.mode}", accent) if summary.active else Text("")
         name = Text(
@@ -179,16 +197,19 @@ class RecordingsScreen(Screen[None]):
             Text(f"✓ {summary.facts.validity_word}", self._theme_style("$text-success"))
             if summary.valid
             else Text(
-                preview_line(f"✗ {summary.facts.validity()}", STATUS_WIDTH),
+                f"✗ {summary.facts.validity_word}"
+                if narrow
+                else preview_line(f"✗ {summary.facts.validity()}", STATUS_WIDTH),
                 self._theme_style("$text-error"),
             )
         )
+        events = () if narrow else (Text(f"{summary.events:,}", justify="right"),)
         return (
             active,
             name,
             Text(created_label(summary)),
             Text(f"{summary.calls:,}", justify="right"),
-            Text(f"{summary.events:,}", justify="right"),
+            *events,
             Text(human_size(summary.size), justify="right"),
             status,
         )
