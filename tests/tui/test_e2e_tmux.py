@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import os
 import shutil
 import subprocess
@@ -15,6 +16,8 @@ import pytest
 pytestmark = pytest.mark.e2e
 
 DEADLINE = 20.0
+_SERVERS = itertools.count()
+"""Each terminal has its own tmux server: one just killed may still hold a reused socket name."""
 
 
 def tui_command() -> list[str]:
@@ -28,7 +31,7 @@ class Terminal:
 
     def __init__(self, name: str) -> None:
         self.name = name
-        self.socket = f"{name}-{os.getpid()}"
+        self.socket = f"{name}-{os.getpid()}-{next(_SERVERS)}"
 
     def tmux(self, *args: str) -> subprocess.CompletedProcess[str]:
         command = ["tmux", "-L", self.socket, *args]
