@@ -28,6 +28,20 @@ async def test_call_list_shrinks_and_the_detail_gets_the_rest(
         assert detail.outer_size.width > calls.outer_size.width
 
 
+@pytest.mark.parametrize(("columns", "outcome"), [(80, "✓"), (120, "complete")])
+async def test_a_narrow_call_list_gives_the_model_name_the_room(
+    demo_file: Path, columns: int, outcome: str
+) -> None:
+    async with OpenProgramTUI([demo_file]).run_test(size=(columns, 24)) as pilot:
+        screen = await recording_ready(pilot)
+        calls = screen.query_one(CallList)
+        row = calls.render_row(0, calls.scrollable_content_region.width).plain
+        assert "scripted/echo-1" in row  # the whole model name, at 80 columns too
+        assert row.rstrip().endswith(outcome)
+        failed = calls.render_row(4, calls.scrollable_content_region.width).plain
+        assert failed.rstrip().endswith("✗" if columns == 80 else "error")
+
+
 @pytest.mark.parametrize(("columns", "calls_width"), [(80, 28), (200, 36)])
 async def test_diff_call_list_shrinks(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, columns: int, calls_width: int

@@ -13,6 +13,11 @@ from tui.widgets.common.row_list import RowList
 OUTCOME_WIDTH = max(len(outcome) for outcome in (*BAD_OUTCOMES, "complete"))
 """Room for the longest outcome (`unfinished`), so every row's columns line up; `in progress`
 (only while following) takes the one column left free at the end of the row."""
+NARROW_ROW = 40
+"""Rows narrower than this (the list at 80 columns) show the outcome as one mark (✓ ✗ ● …), its
+colour as in a wide row, and give the model name the room; the call's tabs say the outcome whole."""
+NARROW_MARKS = {"complete": "✓", IN_PROGRESS: "●", PENDING: "…"}
+"""The mark of each outcome in a narrow row; every failed outcome is `✗`."""
 
 
 class CallList(RowList):
@@ -87,7 +92,10 @@ class CallList(RowList):
             if summary.failed
             else "call-list--complete"
         )
-        model_width = max(4, width - len(number) - len(count) - OUTCOME_WIDTH - 6)
+        narrow = width < NARROW_ROW
+        outcome = NARROW_MARKS.get(summary.outcome, "✗") if narrow else summary.outcome
+        outcome_width = 1 if narrow else OUTCOME_WIDTH
+        model_width = max(4, width - len(number) - len(count) - outcome_width - 6)
         model = summary.model_label
         if len(model) > model_width:
             model = model[: model_width - 1] + "…"
@@ -98,7 +106,7 @@ class CallList(RowList):
         text.append(model.ljust(model_width), style("call-list--model"))
         text.append(count, style("call-list--count"))
         text.append("  ")
-        text.append(summary.outcome, style(outcome_class))
+        text.append(outcome, style(outcome_class))
         return text
 
     def cursor_moved(self, row: int) -> None:
