@@ -25,7 +25,6 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal
 from textual.message import Message
 from textual.screen import Screen
-from textual.timer import Timer
 from textual.widgets import Input
 
 from openprogram.providers.recording.errors import RecordingFileError
@@ -98,6 +97,7 @@ class RecordingScreen(Screen[None]):
     ]
 
     burst_seconds = BURST_SECONDS
+    """`BURST_SECONDS`, per screen (a test widens it)."""
 
     class Built(Message):
         """The first rows and the first call are on screen: work that can wait may start now."""
@@ -142,7 +142,6 @@ class RecordingScreen(Screen[None]):
         self._first_rows_scheduled = False
         self._ready_detail: CallDetail | None = None
         self._goto_bar: GotoBar | None = None
-        self._rest_timer: Timer | None = None
         self._moved_at = 0.0
         """When the call list's cursor last moved (`time.monotonic()`)."""
         self._moves = 0
@@ -238,6 +237,8 @@ class RecordingScreen(Screen[None]):
 
     def _built(self) -> None:
         """The first call is drawn: the index goes on, and the work that waited for it starts."""
+        if not self.query_one("#browser").is_attached:
+            return  # closed before its first call was drawn (`q` right after the first rows)
         # What is alive once a recording is shown lives as long as the app: leave it out of later
         # garbage collections, which would otherwise walk ~100k objects inside a jump's frame.
         gc.freeze()
@@ -301,13 +302,8 @@ class RecordingScreen(Screen[None]):
         self._moved_at = now
         self._moves += 1
         moves = self._moves
-        if self._rest_timer is not None:
-            self._rest_timer.stop()
-            self._rest_timer = None
         if now - before < self.burst_seconds:  # keys come fast: show where the cursor stops
-            self._rest_timer = self.set_timer(
-                self.burst_seconds, lambda: self._show_cursor_call(moves)
-            )
+            self.set_timer(self.burst_seconds, lambda: self._show_cursor_call(moves))
         else:
             self.call_after_refresh(self._show_cursor_call, moves)
 
@@ -315,7 +311,8 @@ class RecordingScreen(Screen[None]):
         """Show the call under the cursor, unless it moved again since move `moves`."""
         if moves != self._moves:
             return  # it moved on: the call it stops on is shown then
-        self._rest_timer = None
+        if not self.query_one(CallList).is_attached:
+            return  # the screen was closed meanwhile
         cursor = self.query_one(CallList).cursor
         if self.loaded is None or self.loaded.span.ordinal != cursor:
             KEYS.key_arrived()  # the indexers wait while it is read and drawn
