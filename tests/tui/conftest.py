@@ -10,6 +10,7 @@ from textual.widgets import Input
 
 from openprogram.recordings import managed_path, select_replay
 from tui.model.demo import DAMAGED_DEMO_ID, DEMO_RECORDING_ID, damage_copy, write_demo_recording
+from tui.screens.recording import RecordingScreen
 
 
 def write_private(path: Path, data: bytes) -> Path:
@@ -53,6 +54,9 @@ def demo_home(openprogram_home: Path, demo_bytes: bytes) -> Path:
 
 @pytest.fixture(autouse=True)
 def steady_ui(monkeypatch: pytest.MonkeyPatch) -> None:
-    """No animations and no blinking cursors: what a test sees does not depend on timing."""
+    """No animations, no blinking cursors, no bursts of moves (each move shows its call, however
+    fast Pilot sends the keys; the burst has its own test): what a test sees does not depend on
+    timing."""
     monkeypatch.setenv("TEXTUAL_ANIMATIONS", "none")
     monkeypatch.setattr(Input, "_toggle_cursor", lambda self: None)
+    monkeypatch.setattr(RecordingScreen, "burst_seconds", 0.0)
