@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+from textual.app import ComposeResult
 from textual.widgets import DataTable
 
 from openprogram.recordings import managed_path
@@ -13,6 +15,7 @@ from tui.screens.confirm import ConfirmScreen
 from tui.screens.diff import DiffScreen
 from tui.screens.recording import RecordingScreen
 from tui.screens.recordings import RecordingsScreen
+from tui.widgets.recording.call_detail import CallDetail
 
 SIZE = (120, 40)
 
@@ -77,6 +80,30 @@ async def test_enter_opens_and_q_comes_back(demo_home: Path) -> None:
         assert app.screen.path == managed_path("echo-demo-damaged")
         await pilot.press("q")
         assert isinstance(app.screen, RecordingsScreen)
+        await pilot.press("q")
+    assert app.return_code == 0
+
+
+async def test_q_as_the_call_detail_comes_up_goes_back_cleanly(
+    demo_home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # `q` typed right after the first rows: the screen starts closing while its call detail is
+    # being built (its parts are never mounted), and the detail still announces itself.
+    compose, shown = CallDetail.compose, []
+
+    def go_back_then_compose(detail: CallDetail) -> ComposeResult:
+        shown.append(detail)
+        detail.app.action_go_back()
+        yield from compose(detail)
+
+    monkeypatch.setattr(CallDetail, "compose", go_back_then_compose)
+    app = OpenProgramTUI()
+    async with app.run_test(size=SIZE) as pilot:
+        await listed(pilot)
+        for opened in (1, 2):  # and the list still opens recordings
+            await pilot.press("enter")
+            await until(pilot, lambda opened=opened: len(shown) == opened)
+            await until(pilot, lambda: isinstance(app.screen, RecordingsScreen))
         await pilot.press("q")
     assert app.return_code == 0
 

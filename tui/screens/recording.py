@@ -147,6 +147,14 @@ class RecordingScreen(Screen[None]):
         self._moves = 0
         """Cursor moves so far: a call is shown only if the cursor has not moved since."""
 
+    @property
+    def closing(self) -> bool:
+        """The screen is closed or being closed (popped, or the app ending). Textual marks every
+        widget of a closing screen at once, then removes them children first: work queued before
+        (a message, a timer, a callback after refresh) must check this, not query a widget that
+        may already be gone."""
+        return not self.is_attached or self._pruning
+
     def compose(self) -> ComposeResult:
         # Indexing starts while the screen is built, so the first rows can be in the first frame.
         try:
@@ -186,6 +194,8 @@ class RecordingScreen(Screen[None]):
     # -- messages --
 
     def on_recording_loader_index_updated(self, message: RecordingLoader.IndexUpdated) -> None:
+        if self.closing:
+            return  # indexed as the screen went
         if self.file_change is not None and self.file_change.invalidates:
             return  # indexed from a file that is no longer there as it was
         calls = self.query_one(CallList)
@@ -212,12 +222,11 @@ class RecordingScreen(Screen[None]):
             self.query_one(TitleBar).set_facts(f"indexing {message.fraction:.0%}…")
 
     def _first_rows_shown(self) -> None:
-        browser = self.query_one("#browser")
-        if not browser.is_attached:
+        if self.closing:
             return  # closed before its first frame (the app ended: ctrl+q, SIGTERM)
         from tui.widgets.recording.call_detail import CallDetail
 
-        browser.mount(CallDetail(id="detail"))
+        self.query_one("#browser").mount(CallDetail(id="detail"))
         self._mount_goto_bar()
 
     def _mount_goto_bar(self) -> GotoBar:
@@ -230,6 +239,8 @@ class RecordingScreen(Screen[None]):
         return self._goto_bar
 
     def on_call_detail_ready(self, message: CallDetail.Ready) -> None:
+        if self.closing:
+            return  # `q` right after the first rows: the detail came up as the screen went
         self._ready_detail = message.call_detail
         self._show_call(self.query_one(CallList).cursor)
         self._apply_start()
@@ -237,7 +248,7 @@ class RecordingScreen(Screen[None]):
 
     def _built(self) -> None:
         """The first call is drawn: the index goes on, and the work that waited for it starts."""
-        if not self.query_one("#browser").is_attached:
+        if self.closing:
             return  # closed before its first call was drawn (`q` right after the first rows)
         # What is alive once a recording is shown lives as long as the app: leave it out of later
         # garbage collections, which would otherwise walk ~100k objects inside a jump's frame.
@@ -263,9 +274,13 @@ class RecordingScreen(Screen[None]):
                 self.notify("That field is not in this call's request.", severity="warning")
 
     def on_recording_loader_failed(self, message: RecordingLoader.Failed) -> None:
+        if self.closing:
+            return
         self.query_one(TitleBar).set_facts(message.reason, problem=True)
 
     def on_recording_loader_verdict_reached(self, message: RecordingLoader.VerdictReached) -> None:
+        if self.closing:
+            return  # checked as the screen went
         if self.file_change is not None and self.file_change.invalidates:
             return  # a verdict on a file that is no longer there as it was
         if message.verdict.following != self.following:
@@ -311,7 +326,7 @@ class RecordingScreen(Screen[None]):
         """Show the call under the cursor, unless it moved again since move `moves`."""
         if moves != self._moves:
             return  # it moved on: the call it stops on is shown then
-        if not self.query_one(CallList).is_attached:
+        if self.closing:
             return  # the screen was closed meanwhile
         cursor = self.query_one(CallList).cursor
         if self.loaded is None or self.loaded.span.ordinal != cursor:
@@ -376,7 +391,7 @@ class RecordingScreen(Screen[None]):
     def look_at_file(self) -> None:
         """Look at the file on disk: index what was appended (following), or say how it changed."""
         index, seen = self.index, self._seen
-        if index is None or seen is None:
+        if index is None or seen is None or self.closing:
             return
         if self.file_change is not None and self.file_change.invalidates:
             return  # said once; nothing shown describes the file any more until a reload
@@ -446,7 +461,7 @@ class RecordingScreen(Screen[None]):
             self.app.call_from_thread(self._follow_by_default)
 
     def _follow_by_default(self) -> None:
-        if not self.following and self._follow_default:
+        if not self.following and self._follow_default and not self.closing:
             self.action_follow()
 
     def _goto(self, target: GotoTarget | None) -> None:
