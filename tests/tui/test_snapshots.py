@@ -22,6 +22,7 @@ from openprogram.recordings.rule_edits import add_rule_to_header
 from tests.tui import rerun_support as rerun_fixtures
 from tests.tui.pilot_support import recording_ready, until
 from tui.app import OpenProgramTUI
+from tui.screens.recording import RecordingScreen
 from tui.screens.recordings import RecordingsScreen
 from tui.screens.rerun import RerunScreen
 from tui.screens.settings import SettingsScreen
@@ -289,4 +290,28 @@ def test_diff_every_size(
         await pilot.pause()
 
     app = OpenProgramTUI(diff=(Path(a.name), Path(b.name)), theme=theme)
+    assert snap_compare(app, terminal_size=LARGE_AND_SMALL[size], run_before=run_before)
+
+
+@pytest.mark.parametrize("size", LARGE_AND_SMALL)
+@pytest.mark.parametrize("theme", [DARK_THEME, LIGHT_THEME])
+def test_foreign_file_every_size(
+    snap_compare: SnapCompare, tmp_path: Path, theme: str, size: str
+) -> None:
+    from tests.tui.foreign_files import write_log_file
+    from tui.widgets.recording.raw_lines import RawLineList
+
+    path = write_log_file(tmp_path / "app.log.jsonl")
+
+    async def run_before(pilot: Pilot[None]) -> None:
+        await until(pilot, lambda: isinstance(pilot.app.screen, RecordingScreen))
+        screen = pilot.app.screen
+        assert isinstance(screen, RecordingScreen)
+        await until(pilot, lambda: isinstance(screen.focused, RawLineList))
+        await until(pilot, lambda: screen.verdict is not None)
+        await pilot.press("j", "j")  # the long line, wrapped in the line view
+        await pilot.app.workers.wait_for_complete()
+        await pilot.pause()
+
+    app = OpenProgramTUI([path], theme=theme)
     assert snap_compare(app, terminal_size=LARGE_AND_SMALL[size], run_before=run_before)

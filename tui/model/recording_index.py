@@ -151,6 +151,14 @@ class RecordingIndex:
         """Lines indexed so far."""
         return len(self.line_starts)
 
+    @property
+    def foreign(self) -> bool:
+        """Indexed whole, it has lines but no header on line 1 and no call: another tool's file
+        (or one damaged from its first byte), whose lines can only be shown as they are stored."""
+        return (
+            self.complete and bool(self.kinds) and self.kinds[0] != KIND_HEADER and not self.calls
+        )
+
     def line(self, number: int) -> bytes:
         """The stored bytes of line `number` (0-based), without its newline."""
         if self._map is None:

@@ -28,6 +28,7 @@ from textual.screen import Screen
 from textual.widgets import Input
 
 from openprogram.providers.recording.errors import RecordingFileError
+from openprogram.text import plural
 from tui.model.call_rows import CallTable
 from tui.model.file_stamp import FileChange, FileStamp, compare, stamp_of
 from tui.model.key_priority import KEYS
@@ -47,6 +48,7 @@ if TYPE_CHECKING:
     from tui.model.verdict import Verdict
     from tui.widgets.recording.call_detail import CallDetail
     from tui.widgets.recording.goto_bar import GotoBar
+    from tui.widgets.recording.raw_lines import RawLines
 
 LOOK_SECONDS = 0.5
 """How often the file is stat-ed for changes (a change is noticed within a second)."""
@@ -54,6 +56,9 @@ BURST_SECONDS = 0.1
 """Cursor moves closer together than this are a burst (a key held, keys typed fast): while it
 lasts, no call's detail is read and drawn; the call the cursor stops on is shown this long after
 the last move. A move on its own shows its call once the cursor's frame is drawn."""
+
+CALL_ACTIONS = frozenset(("goto", "find", "match", "tab", "call", "open_call", "rerun", "follow"))
+"""The screen's actions on calls: off while it shows the lines of a file that is not a recording."""
 
 
 class RecordingScreen(Screen[None]):
@@ -142,6 +147,8 @@ class RecordingScreen(Screen[None]):
         self._first_rows_scheduled = False
         self._ready_detail: CallDetail | None = None
         self._goto_bar: GotoBar | None = None
+        self._raw_lines: RawLines | None = None
+        """Shown instead of the calls when the file is not a recording (`RecordingIndex.foreign`)."""
         self._moved_at = 0.0
         """When the call list's cursor last moved (`time.monotonic()`)."""
         self._moves = 0
@@ -216,6 +223,8 @@ class RecordingScreen(Screen[None]):
             self._verdict_due = True  # checked once the file stops growing
             self._update_facts()
         elif message.complete:
+            if self.index is not None and self.index.foreign and self._first_rows_scheduled:
+                self._show_raw_lines()
             self._update_facts()
             self.query_one(RecordingLoader).check(self.following)
         else:
@@ -224,10 +233,28 @@ class RecordingScreen(Screen[None]):
     def _first_rows_shown(self) -> None:
         if self.closing:
             return  # closed before its first frame (the app ended: ctrl+q, SIGTERM)
+        if self.index is not None and self.index.foreign:
+            self._show_raw_lines()
+            self.call_after_refresh(self._built)
+            return
         from tui.widgets.recording.call_detail import CallDetail
 
         self.query_one("#browser").mount(CallDetail(id="detail"))
         self._mount_goto_bar()
+
+    def _show_raw_lines(self) -> None:
+        """Another tool's file (no header, no call): its lines as stored take the calls' place."""
+        if self._raw_lines is not None or self.index is None or self.closing:
+            return
+        from tui.widgets.recording.raw_lines import RawLines
+
+        self._raw_lines = RawLines(self.index)
+        self.query_one(CallList).display = False
+        if self._ready_detail is not None:  # a big file: known to be foreign once indexed
+            self._ready_detail.remove()
+            self._ready_detail = None
+        self.query_one("#browser").mount(self._raw_lines)
+        self.refresh_bindings()
 
     def _mount_goto_bar(self) -> GotoBar:
         # Mounted once the first rows are drawn, like the call detail: not needed for them.
@@ -241,6 +268,10 @@ class RecordingScreen(Screen[None]):
     def on_call_detail_ready(self, message: CallDetail.Ready) -> None:
         if self.closing:
             return  # `q` right after the first rows: the detail came up as the screen went
+        if self._raw_lines is not None:  # found foreign while the detail was being built
+            message.call_detail.remove()
+            self.call_after_refresh(self._built)
+            return
         self._ready_detail = message.call_detail
         self._show_call(self.query_one(CallList).cursor)
         self._apply_start()
@@ -337,6 +368,8 @@ class RecordingScreen(Screen[None]):
         self.action_open_call()
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if self._raw_lines is not None and action in CALL_ACTIONS:
+            return False  # not a recording: no call to go to, find, open or rerun
         if action == "open_call":
             return isinstance(self.focused, CallList)  # elsewhere enter belongs to the widget
         if action in ("tab", "goto", "find"):
@@ -376,6 +409,10 @@ class RecordingScreen(Screen[None]):
         detail.show_call(self.loaded, keep_position, tab, stay_on_latest=self.following)
 
     def _update_facts(self) -> None:
+        if self._raw_lines is not None and self.index is not None:
+            lines = plural(self.index.line_count, "line")
+            self.query_one(TitleBar).set_facts(f"{lines} · not an OpenProgram recording", True)
+            return
         if self.table is not None:
             facts, problem = self.table.facts()
             if self.version_note:
@@ -531,7 +568,15 @@ class RecordingScreen(Screen[None]):
 
     def action_focus_calls(self) -> None:
         if self.index is not None:
-            self.query_one(CallList).focus()
+            self._main_list().focus()
+
+    def _main_list(self) -> RowList:
+        """The list the screen comes back to: the calls, or the lines of a file not a recording."""
+        if self._raw_lines is not None:
+            from tui.widgets.recording.raw_lines import RawLineList
+
+            return self._raw_lines.query_one(RawLineList)
+        return self.query_one(CallList)
 
     def action_follow(self) -> None:
         """Follow the file as it is written: new calls and events appear as they come; again: stop."""
@@ -580,7 +625,7 @@ class RecordingScreen(Screen[None]):
         find_bar = self.query_one(FindBar)
         if find_bar.has_matches:
             find_bar.clear()
-        elif not isinstance(self.focused, CallList) and self.index is not None:
-            self.query_one(CallList).focus()
+        elif self.index is not None and self.focused is not self._main_list():
+            self._main_list().focus()
         else:
             await self.app.run_action("go_back")

@@ -1,0 +1,77 @@
+"""Another tool's JSON lines opened in the TUI: said plainly, and its lines stay browsable."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from textual.pilot import Pilot
+
+from tests.tui.foreign_files import write_log_file
+from tests.tui.pilot_support import screen_text, until
+from tui.app import OpenProgramTUI
+from tui.screens.recording import RecordingScreen
+from tui.widgets.recording.call_list import CallList
+from tui.widgets.recording.raw_lines import RawLineList
+
+SIZE = (100, 30)
+
+
+async def lines_shown(pilot: Pilot[None]) -> RecordingScreen:
+    """Wait until the file's lines are listed and the strict reader has said what it is."""
+    await until(pilot, lambda: isinstance(pilot.app.screen, RecordingScreen))
+    screen = pilot.app.screen
+    assert isinstance(screen, RecordingScreen)
+    await until(pilot, lambda: isinstance(screen.focused, RawLineList))  # keys go to the lines
+    await until(pilot, lambda: screen.verdict is not None)
+    await pilot.pause()
+    return screen
+
+
+def line_view(screen: RecordingScreen) -> str:
+    return str(screen.query_one("#raw-line").render())
+
+
+async def test_a_log_file_says_what_it_is_and_lists_its_lines(tmp_path: Path) -> None:
+    app = OpenProgramTUI([write_log_file(tmp_path / "app.log.jsonl")])
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await lines_shown(pilot)
+        text = "\n".join(screen_text(app))
+        assert "4 lines · not an OpenProgram recording" in text
+        assert (
+            'line 1: not an OpenProgram recording (first row: {"ts": "2026-01-05T09:30:00Z"' in text
+        )
+        assert not screen.query_one(CallList).display  # no empty call list beside the lines
+        lines = screen.query_one(RawLineList)
+        assert lines.has_focus and lines.row_count == 4
+        assert '"msg": "server started",' in line_view(screen)  # line 1 in full, indented
+        await pilot.press("G")
+        await until(pilot, lambda: line_view(screen) == "plain text, not JSON")
+        await pilot.press("k")
+        await until(
+            pilot, lambda: "a long line " + "x" * 300 in line_view(screen).replace("\n", "")
+        )
+
+
+async def test_enter_reads_the_line_and_escape_comes_back_to_the_list(tmp_path: Path) -> None:
+    app = OpenProgramTUI([write_log_file(tmp_path / "app.log.jsonl")])
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await lines_shown(pilot)
+        await pilot.press("j", "enter")
+        assert screen.focused is screen.query_one("#raw-line-view")
+        assert '"ms": 1520' in line_view(screen)
+        await pilot.press("escape")
+        assert screen.query_one(RawLineList).has_focus
+        await pilot.press("escape")  # and from the list, back out: the first screen quits
+    assert app.return_code == 0
+
+
+async def test_keys_for_calls_are_off_and_out_of_the_footer(tmp_path: Path) -> None:
+    app = OpenProgramTUI([write_log_file(tmp_path / "app.log.jsonl")])
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await lines_shown(pilot)
+        footer = screen_text(app)[-1]
+        assert "Rerun" not in footer and "Find" not in footer and "q Quit" in footer
+        await pilot.press("slash", "colon", "r", "f")
+        await pilot.pause()
+        assert app.screen is screen and not screen.following  # no bar, no rerun, no follow
+        assert screen.query_one(RawLineList).has_focus
