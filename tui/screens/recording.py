@@ -223,7 +223,7 @@ class RecordingScreen(Screen[None]):
             self._verdict_due = True  # checked once the file stops growing
             self._update_facts()
         elif message.complete:
-            if self.index is not None and self.index.foreign and self._first_rows_scheduled:
+            if self.index is not None and self.index.foreign:
                 self._show_raw_lines()
             self._update_facts()
             self.query_one(RecordingLoader).check(self.following)
