@@ -12,6 +12,7 @@ from textual.widgets import Static
 
 from tui.model.raw_line import raw_line
 from tui.model.recording_index import RecordingIndex
+from tui.model.text_preview import preview_line
 from tui.widgets.common.row_list import RowList
 
 
@@ -51,8 +52,6 @@ class RawLineList(RowList):
         self.index = index
 
     def render_row(self, row: int, width: int) -> Text:
-        from tui.model.text_preview import preview_line
-
         digits = len(str(self.row_count))
         text = Text(" ")
         text.append(f"{row + 1:>{digits}}", self.get_component_rich_style("raw-line-list--number"))
