@@ -3,13 +3,39 @@
 from __future__ import annotations
 
 import os
+import shutil
 import socket
+import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from openprogram.providers.api_registry import _reset_runtime
+
+_TEMP_ROOT_ENV = "OPENPROGRAM_TEST_TEMP_ROOT"
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """The whole run (xdist workers and every child process) writes its temporary files into one
+    private folder, removed when the run ends: nothing is left in the machine's `/tmp`."""
+    if os.environ.get(_TEMP_ROOT_ENV):
+        return  # an xdist worker: the controller made the folder and will remove it
+    root = tempfile.mkdtemp(prefix="openprogram-tests-")
+    os.environ[_TEMP_ROOT_ENV] = root
+    os.environ["TMPDIR"] = root
+    os.environ["TMUX_TMPDIR"] = root  # the private tmux servers' sockets
+    tempfile.tempdir = root
+    config.stash[_temp_root_key] = root
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    root = config.stash.get(_temp_root_key, None)
+    if root is not None:
+        shutil.rmtree(root, ignore_errors=True)
+
+
+_temp_root_key = pytest.StashKey[str]()
 
 
 @pytest.fixture(autouse=True)

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import contextlib
 import time
 from collections.abc import Callable
 
 from textual import events
 from textual.app import App
 from textual.pilot import Pilot
+from textual.worker import WorkerCancelled
 
 from tui.screens.recording import RecordingScreen
 
@@ -18,7 +20,9 @@ async def until(pilot: Pilot[None], condition: Callable[[], bool], timeout: floa
     while not condition():
         if time.monotonic() > deadline:
             raise AssertionError("condition not met in time")
-        await pilot.app.workers.wait_for_complete()
+        # A screen that closed cancels its workers: that work is over, not failed.
+        with contextlib.suppress(WorkerCancelled):
+            await pilot.app.workers.wait_for_complete()
         await pilot.pause(0.01)
 
 

@@ -238,8 +238,16 @@ class JsonPane(JsonNodeTree):
     def _reveal(self) -> None:
         if self.marked is None or self.marked.line < 0:
             return
-        self.move_cursor(self.marked)
-        self.scroll_to(y=max(self.marked.line - self.size.height // 3, 0), animate=False)
+        # The pane's own reveal is not a user scroll: done at once and not echoed to the other
+        # pane, whose reveal puts its own mark in view (an echo raced it, so which row a small
+        # pane showed depended on timing).
+        self._following = True
+        try:
+            self.move_cursor(self.marked)
+            y = max(self.marked.line - self.size.height // 3, 0)
+            self.scroll_to(y=y, animate=False, immediate=True)
+        finally:
+            self._following = False
 
     # -- rendering and events --
 
