@@ -84,6 +84,7 @@ async def editor(pilot: Pilot[None]) -> CommandEditorScreen:
     await until(pilot, lambda: isinstance(pilot.app.screen, CommandEditorScreen))
     screen = pilot.app.screen
     assert isinstance(screen, CommandEditorScreen)
+    await until(pilot, lambda: bool(screen.query(Input)))  # composed, not only pushed
     return screen
 
 
