@@ -318,6 +318,7 @@ class RerunScreen(Screen[None]):
         """List the rules in force for this recording; removing one runs the check again."""
         if self.running:
             return
+
         async def after(removed: bool | None) -> None:
             if removed:
                 await self.action_run_again()
