@@ -10,9 +10,9 @@ import argparse
 from typing import TYPE_CHECKING
 
 from openprogram.cli import (
+    recordings_check,
     recordings_diff,
     recordings_removal,
-    recordings_rerun,
     recordings_resolve,
     recordings_rules,
     recordings_views,
@@ -73,8 +73,8 @@ def register_recordings_command(commands: Subcommands) -> None:
     register_off(subcommands)
     recordings_views.register(subcommands)
     recordings_removal.register(subcommands)
-    recordings_rerun.register_check(subcommands)
-    recordings_rerun.register_repair(subcommands)
+    recordings_check.register_check(subcommands)
+    recordings_check.register_repair(subcommands)
     recordings_diff.register_diff(subcommands)
     recordings_resolve.register(subcommands)
     recordings_rules.register(subcommands)
@@ -116,7 +116,7 @@ def register_record(commands: Subcommands) -> None:
         action="store_true",
         help="with --name: record into that recording when it exists (new calls follow its last one)",
     )
-    recordings_rerun.extend_record(parser)
+    recordings_check.extend_record(parser)
 
 
 def register_replay(commands: Subcommands) -> None:
@@ -210,7 +210,7 @@ def record(args: argparse.Namespace, out: Output) -> int:
             raise UsageRefused(
                 "--append does not go with `-- COMMAND` (a one-shot recording is new)"
             )
-        return recordings_rerun.record_once(args, out)
+        return recordings_check.record_once(args, out)
     if args.keep_failed:
         raise UsageRefused("--keep-failed needs a COMMAND after `--`")
     path = start_recording(args.name, append=args.append)

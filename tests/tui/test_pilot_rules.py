@@ -20,15 +20,15 @@ from openprogram.providers.recording.rules import NormalizeRule
 from openprogram.providers.recording.rules_sources import rules_from_pyproject
 from openprogram.recordings import record_command, rule_edits
 from tests.recording_files import REPO_ROOT
-from tests.tui import rerun_support as fixtures
+from tests.tui import check_support as fixtures
 from tests.tui.pilot_support import notifications, until
-from tui.screens.rerun import RerunScreen
+from tui.screens.check import RerunScreen
 from tui.screens.rule_editor import RuleEditorScreen
 from tui.screens.rules import RulesScreen
-from tui.widgets.rerun.json_pane import JsonPane
-from tui.widgets.rerun.mismatch_view import MismatchView
-from tui.widgets.rerun.path_bar import PathBar
-from tui.widgets.rerun.rerun_outcome import RerunOutcome
+from tui.widgets.check.check_outcome import RerunOutcome
+from tui.widgets.check.json_pane import JsonPane
+from tui.widgets.check.mismatch_view import MismatchView
+from tui.widgets.check.path_bar import PathBar
 
 SIZE = (120, 40)
 

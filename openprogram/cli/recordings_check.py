@@ -13,15 +13,15 @@ from openprogram.cli.commands import add_command
 from openprogram.cli.output import Output, UsageRefused
 from openprogram.errors import OpenProgramError
 from openprogram.providers.recording.rules import IgnoreRule, MatchingRules, NormalizeRule
-from openprogram.recordings.oneshot import record_command
-from openprogram.recordings.repair import repair_recording
-from openprogram.recordings.rerun import (
+from openprogram.recordings.check import (
     CheckProgress,
     CheckResult,
     CheckUsageError,
     check_refused,
     run_check,
 )
+from openprogram.recordings.oneshot import record_command
+from openprogram.recordings.repair import repair_recording
 from openprogram.text import plural
 
 if TYPE_CHECKING:

@@ -45,12 +45,12 @@ from openprogram.providers.replay import (
 )
 from openprogram.providers.scripted import ScriptedProvider, TextStep
 from openprogram.recordings import CheckResult
-from openprogram.recordings.rerun import AbsorbedDifference
+from openprogram.recordings.check import AbsorbedDifference
 from tests.tui.pilot_support import until
 from tui.theme import DARK_THEME, THEMES
-from tui.widgets.rerun.json_pane import JsonPane
-from tui.widgets.rerun.mismatch_view import MismatchView
-from tui.widgets.rerun.rerun_outcome import RerunOutcome
+from tui.widgets.check.check_outcome import RerunOutcome
+from tui.widgets.check.json_pane import JsonPane
+from tui.widgets.check.mismatch_view import MismatchView
 
 CLOCK = 1_767_605_400_000
 ECHO_ARGV = ["python", "examples/echo_agent.py", "bye"]

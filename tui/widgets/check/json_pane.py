@@ -17,8 +17,8 @@ from textual.widgets import Tree
 from textual.widgets.tree import TreeNode
 
 from openprogram.providers.recording.differences import MISSING, PathToken
+from tui.model.check import value_at
 from tui.model.json_nodes import JsonNode, describe_value, value_kind
-from tui.model.rerun import value_at
 from tui.widgets.common.json_tree import JsonNodeTree
 
 """An object or array lists at most this many children (plus the one on the marked path)."""

@@ -43,7 +43,7 @@ from openprogram.recordings.rule_edits import (
     project_rules_file,
     rules_in_force,
 )
-from tui.model.rerun import (
+from tui.model.check import (
     EventTimeline,
     RequestComparison,
     event_timeline,
@@ -54,7 +54,7 @@ from tui.model.rerun import (
     run_rerun,
     value_at,
 )
-from tui.model.rerun_commands import (
+from tui.model.check_commands import (
     CommandSource,
     RerunCommand,
     choose_command,
@@ -66,13 +66,13 @@ from tui.screens.command_editor import CommandEditorScreen
 from tui.screens.confirm import ConfirmScreen
 from tui.screens.rule_editor import RuleChoice, RuleEditorScreen
 from tui.screens.rules import RulesScreen
+from tui.widgets.check.check_outcome import RerunOutcome
+from tui.widgets.check.check_progress import RerunProgress
+from tui.widgets.check.event_timeline import EventTimelineView
+from tui.widgets.check.json_pane import JsonPane
+from tui.widgets.check.mismatch_view import MismatchView
 from tui.widgets.common.key_footer import KeyFooter
 from tui.widgets.common.title_bar import TitleBar
-from tui.widgets.rerun.event_timeline import EventTimelineView
-from tui.widgets.rerun.json_pane import JsonPane
-from tui.widgets.rerun.mismatch_view import MismatchView
-from tui.widgets.rerun.rerun_outcome import RerunOutcome
-from tui.widgets.rerun.rerun_progress import RerunProgress
 
 
 class RerunScreen(Screen[None]):
