@@ -606,7 +606,10 @@ class RecordingScreen(Screen[None]):
         self._update_facts()
 
     def action_reload(self) -> None:
-        """Read the file again from the start (after it changed on disk)."""
+        """Read the file again from the start (after it changed on disk), and the status."""
+        refresh = getattr(self.app, "refresh_status", None)
+        if callable(refresh):
+            refresh()
         self._reload(self.following or self._follow_on_reload)
 
     def _reload(self, follow: bool, because: FileChange | None = None) -> None:
