@@ -17,9 +17,11 @@ from typing import TYPE_CHECKING, ClassVar
 from textual import events, work
 from textual.app import App
 from textual.binding import Binding, BindingType
+from textual.notifications import SeverityLevel
 from textual.reactive import reactive
 from textual.screen import ModalScreen
 
+from openprogram.visible_text import visible, visible_line
 from tui import version
 from tui.arguments import RecordingArgumentError, recording_path
 from tui.commands import TuiCommands
@@ -110,6 +112,25 @@ class OpenProgramTUI(App[None]):
         self.diff = diff
         self.demo = demo
         self.follow = follow
+
+    def notify(
+        self,
+        message: str,
+        *,
+        title: str = "",
+        severity: SeverityLevel = "information",
+        timeout: float | None = None,
+        markup: bool = True,
+    ) -> None:
+        """Every notification is text, never markup: messages quote file names, tool names and
+        recorded values (`echo[/]` would end the app with a MarkupError)."""
+        super().notify(
+            visible(message),
+            title=visible_line(title),
+            severity=severity,
+            timeout=timeout,
+            markup=False,
+        )
 
     def get_theme_variable_defaults(self) -> dict[str, str]:
         return theme_variable_defaults(self.current_theme)

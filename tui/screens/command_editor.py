@@ -11,6 +11,7 @@ from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Input, Static
 
+from openprogram.visible_text import visible_line
 from tui.model.check_commands import (
     CommandSyntaxError,
     RerunCommand,
@@ -62,7 +63,7 @@ class CommandEditorScreen(ModalScreen[list[str] | None]):
     def compose(self) -> ComposeResult:
         command = self.command
         with Vertical() as dialog:
-            dialog.border_title = f"Rerun {self.recording_name}"
+            dialog.border_title = Text(visible_line(f"Rerun {self.recording_name}"))
             yield Static(Text(SOURCE_NOTES[command.source]), classes="command-editor--note")
             yield Input(
                 format_command(command.argv),
