@@ -129,7 +129,12 @@ class MismatchView(Vertical):
 
     def _show(self, position: int) -> None:
         if not self.report.differences:
-            self.query_one(PathBar).show_no_difference()
+            requests = (self.report.recorded_request, self.report.incoming_request)
+            present = [
+                title for title, request in zip(self.titles, requests, strict=True) if request
+            ]
+            only = present[0] if len(present) == 1 else None
+            self.query_one(PathBar).show_no_difference(only)
             self.query_one(StringDiffView).show_diff(None)
             return
         difference = self.report.differences[position]
