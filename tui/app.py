@@ -20,6 +20,7 @@ from textual.binding import Binding, BindingType
 from textual.reactive import reactive
 from textual.screen import ModalScreen
 
+from openprogram.text import split_command
 from tui import version
 from tui.arguments import RecordingArgumentError, recording_path
 from tui.commands import TuiCommands
@@ -249,15 +250,6 @@ class OpenProgramTUI(App[None]):
         except (OSError, ConfigError) as exc:
             message = f"The theme is not remembered for the next start: {exc}"
             self.call_from_thread(self.notify, message, severity="warning")
-
-
-def split_command(argv: Sequence[str]) -> tuple[list[str], list[str]]:
-    """Our own arguments, and the COMMAND after the first `--` (for `--check PATH -- COMMAND`)."""
-    items = list(argv)
-    if "--" not in items:
-        return items, []
-    cut = items.index("--")
-    return items[:cut], items[cut + 1 :]
 
 
 EXAMPLES = """\

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from openprogram.text import shorten
+
 PREVIEW_LIMIT = 60
 _VISIBLE = str.maketrans({"\n": "⏎", "\r": "␍", "\t": "⇥"})
 
@@ -10,4 +12,4 @@ def preview_line(text: str, limit: int = PREVIEW_LIMIT) -> str:
     """`text` on one line (newlines shown as ⏎), cut to `limit` characters with an ellipsis."""
     shown = text.translate(_VISIBLE)
     shown = "".join(ch if ch.isprintable() else "·" for ch in shown[: limit + 1])
-    return shown if len(shown) <= limit else shown[: limit - 1] + "…"
+    return shorten(shown, limit)
