@@ -349,11 +349,11 @@ def _goto_argument(text: str) -> GotoTarget:
 
 
 def _field_argument(text: str) -> tuple[str | int, ...]:
-    from tui.model.field_paths import FieldPathError, parse_field_path
+    from openprogram.providers.recording.field_patterns import FieldPatternError, parse_field_path
 
     try:
         return parse_field_path(text)
-    except FieldPathError as exc:
+    except FieldPatternError as exc:
         raise argparse.ArgumentTypeError(str(exc)) from None
 
 
