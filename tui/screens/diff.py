@@ -35,7 +35,7 @@ from tui.widgets.common.title_bar import TitleBar
 
 if TYPE_CHECKING:
     from openprogram.providers.recording.differences import PathToken
-    from openprogram.recordings.diff import WordChange
+    from openprogram.word_diff import WordChange
     from tui.model.lazy_diff import DiffRow, LazyDiff
     from tui.widgets.rerun.mismatch_view import MismatchView
 
