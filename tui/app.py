@@ -25,6 +25,7 @@ from tui import version
 from tui.arguments import RecordingArgumentError, recording_path
 from tui.commands import TuiCommands
 from tui.ending_signals import ending_signals_exit_app, ending_signals_raise_system_exit
+from tui.messages import CallOpenRequested
 from tui.model.key_priority import KEYS
 from tui.model.navigation import GotoError, GotoTarget, parse_goto
 from tui.screens.recording import RecordingScreen
@@ -32,8 +33,6 @@ from tui.theme import DARK_THEME, LIGHT_THEME, THEMES, start_theme, theme_variab
 
 if TYPE_CHECKING:
     from openprogram.recordings import RecordReplayStatus
-    from tui.screens.diff import DiffScreen
-    from tui.screens.rerun import RerunScreen
 
 
 class OpenProgramTUI(App[None]):
@@ -143,16 +142,14 @@ class OpenProgramTUI(App[None]):
         status = read_status()
         self.call_from_thread(setattr, self, "record_replay_status", status)
 
-    def on_rerun_screen_call_open_requested(self, message: RerunScreen.CallOpenRequested) -> None:
-        """`o` in the rerun view: that call in the recording screen, at the field (or event)."""
+    def on_call_open_requested(self, message: CallOpenRequested) -> None:
+        """`o` in the rerun view, `o`/`O` in the diff view: that call in the recording screen, at
+        the field (or event)."""
+        if message.recording is None:
+            return
         target = GotoTarget(message.call_index, message.event_index)
         field = tuple(message.path_tokens) if message.event_index is None else None
         self.push_screen(RecordingScreen(message.recording, target, field or None))
-
-    def on_diff_screen_call_open_requested(self, message: DiffScreen.CallOpenRequested) -> None:
-        """`o`/`O` in the diff view: that call of A or B in the recording screen, at the field."""
-        target = GotoTarget(message.call_index, None)
-        self.push_screen(RecordingScreen(message.recording, target, message.path_tokens or None))
 
     async def on_event(self, event: events.Event) -> None:
         if isinstance(event, events.Key):
