@@ -15,7 +15,6 @@ from pathlib import Path
 
 import pytest
 
-import openprogram.recordings as recordings
 from tests.recording_files import REPO_ROOT
 
 HEAVY = ("pydantic", "openprogram.providers.recording.format", "openprogram.recordings.diff")
@@ -50,12 +49,3 @@ def test_the_start_up_before_the_first_frame_imports_no_row_models(tmp_path: Pat
     )
     assert done.returncode == 0, done.stderr
     assert done.stdout.split() == [], f"the start-up imports {done.stdout.strip()}"
-
-
-def test_the_management_package_names_resolve_lazily_and_all_of_them() -> None:
-    lazily = recordings._MODULE_OF
-    assert set(lazily) == set(recordings.__all__)
-    for name in recordings.__all__:
-        assert getattr(recordings, name) is not None
-    with pytest.raises(AttributeError, match="no attribute 'nope'"):
-        _ = recordings.nope  # type: ignore[attr-defined]
