@@ -35,8 +35,6 @@ RecordMode = Literal["none", "once", "rewrite", "accept", "resume"]
 
 RECORD_MODES: tuple[RecordMode, ...] = get_args(RecordMode)
 
-"""First tokens of a field path that the TUI can show inside a recorded request."""
-
 
 class RecordingUnavailable(OpenProgramError):
     """The test cannot start: its recording is missing or unreadable (the message says what to do)."""
@@ -100,9 +98,9 @@ class OpenProgramRecording:
         self.rerun_command = rerun_command
         """How to record this test again (`pytest --openprogram-record=rewrite '<test>'`)."""
         self.record_command = record_command
+        """How to record this test when its file is missing (`... --openprogram-record=once`)."""
         self.accept_command = accept_command
         """How to accept this test's changed requests offline (`... --openprogram-record=accept`)."""
-        """How to record this test when its file is missing (`... --openprogram-record=once`)."""
         self.mode_reason = mode_reason
         self.recording = record_mode == "rewrite" or (
             record_mode in ("once", "resume") and not _exists(path)
