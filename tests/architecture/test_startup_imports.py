@@ -34,8 +34,8 @@ def test_the_start_up_before_the_first_frame_imports_no_row_models(tmp_path: Pat
     """What `main()` does before the app runs: its arguments, and the theme saved last time."""
     (tmp_path / "tui.json").write_text('{"theme": "openprogram-light"}')
     probe = (
-        "import sys, tui.app; from tui.theme import start_theme; "
-        "tui.app.parse_arguments(['x.jsonl']); assert start_theme() == 'openprogram-light'; "
+        "import sys, tui.app, tui.command_line; from tui.theme import start_theme; "
+        "tui.command_line.parse_arguments(['x.jsonl']); assert start_theme() == 'openprogram-light'; "
         f"print(' '.join(m for m in {HEAVY!r} if m in sys.modules))"
     )
     env = {**os.environ, "OPENPROGRAM_HOME": str(tmp_path)}
