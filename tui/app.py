@@ -110,7 +110,7 @@ class OpenProgramTUI(App[None]):
             self.push_screen(DiffScreen(*self.diff))
             return
         if self.check is not None:
-            from tui.screens.rerun import RerunScreen
+            from tui.screens.check import RerunScreen
 
             self.refresh_status()
             self.push_screen(RerunScreen(self.check, self.check_command or None, edit_first=False))

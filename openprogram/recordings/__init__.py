@@ -29,6 +29,15 @@ if TYPE_CHECKING:
         recordings_dir,
         validate_recording_id,
     )
+    from openprogram.recordings.check import (
+        CheckProgress,
+        CheckResult,
+        CheckStatus,
+        CheckUsageError,
+        RecordingEntry,
+        entry_of,
+        run_check,
+    )
     from openprogram.recordings.details import (
         FIRST_TEXT_LIMIT,
         CallRow,
@@ -47,15 +56,6 @@ if TYPE_CHECKING:
         prune_recordings,
     )
     from openprogram.recordings.repair import DroppedPart, RepairReport, repair_recording
-    from openprogram.recordings.rerun import (
-        CheckProgress,
-        CheckResult,
-        CheckStatus,
-        CheckUsageError,
-        RecordingEntry,
-        entry_of,
-        run_check,
-    )
     from openprogram.recordings.selection import (
         recording_into,
         select_replay,

@@ -13,8 +13,8 @@ import pytest
 from openprogram.providers.recording.differences import MISSING
 from openprogram.recordings import CheckResult
 from tests.recording_files import REPO_ROOT, write_recording
-from tests.tui import rerun_support as fixtures
-from tui.model.rerun import (
+from tests.tui import check_support as fixtures
+from tui.model.check import (
     EXPLANATIONS,
     RequestComparison,
     describe_difference,
@@ -26,7 +26,7 @@ from tui.model.rerun import (
     run_rerun,
     value_at,
 )
-from tui.model.rerun_commands import (
+from tui.model.check_commands import (
     CommandSyntaxError,
     choose_command,
     commands_path,
