@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from openprogram.text import shorten
 from openprogram.visible_text import visible_line
 
 PREVIEW_LIMIT = 60
@@ -13,4 +14,4 @@ def preview_line(text: str, limit: int = PREVIEW_LIMIT) -> str:
     `visible_line`), cut to `limit` characters with an ellipsis."""
     shown = visible_line(text[: limit + 1].translate(_FOLDED))
     shown = "".join(ch if ch.isprintable() else f"<U+{ord(ch):04X}>" for ch in shown)
-    return shown if len(shown) <= limit else shown[: limit - 1] + "…"
+    return shorten(shown, limit)

@@ -37,8 +37,6 @@ __all__ = [
     "remove_secret_values",
 ]
 
-"""The fixed text that stands in for every removed secret."""
-
 REDACTION_VERSION = 2
 """Written into recording headers; bump it whenever the rules below change."""
 
