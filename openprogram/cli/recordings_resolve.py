@@ -112,7 +112,7 @@ def _json(run: AcceptRun, written: bool, kept: str | None) -> dict[str, Any]:
         "refusal": run.refusal,
         "accepted": [call.model_dump(mode="json") for call in run.accepted],
         "previous_version": kept,
-        "check": run.result.model_dump(mode="json"),
+        "check": run.result.json_value(),
     }
 
 
@@ -228,7 +228,7 @@ def rerecord_command(args: argparse.Namespace, out: Output) -> int:
                     "status": "refused",
                     "recording": str(plan.recording),
                     "refusal": run.refusal,
-                    "check": run.result.model_dump(mode="json"),
+                    "check": run.result.json_value(),
                 }
             )
         else:

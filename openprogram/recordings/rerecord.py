@@ -3,7 +3,7 @@
 `plan_rerecord` says, before anything goes live, from which call the run will call the real
 providers: `from_call` when given, else the first call an offline check finds different (the same
 check as `openprogram recordings check`), and which models and providers the recorded calls from
-there reach. `run_rerecord` reruns the program with replay in resume mode (calls replay and are
+there reach. `run_rerecord` reruns the program with replay in rerecord mode (calls replay and are
 copied while they match; from that call on every call is live and recorded) into a candidate file;
 `write_rerecorded` puts it in place as a new version (checked, the previous one kept). The
 recording is untouched until then: a failed program, a cancel or a crash leave it byte for byte.
@@ -11,13 +11,13 @@ recording is untouched until then: a failed program, a cancel or a crash leave i
 
 from __future__ import annotations
 
-import json
 import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from openprogram.errors import OpenProgramError
+from openprogram.providers.recording.check_protocol import RerecordSpec
 from openprogram.providers.recording.reader import read_recording
 from openprogram.providers.recording.store import locate_recording
 from openprogram.recordings.check import CheckProgress, CheckResult, run_check
@@ -56,7 +56,7 @@ class RerecordPlan:
 
 @dataclass(frozen=True)
 class RerecordRun:
-    """A finished resume-mode rerun: its result and the candidate (None when it failed)."""
+    """A finished rerecord-mode rerun: its result and the candidate (None when it failed)."""
 
     plan: RerecordPlan
     result: CheckResult
@@ -126,19 +126,18 @@ def run_rerecord(
     on_progress: Callable[[CheckProgress], None] | None = None,
     cancel: threading.Event | None = None,
 ) -> RerecordRun:
-    """Rerun in resume mode into a candidate file; the recording is not touched."""
+    """Rerun in rerecord mode into a candidate file; the recording is not touched."""
     if plan.from_call is None:
         raise RerecordRefused(f"{plan.recording}: {plan.reason}")
 
     def rerun(candidate: Path) -> CheckResult:
-        setting = json.dumps({"into": str(candidate), "from_call": plan.from_call})
         return run_check(
             str(plan.recording),
             plan.argv,
             cwd=plan.cwd,
             on_progress=on_progress,
             cancel=cancel,
-            resume=setting,
+            rerecord=RerecordSpec(into=str(candidate), from_call=plan.from_call),
         )
 
     def refused(result: CheckResult, candidate: Path) -> str | None:

@@ -17,14 +17,15 @@ from typing import Any, Literal
 
 from openprogram.errors import OpenProgramError
 from openprogram.providers.api_registry import ApiProvider, override_api_providers
+from openprogram.providers.recording.check_protocol import AcceptedRow, MismatchRow, ReportRow
 from openprogram.providers.recording.errors import RecordingFileError
 from openprogram.providers.recording.reader import read_recording
 from openprogram.providers.recording.recorder import RecordingProvider
 from openprogram.providers.recording.redaction import REDACTION_VERSION
-from openprogram.providers.recording.resume import ResumeState, ResumingApi
+from openprogram.providers.recording.rerecord import RerecordingApi, RerecordState
 from openprogram.providers.recording.rules import MatchingRules
 from openprogram.providers.recording.writer import RecordingSink
-from openprogram.providers.replay import MismatchReport, ReplayMismatch, ReplayProvider
+from openprogram.providers.replay import ReplayMismatch, ReplayProvider
 from openprogram.text import plural
 
 RecordMode = Literal["none", "once", "rewrite", "accept", "resume"]
@@ -112,7 +113,7 @@ class OpenProgramRecording:
         self.resuming = record_mode == "resume" and _exists(path)
         """Resume mode: the matching calls replayed, the rest live, all written to a new file
         saved only when the test passes."""
-        self._resume: ResumeState | None = None
+        self._resume: RerecordState | None = None
         """Accept mode: requests that differ are accepted into a new version of the recording,
         saved (like a recording) only when the test passes and every recorded call was made."""
         self.accepted_calls: list[int] = []
@@ -154,14 +155,11 @@ class OpenProgramRecording:
         if not _exists(self.path):
             raise RecordingUnavailable(self._missing_message())
 
-        def on_report(row: dict[str, Any]) -> None:
-            if row.get("type") == "accepted":
-                self.accepted_calls.append(int(row["call_index"]))
-            if row.get("type") == "mismatch":
-                fields = {key: value for key, value in row.items() if key != "type"}
-                self.mismatches.append(
-                    ReplayMismatch.from_report(MismatchReport.model_validate(fields))
-                )
+        def on_report(row: ReportRow) -> None:
+            if isinstance(row, AcceptedRow):
+                self.accepted_calls.append(row.accepted.call_index)
+            if isinstance(row, MismatchRow):
+                self.mismatches.append(ReplayMismatch.from_report(row.mismatch))
 
         try:
             if self.accepting:
@@ -186,10 +184,10 @@ class OpenProgramRecording:
             sink = _CountingSink(self._partial, dict(replay.recording.header.model_extra or {}))
             self._sink = sink
             sink.ensure_header()
-            state = self._resume = ResumeState(replay, sink, None)
+            state = self._resume = RerecordState(replay, sink, None)
 
             def resume(api: str, provider: ApiProvider) -> ApiProvider:
-                return ResumingApi(state, provider)
+                return RerecordingApi(state, provider)
 
             self._stack.enter_context(override_api_providers(resume))
             return
