@@ -41,7 +41,7 @@ RERECORD_EPILOG = """\
   openprogram recordings rerecord echo --from-call 3
   openprogram recordings rerecord ./session.jsonl --yes -- python my_agent.py --flag
 
-When the answers must change too, rerecord reruns the program with replay in resume mode: calls
+When the answers must change too, rerecord reruns the program with replay in rerecord mode: calls
 are answered from the recording while they match (and copied as recorded); from the first call
 that differs (found first by an offline check), or --from-call K, every call goes to the real
 providers and is recorded. Before anything goes live it says from which call, how many recorded

@@ -101,8 +101,7 @@ def write_version(
     recording; the recording is then left as it was."""
     read_recording(candidate)  # the same strict reader replay uses
     final = candidate.with_name(f"{candidate.stem}.final.jsonl")
-    _with_provenance(candidate, final, command, produced_by)
-    read_recording(final)
+    _with_provenance(candidate, final, command, produced_by)  # the same rows: checked above
     previous = recording.with_name(f".{recording.name}.previous")
     os.link(recording, previous)  # the old bytes stay reachable until the end
     try:

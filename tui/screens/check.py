@@ -129,7 +129,7 @@ class RerunScreen(Screen[None]):
             self.previous, self.error = previous, error
 
     class RerecordFinished(Message):
-        """A resume-mode run ended: `rerecorded` holds the new version (or why there is none)."""
+        """A rerecord-mode run ended: `rerecorded` holds the new version (or why there is none)."""
 
         def __init__(self, run: int, rerecorded: RerecordRun) -> None:
             super().__init__()

@@ -50,7 +50,7 @@ class RerecordState:
 
 
 class RerecordingApi:
-    """One api's provider in resume mode: replayed while the run matches, then live and recorded."""
+    """One api's provider in rerecord mode: replayed while the run matches, then live and recorded."""
 
     requires_credentials = True
 
