@@ -10,9 +10,14 @@ from typing import TYPE_CHECKING, Any
 from openprogram.cli.commands import add_command
 from openprogram.cli.output import Output, UsageRefused
 from openprogram.cli.recordings_check import progress_printer
-from openprogram.recordings.accept import AcceptRun, run_accept, write_accepted
-from openprogram.recordings.rerecord import plan_rerecord, run_rerecord, write_rerecorded
-from openprogram.recordings.versions import list_versions, restore_version
+from openprogram.recordings.accept import run_accept
+from openprogram.recordings.rerecord import plan_rerecord, run_rerecord
+from openprogram.recordings.versions import (
+    RewriteRun,
+    list_versions,
+    restore_version,
+    write_rewrite,
+)
 from openprogram.text import human_size, plural
 
 if TYPE_CHECKING:
@@ -105,7 +110,7 @@ def register(commands: Subcommands) -> None:
     parser.add_argument("--json", action="store_true", help="print the list as stable JSON")
 
 
-def _json(run: AcceptRun, written: bool, kept: str | None) -> dict[str, Any]:
+def _json(run: RewriteRun, written: bool, kept: str | None) -> dict[str, Any]:
     return {
         "status": "accepted" if written else ("refused" if run.refusal else "not_written"),
         "recording": str(run.recording),
@@ -116,7 +121,7 @@ def _json(run: AcceptRun, written: bool, kept: str | None) -> dict[str, Any]:
     }
 
 
-def _print_accepted(run: AcceptRun, out: Output) -> None:
+def _print_accepted(run: RewriteRun, out: Output) -> None:
     for call in run.accepted:
         out.line(("call ", "bold"), (str(call.call_index), "bold"))
         for difference in call.differences:
@@ -160,7 +165,7 @@ def accept_command(args: argparse.Namespace, out: Output) -> int:
         run.discard()
         raise
     command = args.command or run.result.argv
-    kept = write_accepted(run, command)
+    kept = write_rewrite(run, command)
     if args.json:
         out.json(_json(run, True, str(kept) if kept else None))
         return 0
@@ -234,7 +239,7 @@ def rerecord_command(args: argparse.Namespace, out: Output) -> int:
         else:
             out.line(("not written", "bold red"), f"  {plan.recording}: {run.refusal}")
         return 1
-    kept = write_rerecorded(run, args.command or run.result.argv)
+    kept = write_rewrite(run, args.command or run.result.argv)
     if args.json:
         out.json(
             {

@@ -28,19 +28,18 @@ from textual.worker import Worker, WorkerState
 from openprogram.errors import OpenProgramError
 from openprogram.providers.recording.differences import PathToken
 from openprogram.recordings import CheckProgress, CheckResult
-from openprogram.recordings.accept import AcceptRun, run_accept, write_accepted
+from openprogram.recordings.accept import run_accept
 from openprogram.recordings.rerecord import (
     RerecordPlan,
-    RerecordRun,
     plan_rerecord,
     run_rerecord,
-    write_rerecorded,
 )
 from openprogram.recordings.rule_edits import (
     add_rule_to_header,
     add_rule_to_pyproject,
     project_rules_file,
 )
+from openprogram.recordings.versions import RewriteRun, write_rewrite
 from tui.model.check import (
     EventTimeline,
     RequestComparison,
@@ -116,7 +115,7 @@ class RerunScreen(Screen[None]):
     class AcceptFinished(Message):
         """An accept-mode run ended: `run` holds what it would write (or why it cannot)."""
 
-        def __init__(self, run: int, accepted: AcceptRun) -> None:
+        def __init__(self, run: int, accepted: RewriteRun) -> None:
             super().__init__()
             self.run, self.accepted = run, accepted
 
@@ -131,7 +130,7 @@ class RerunScreen(Screen[None]):
     class RerecordFinished(Message):
         """A rerecord-mode run ended: `rerecorded` holds the new version (or why there is none)."""
 
-        def __init__(self, run: int, rerecorded: RerecordRun) -> None:
+        def __init__(self, run: int, rerecorded: RewriteRun) -> None:
             super().__init__()
             self.run, self.rerecorded = run, rerecorded
 
@@ -385,9 +384,9 @@ class RerunScreen(Screen[None]):
 
         self.app.push_screen(AcceptReviewScreen(accepted.accepted, self.recording.name), answered)
 
-    def _write_accepted(self, accepted: AcceptRun) -> None:
+    def _write_accepted(self, accepted: RewriteRun) -> None:
         command = self.command.argv if self.command is not None else accepted.result.argv
-        self._write_version(lambda: write_accepted(accepted, command))
+        self._write_version(lambda: write_rewrite(accepted, command))
 
     @work(thread=True, exclusive=True, group="version-write", exit_on_error=False)
     def _write_version(self, write: Callable[[], object]) -> None:
@@ -491,7 +490,7 @@ class RerunScreen(Screen[None]):
             )
             return
         command = self.command.argv if self.command is not None else rerecorded.result.argv
-        self._write_version(lambda: write_rerecorded(rerecorded, command))
+        self._write_version(lambda: write_rewrite(rerecorded, command))
 
     # -- showing --
 
