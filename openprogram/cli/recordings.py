@@ -14,6 +14,7 @@ from openprogram.cli import (
     recordings_diff,
     recordings_removal,
     recordings_resolve,
+    recordings_rules,
     recordings_views,
 )
 from openprogram.cli.commands import add_command
@@ -48,6 +49,7 @@ examples:
   openprogram recordings record --name echo -- python examples/echo_agent.py hi
   openprogram recordings check echo
   openprogram recordings repair echo
+  openprogram recordings rules echo --remove 1
 
 Modes apply on the next start of a program. Recordings live in $OPENPROGRAM_HOME/recordings
 (default ~/.openprogram/recordings); they can hold prompts, answers and personal data."""
@@ -75,6 +77,7 @@ def register_recordings_command(commands: Subcommands) -> None:
     recordings_check.register_repair(subcommands)
     recordings_diff.register_diff(subcommands)
     recordings_resolve.register(subcommands)
+    recordings_rules.register(subcommands)
 
 
 def register_status(commands: Subcommands) -> None:

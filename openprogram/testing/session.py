@@ -13,11 +13,12 @@ import tempfile
 import time
 from contextlib import ExitStack, suppress
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
 from openprogram.errors import OpenProgramError
 from openprogram.providers.api_registry import ApiProvider, override_api_providers
 from openprogram.providers.recording.check_protocol import AcceptedRow, MismatchRow, ReportRow
+from openprogram.providers.recording.config import RecordReplayMode
 from openprogram.providers.recording.errors import RecordingFileError
 from openprogram.providers.recording.reader import read_recording
 from openprogram.providers.recording.recorder import RecordingProvider
@@ -34,7 +35,7 @@ RecordMode = Literal["none", "once", "rewrite", "accept", "rerecord"]
 `accept`: replay offline, keeping the recorded answers and accepting requests that changed;
 `rerecord`: replay while the calls match, then call the real providers and record the rest."""
 
-RECORD_MODES: tuple[RecordMode, ...] = ("none", "once", "rewrite", "accept", "rerecord")
+RECORD_MODES: tuple[RecordMode, ...] = get_args(RecordMode)
 RECORD_MODE_ALIASES: dict[str, RecordMode] = {"resume": "rerecord"}
 """Older names still accepted (users have `--openprogram-record=resume` in CI files)."""
 
@@ -101,9 +102,9 @@ class OpenProgramRecording:
         self.rerun_command = rerun_command
         """How to record this test again (`pytest --openprogram-record=rewrite '<test>'`)."""
         self.record_command = record_command
+        """How to record this test when its file is missing (`... --openprogram-record=once`)."""
         self.accept_command = accept_command
         """How to accept this test's changed requests offline (`... --openprogram-record=accept`)."""
-        """How to record this test when its file is missing (`... --openprogram-record=once`)."""
         self.mode_reason = mode_reason
         self.recording = record_mode == "rewrite" or (
             record_mode in ("once", "rerecord") and not _exists(path)
@@ -125,7 +126,7 @@ class OpenProgramRecording:
         self._stack = ExitStack()
 
     @property
-    def mode(self) -> Literal["replay", "record"]:
+    def mode(self) -> RecordReplayMode:
         """`record` when this test records live calls, `replay` when it answers from the file."""
         return "record" if self.recording else "replay"
 

@@ -76,7 +76,7 @@ async def finished(pilot: Pilot[None]) -> RerunScreen:
     assert isinstance(screen, RerunScreen)
     await until(pilot, lambda: screen.result is not None and not screen.running)
     await until(pilot, lambda: bool(screen.query(MismatchView) or screen.query(RerunOutcome)))
-    await pilot.pause()
+    await fixtures.marks_revealed(pilot)
     return screen
 
 
@@ -84,6 +84,7 @@ async def editor(pilot: Pilot[None]) -> CommandEditorScreen:
     await until(pilot, lambda: isinstance(pilot.app.screen, CommandEditorScreen))
     screen = pilot.app.screen
     assert isinstance(screen, CommandEditorScreen)
+    await until(pilot, lambda: bool(screen.query(Input)))  # composed, not only pushed
     return screen
 
 

@@ -29,7 +29,7 @@ async def finished(pilot: Pilot[None]) -> RerunScreen:
     screen = pilot.app.screen
     assert isinstance(screen, RerunScreen)
     await until(pilot, lambda: bool(screen.query(MismatchView) or screen.query(RerunOutcome)))
-    await pilot.pause()
+    await fixtures.marks_revealed(pilot)
     return screen
 
 

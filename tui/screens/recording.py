@@ -131,10 +131,10 @@ class RecordingScreen(Screen[None]):
         """How the file on disk differs from what is shown, when it does."""
         self._verdict_due = False
         self._follow_on_reload = False
+        """Followed until the file changed under it: the reload follows it again."""
         self._reload_note = (
             f"{reloaded_because.notice()} — read again" if reloaded_because is not None else None
         )
-        """Followed until the file changed under it: the reload follows it again."""
         self._start_at = start_at
         self._start_field = field
         self.index: RecordingIndex | None = None
@@ -606,7 +606,10 @@ class RecordingScreen(Screen[None]):
         self._update_facts()
 
     def action_reload(self) -> None:
-        """Read the file again from the start (after it changed on disk)."""
+        """Read the file again from the start (after it changed on disk), and the status."""
+        refresh = getattr(self.app, "refresh_status", None)
+        if callable(refresh):
+            refresh()
         self._reload(self.following or self._follow_on_reload)
 
     def _reload(self, follow: bool, because: FileChange | None = None) -> None:

@@ -11,7 +11,7 @@ import json
 import os
 import time
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
@@ -48,7 +48,7 @@ __all__ = [
 ]
 
 RecordReplayMode = Literal["off", "record", "replay"]
-RECORD_REPLAY_MODES: tuple[str, ...] = ("off", "record", "replay")
+RECORD_REPLAY_MODES: tuple[RecordReplayMode, ...] = get_args(RecordReplayMode)
 
 
 class RecordReplayConfig(BaseModel):
