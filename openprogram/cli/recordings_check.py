@@ -202,13 +202,13 @@ def check(args: argparse.Namespace, out: Output) -> int:
             if isinstance(exc, CheckUsageError):
                 raise UsageRefused(str(exc)) from None
             raise
-        out.json(check_refused(args.selector, args.command, exc).model_dump(mode="json"))
+        out.json(check_refused(args.selector, args.command, exc).json_value())
         return 2 if isinstance(exc, CheckUsageError) else 1
     finally:
         if progress is not None:
             out.stderr.write("\r\033[K")
     if args.json:
-        out.json(result.model_dump(mode="json"))
+        out.json(result.json_value())
     else:
         print_check(result, out, args.command)
     return 0 if result.status == "ok" else 1

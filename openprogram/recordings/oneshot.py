@@ -1,14 +1,14 @@
 """`openprogram recordings record -- COMMAND`: record one run of a program, leaving the config alone.
 
-The program runs with a private staging state directory whose configuration says "record into
-this file", so the user's next-start configuration is never read or changed. The recording's
+The program runs with a private staging state directory holding a run spec that says "record into
+this file" (`check_protocol.ChildRunSpec`), so the user's next-start configuration is never read or
+changed. The recording's
 header carries `entry` (the redacted command line and working directory) so `check` can rerun it.
 It moves into the managed root only when the program succeeded (or `keep_failed` is set).
 """
 
 from __future__ import annotations
 
-import json
 import os
 import shutil
 import subprocess
@@ -18,7 +18,8 @@ from pathlib import Path
 
 from pydantic import BaseModel
 
-from openprogram.providers.recording.config import RecordReplayConfig, state_dir
+from openprogram.providers.recording.check_protocol import ChildRunSpec, write_run_spec
+from openprogram.providers.recording.config import state_dir
 from openprogram.providers.recording.reader import scan_recording
 from openprogram.providers.recording.redaction import remove_secret_argv
 from openprogram.providers.recording.store import (
@@ -49,10 +50,7 @@ def _stage(recording_id: str, argv: Sequence[str], cwd: str) -> tuple[Path, Path
     staged = home / "recordings" / f"{recording_id}.jsonl"
     entry = {"argv": remove_secret_argv(argv), "cwd": cwd}
     create_recording_file(staged, recording_id, entry)
-    config = {"record_replay": RecordReplayConfig(mode="record", file=recording_id).model_dump()}
-    config_file = home / "config.json"
-    config_file.write_text(json.dumps(config) + "\n", encoding="utf-8")
-    config_file.chmod(0o600)
+    write_run_spec(home, ChildRunSpec(mode="record", recording=recording_id))
     return home, staged
 
 

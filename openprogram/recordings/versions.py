@@ -4,7 +4,8 @@
 (`produced_by`), keeps the previous version (a managed recording: in the state dir, listed by
 `list_versions`, put back by `restore_version`; a file given by path: beside it only until the
 replace has succeeded, git being its history) and replaces the recording atomically. Used by
-`accept` and `rerecord`; a failure leaves the recording byte for byte.
+`accept` and `rerecord` (one `RewriteRun` with its `how`, put in place by `write_rewrite`) and by the
+pytest plugin's accept and rerecord; a failure leaves the recording byte for byte.
 """
 
 from __future__ import annotations
@@ -17,8 +18,9 @@ import shutil
 import tempfile
 import time
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, Literal, TypeVar
 
 from openprogram.errors import OpenProgramError
 from openprogram.providers.recording.config import ensure_private_dir, state_dir
@@ -27,6 +29,7 @@ from openprogram.providers.recording.reader import read_recording
 from openprogram.providers.recording.redaction import remove_secret_argv
 from openprogram.providers.recording.rows import encode_row
 from openprogram.providers.recording.store import managed_path, validate_recording_id
+from openprogram.recordings.check import AcceptedCall, CheckResult
 
 T = TypeVar("T")
 
@@ -101,8 +104,7 @@ def write_version(
     recording; the recording is then left as it was."""
     read_recording(candidate)  # the same strict reader replay uses
     final = candidate.with_name(f"{candidate.stem}.final.jsonl")
-    _with_provenance(candidate, final, command, produced_by)
-    read_recording(final)
+    _with_provenance(candidate, final, command, produced_by)  # the same rows: checked above
     previous = recording.with_name(f".{recording.name}.previous")
     os.link(recording, previous)  # the old bytes stay reachable until the end
     try:
@@ -204,3 +206,58 @@ def discard_candidate(candidate: Path | None, lock: RewriteLock | None) -> None:
         shutil.rmtree(candidate.parent, ignore_errors=True)
     if lock is not None:
         lock.release()
+
+
+class RewriteRefused(OpenProgramError, RuntimeError):
+    """Accept or rerecord makes no new version: nothing to do, a live answer is needed, or the
+    program failed (the message says which)."""
+
+
+@dataclass(frozen=True)
+class RewriteRun:
+    """A finished accept or rerecord run: the check's result and, unless refused, the candidate."""
+
+    how: Literal["accept", "rerecord"]
+    recording: Path
+    recording_id: str | None
+    result: CheckResult
+    candidate: Path | None
+    """The new version, written by the run, not yet checked nor in place (None: refused)."""
+    refusal: str | None
+    lock: RewriteLock | None = None
+    """Held from the run until the candidate is written or discarded."""
+    from_call: int | None = None
+    """Rerecord: the first call that went live."""
+
+    @property
+    def accepted(self) -> list[AcceptedCall]:
+        """Accept: each call whose new request would be kept, with its differences."""
+        return self.result.accepted
+
+    def produced_by(self) -> dict[str, Any]:
+        """What the new version's header says produced it."""
+        if self.how == "accept":
+            return {"how": "accept", "accepted_calls": len(self.accepted)}
+        return {"how": "rerecord", "from_call": self.from_call}
+
+    def discard(self) -> None:
+        """Forget the candidate and release the recording (nothing was written to it)."""
+        discard_candidate(self.candidate, self.lock)
+
+
+def write_rewrite(run: RewriteRun, command: Sequence[str]) -> Path | None:
+    """Put the candidate in place of the recording (`write_version`); returns where the previous
+    version is kept (None for a file given by path).
+
+    Raises `RewriteRefused` for a refused run and `RecordingFileError` when the candidate is not a
+    valid recording; the recording is then left as it was.
+    """
+    if run.candidate is None:
+        nothing = "nothing to accept" if run.how == "accept" else "nothing written"
+        raise RewriteRefused(f"{run.recording}: {nothing}: {run.refusal}")
+    try:
+        return write_version(
+            run.recording, run.recording_id, run.candidate, command, run.produced_by()
+        )
+    finally:
+        run.discard()

@@ -31,6 +31,7 @@ from openprogram.providers import (
     ToolResultMessage,
     UserMessage,
 )
+from openprogram.providers.recording.check_protocol import AbsorbedDifference
 from openprogram.providers.recording.recorder import RecordingProvider, request_payload
 from openprogram.providers.recording.rules import (
     MatchingRules,
@@ -45,7 +46,6 @@ from openprogram.providers.replay import (
 )
 from openprogram.providers.scripted import ScriptedProvider, TextStep
 from openprogram.recordings import CheckResult
-from openprogram.recordings.check import AbsorbedDifference
 from tests.tui.pilot_support import until
 from tui.theme import DARK_THEME, THEMES
 from tui.widgets.check.check_outcome import RerunOutcome
@@ -187,6 +187,7 @@ def absorbed_mismatch() -> CheckResult:
             field_path=r.difference.field_path,
             rule=r.absorbed_by.describe(),
             source=r.absorbed_by.source,
+            absorbed_by=r.absorbed_by,
         )
         for r in ruled
         if r.absorbed_by is not None

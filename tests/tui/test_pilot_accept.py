@@ -109,13 +109,14 @@ async def test_R_records_again_from_the_diverging_call_after_naming_what_goes_li
 
 
 async def test_the_recording_view_names_its_versions(offline_children: Path) -> None:
-    from openprogram.recordings.accept import run_accept, write_accepted
+    from openprogram.recordings.accept import run_accept
+    from openprogram.recordings.versions import write_rewrite
     from tui.app import OpenProgramTUI
     from tui.screens.recording import RecordingScreen
     from tui.widgets.common.title_bar import TitleBar
 
     recording = echo_recording()
-    write_accepted(run_accept("echo", [*ECHO, "bye"], cwd=str(REPO_ROOT)), [*ECHO, "bye"])
+    write_rewrite(run_accept("echo", [*ECHO, "bye"], cwd=str(REPO_ROOT)), [*ECHO, "bye"])
     app = OpenProgramTUI([recording])
     async with app.run_test(size=SIZE) as pilot:
         await until(pilot, lambda: isinstance(app.screen, RecordingScreen))

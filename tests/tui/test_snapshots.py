@@ -206,7 +206,7 @@ async def settings_shown(pilot: Pilot[None]) -> None:
 
 
 def accept_review() -> Screen[Any]:
-    from openprogram.recordings.check import AcceptedCall, AcceptedDifference
+    from openprogram.providers.recording.check_protocol import AcceptedCall, AcceptedDifference
     from tui.screens.accept_review import AcceptReviewScreen
 
     field = "context.messages[2].content[0].text"

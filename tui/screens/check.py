@@ -29,13 +29,11 @@ from textual.worker import Worker, WorkerState
 from openprogram.errors import OpenProgramError
 from openprogram.providers.recording.rules import NO_RULES
 from openprogram.recordings import CheckProgress, CheckResult
-from openprogram.recordings.accept import AcceptRun, run_accept, write_accepted
+from openprogram.recordings.accept import run_accept
 from openprogram.recordings.rerecord import (
     RerecordPlan,
-    RerecordRun,
     plan_rerecord,
     run_rerecord,
-    write_rerecorded,
 )
 from openprogram.recordings.rule_edits import (
     add_rule_to_header,
@@ -43,6 +41,7 @@ from openprogram.recordings.rule_edits import (
     project_rules_file,
     rules_in_force,
 )
+from openprogram.recordings.versions import RewriteRun, write_rewrite
 from tui.messages import CallOpenRequested
 from tui.model.check import (
     EventTimeline,
@@ -121,7 +120,7 @@ class RerunScreen(Screen[None]):
     class AcceptFinished(Message):
         """An accept-mode run ended: `run` holds what it would write (or why it cannot)."""
 
-        def __init__(self, run: int, accepted: AcceptRun) -> None:
+        def __init__(self, run: int, accepted: RewriteRun) -> None:
             super().__init__()
             self.run, self.accepted = run, accepted
 
@@ -134,9 +133,9 @@ class RerunScreen(Screen[None]):
             self.previous, self.error = previous, error
 
     class RerecordFinished(Message):
-        """A resume-mode run ended: `rerecorded` holds the new version (or why there is none)."""
+        """A rerecord-mode run ended: `rerecorded` holds the new version (or why there is none)."""
 
-        def __init__(self, run: int, rerecorded: RerecordRun) -> None:
+        def __init__(self, run: int, rerecorded: RewriteRun) -> None:
             super().__init__()
             self.run, self.rerecorded = run, rerecorded
 
@@ -397,9 +396,9 @@ class RerunScreen(Screen[None]):
 
         self.app.push_screen(AcceptReviewScreen(accepted.accepted, self.recording.name), answered)
 
-    def _write_accepted(self, accepted: AcceptRun) -> None:
+    def _write_accepted(self, accepted: RewriteRun) -> None:
         command = self.command.argv if self.command is not None else accepted.result.argv
-        self._write_version(lambda: write_accepted(accepted, command))
+        self._write_version(lambda: write_rewrite(accepted, command))
 
     @work(thread=True, exclusive=True, group="version-write", exit_on_error=False)
     def _write_version(self, write: Callable[[], object]) -> None:
@@ -503,7 +502,7 @@ class RerunScreen(Screen[None]):
             )
             return
         command = self.command.argv if self.command is not None else rerecorded.result.argv
-        self._write_version(lambda: write_rerecorded(rerecorded, command))
+        self._write_version(lambda: write_rewrite(rerecorded, command))
 
     # -- showing --
 
