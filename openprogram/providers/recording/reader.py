@@ -6,12 +6,9 @@ problem with the calls that are still whole, for tools that show or salvage dama
 
 from __future__ import annotations
 
-import contextlib
-import gc
 import io
 import json
 import os
-import threading
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -199,40 +196,10 @@ def _explain(line: bytes, exc: ValidationError) -> tuple[int | None, str]:
     return call_index, f"{kind} row field {location}: {first['msg']}"
 
 
-_gc_lock = threading.Lock()
-_gc_pauses = 0
-_gc_was_enabled = False
-
-
-@contextlib.contextmanager
-def _collector_paused() -> Iterator[None]:
-    """Pause the cyclic garbage collector while a file's rows are turned into objects.
-
-    A large recording becomes millions of new objects that all stay alive; the collector would
-    traverse them again and again while they are made (about half of the reading time). Nothing
-    made here is garbage, so nothing is lost by waiting; it runs again as usual afterwards.
-    Nested and concurrent reads keep it paused until the last one ends.
-    """
-    global _gc_pauses, _gc_was_enabled
-    with _gc_lock:
-        if _gc_pauses == 0:
-            _gc_was_enabled = gc.isenabled()
-            gc.disable()
-        _gc_pauses += 1
-    try:
-        yield
-    finally:
-        with _gc_lock:
-            _gc_pauses -= 1
-            if _gc_pauses == 0 and _gc_was_enabled:
-                gc.enable()
-
-
 def _read(path: str | os.PathLike[str], strict: bool) -> RecordingScan:
     target = Path(path)
     data = read_recording_bytes(target)
-    with _collector_paused():
-        return _parse(target, io.BytesIO(data), len(data), strict, keep_calls=True)
+    return _parse(target, io.BytesIO(data), len(data), strict, keep_calls=True)
 
 
 def scan_facts(path: str | os.PathLike[str]) -> ScanFacts:
