@@ -5,17 +5,16 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import stat
 from typing import TYPE_CHECKING, Any
 
 from openprogram.cli.commands import add_command
 from openprogram.cli.output import Output, aligned
 from openprogram.providers.recording.errors import RecordingFileError
+from openprogram.providers.recording.file_policy import require_usable
 from openprogram.providers.recording.reader import read_recording, read_recording_bytes
 from openprogram.providers.recording.redaction import remove_secret_text
 from openprogram.recordings import (
     RecordingDetails,
-    RecordingSelectorError,
     RecordingSummary,
     describe_recording,
     list_recordings,
@@ -192,12 +191,7 @@ def _print_details(details: RecordingDetails, out: Output) -> None:
 
 def _print_content(selector: str, out: Output) -> int:
     location = locate_recording(selector)
-    try:
-        info = location.path.lstat()
-    except FileNotFoundError:
-        raise RecordingSelectorError(str(location.path), "file not found") from None
-    if stat.S_ISLNK(info.st_mode):
-        raise RecordingSelectorError(str(location.path), "is a symlink; refusing to follow it")
+    require_usable(location, view_only=True)
     data = read_recording_bytes(location.path)
     out.note(CONTENT_REMINDER)
     text = data.decode("utf-8", errors="replace")

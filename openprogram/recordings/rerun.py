@@ -33,12 +33,13 @@ from openprogram.providers.recording.config import (
     RecordReplayConfig,
 )
 from openprogram.providers.recording.errors import RecordingFileError
+from openprogram.providers.recording.file_policy import require_usable
 from openprogram.providers.recording.mismatch import MismatchReport
 from openprogram.providers.recording.reader import read_recording
 from openprogram.providers.recording.rules import MatchingRules, validate_rules
 from openprogram.providers.recording.rules_sources import header_rules_value
 from openprogram.providers.recording.scan_facts import ScanProblem
-from openprogram.providers.recording.store import check_recording_file, locate_recording
+from openprogram.providers.recording.store import locate_recording
 
 CheckStatus = Literal["ok", "mismatch", "incomplete", "error"]
 OUTPUT_TAIL_LINES = 20
@@ -244,7 +245,7 @@ def run_check(
     call is written into that file with its recorded answer (`openprogram.recordings.accept`).
     """
     location = locate_recording(selector)
-    check_recording_file(location, repair_managed=True)
+    require_usable(location, tighten=True)
     recording = read_recording(location.path)
     total = len(recording.calls)
     entry = entry_of(location.path)

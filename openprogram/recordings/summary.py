@@ -9,7 +9,6 @@ symlink or prints.
 from __future__ import annotations
 
 import os
-import stat
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -22,6 +21,7 @@ from openprogram.providers.recording.config import (
     read_record_replay_config,
 )
 from openprogram.providers.recording.errors import RecordingFileError
+from openprogram.providers.recording.file_policy import inspect
 from openprogram.providers.recording.reader import RecordingScan, scan_facts, scan_recording
 from openprogram.providers.recording.scan_facts import ScanFacts
 from openprogram.providers.recording.store import (
@@ -169,18 +169,11 @@ def active_mode(location: RecordingLocation, config: RecordReplayConfig | None) 
 
 
 def inspect_location(location: RecordingLocation) -> tuple[os.stat_result | None, str | None]:
-    """The entry's lstat, and why it must not be read (missing, symlink, not regular) or None."""
-    try:
-        info = location.path.lstat()
-    except FileNotFoundError:
-        return None, "file not found"
-    except OSError as exc:
-        return None, f"cannot be inspected: {exc.strerror}"
-    if stat.S_ISLNK(info.st_mode):
-        return info, "is a symlink; refusing to follow it"
-    if not stat.S_ISREG(info.st_mode):
-        return info, "is not a regular file"
-    return info, None
+    """The entry's lstat, and why it must not be read (missing, symlink, not regular) or None.
+
+    Listing and showing read a managed file whatever its permissions (the file policy's view)."""
+    state = inspect(location)
+    return state.info, None if state.too_wide else state.reason
 
 
 def scan_location(location: RecordingLocation) -> tuple[os.stat_result | None, RecordingScan | str]:

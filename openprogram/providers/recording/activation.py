@@ -25,6 +25,7 @@ from openprogram.providers.recording.config import (
     read_record_replay_config,
 )
 from openprogram.providers.recording.errors import RecordingFileError
+from openprogram.providers.recording.file_policy import require_usable
 from openprogram.providers.recording.recorder import RecordingProvider
 from openprogram.providers.recording.redaction import remove_secret_text
 from openprogram.providers.recording.resume import ResumeState, ResumingApi
@@ -32,7 +33,6 @@ from openprogram.providers.recording.rules import RulesConfigError
 from openprogram.providers.recording.rules_sources import rules_from_json
 from openprogram.providers.recording.store import (
     RecordingSelectorError,
-    check_recording_file,
     ensure_recordings_dir,
     locate_recording,
 )
@@ -109,7 +109,7 @@ def _start_record(selector: str | None) -> RecordingSink:
         )
     ensure_recordings_dir()
     if location.path.exists() or location.path.is_symlink():
-        check_recording_file(location, repair_managed=True)
+        require_usable(location, tighten=True)
     sink = RecordingSink(location.path)
     sink.ensure_header()
     return sink
@@ -119,7 +119,7 @@ def _start_replay(selector: str | None) -> ReplayProvider:
     if not selector:
         raise ActivationError("mode is replay but no file is configured")
     location = locate_recording(selector)
-    check_recording_file(location, repair_managed=True)
+    require_usable(location, tighten=True)
     report_path = os.environ.get(REPLAY_REPORT_ENV)
     given = os.environ.get(REPLAY_RULES_ENV)
     rules = rules_from_json(given, "the command line's rules") if given else None
