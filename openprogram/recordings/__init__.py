@@ -35,6 +35,7 @@ if TYPE_CHECKING:
         describe_calls,
         describe_recording,
     )
+    from openprogram.recordings.file_stamp import FileStamp, stamp_of
     from openprogram.recordings.oneshot import OneShotRecording, record_command
     from openprogram.recordings.removal import (
         DeletedRecording,
@@ -102,6 +103,8 @@ _MODULE_OF = {
     "describe_recording": "openprogram.recordings.details",
     "ensure_recordings_dir": "openprogram.providers.recording.store",
     "FileState": "openprogram.providers.recording.file_policy",
+    "FileStamp": "openprogram.recordings.file_stamp",
+    "stamp_of": "openprogram.recordings.file_stamp",
     "inspect": "openprogram.providers.recording.file_policy",
     "require_usable": "openprogram.providers.recording.file_policy",
     "entry_of": "openprogram.recordings.rerun",
@@ -144,6 +147,7 @@ __all__ = [
     "CheckUsageError",
     "DeletedRecording",
     "DroppedPart",
+    "FileStamp",
     "FileState",
     "OneShotRecording",
     "PruneFailure",
@@ -177,6 +181,7 @@ __all__ = [
     "require_usable",
     "run_check",
     "select_replay",
+    "stamp_of",
     "start_recording",
     "summarize_recording",
     "turn_off",

@@ -28,8 +28,9 @@ import tui
 from openprogram.providers.recording.errors import RecordingFileError
 from openprogram.providers.recording.reader import scan_facts
 from openprogram.providers.recording.scan_facts import INVALID, ScanFacts, ScanProblem
+from openprogram.recordings import stamp_of
 from openprogram.text import plural
-from tui.model.file_stamp import FileChange, compare, stamp_of
+from tui.model.file_stamp import FileChange, compare
 
 IN_PROCESS_LIMIT = 4 << 20
 """Files up to this size are scanned in-process; bigger ones in a child process."""
