@@ -35,7 +35,7 @@ from openprogram.providers.recording.config import (
 from openprogram.providers.recording.errors import RecordingFileError
 from openprogram.providers.recording.file_policy import require_usable
 from openprogram.providers.recording.mismatch import MismatchReport
-from openprogram.providers.recording.reader import read_recording
+from openprogram.providers.recording.reader import read_header, read_recording
 from openprogram.providers.recording.rules import MatchingRules, validate_rules
 from openprogram.providers.recording.rules_sources import header_rules_value
 from openprogram.providers.recording.scan_facts import ScanProblem
@@ -161,7 +161,7 @@ def check_refused(selector: str, argv: Sequence[str] | None, error: BaseExceptio
 
 def entry_of(path: Path) -> RecordingEntry | None:
     """The `entry` header metadata of a recording, when it has a usable one."""
-    entry = read_recording(path).header.model_extra or {}
+    entry = read_header(path).model_extra or {}
     raw = entry.get("entry")
     try:
         return RecordingEntry.model_validate(raw) if raw else None

@@ -8,13 +8,13 @@ nothing.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
 from openprogram.providers.recording.config import ConfigError, read_record_replay_config
 from openprogram.providers.recording.errors import RecordingFileError
+from openprogram.providers.recording.reader import read_header
 from openprogram.providers.recording.rules import MatchingRules, RulesConfigError
 from openprogram.providers.recording.rules_sources import (
     find_pyproject,
@@ -136,12 +136,6 @@ class RulesInForce:
     project_file: Path | None
 
 
-def _header_of(path: Path) -> dict[str, object]:
-    with path.open("rb") as handle:
-        first = json.loads(handle.readline() or b"{}")
-    return first if isinstance(first, dict) else {}
-
-
 def rules_in_force(start: Path, status: RecordReplayStatus | None) -> RulesInForce:
     """The project's rules (the nearest `pyproject.toml` with `[tool.openprogram]` from `start`)
     and, when replay is configured, the header rules of its recording: what replay merges."""
@@ -155,7 +149,7 @@ def rules_in_force(start: Path, status: RecordReplayStatus | None) -> RulesInFor
         problems.append(str(exc))
     if status is not None and status.mode == "replay" and status.path is not None:
         try:
-            header = _header_of(status.path)
+            header = read_header(status.path).model_extra or {}
             rules = rules.merged(rules_from_header(header, str(status.path)))
         except (OSError, ValueError) as exc:  # RulesConfigError is a ValueError
             if isinstance(exc, RulesConfigError):

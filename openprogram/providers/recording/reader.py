@@ -1,7 +1,8 @@
 """The strict reader: the one parser of recording files, used by replay, the CLI, rerun and the TUI.
 
 `read_recording` refuses a file on its first problem; `scan_recording` reads on and reports every
-problem with the calls that are still whole, for tools that show or salvage damaged files.
+problem with the calls that are still whole, for tools that show or salvage damaged files;
+`read_header` reads the header alone.
 """
 
 from __future__ import annotations
@@ -209,6 +210,27 @@ def scan_facts(path: str | os.PathLike[str]) -> ScanFacts:
     fd, info = open_for_reading(target)
     with os.fdopen(fd, "rb", buffering=1 << 20) as rows:
         return _parse(target, rows, info.st_size, strict=False, keep_calls=False).facts()
+
+
+def read_header(path: str | os.PathLike[str]) -> HeaderRow:
+    """The header of a recording, strictly validated, reading no row after it (for callers that
+    need only the header: the recorded command, rules, provenance). Raises `RecordingFileError`
+    with the strict reader's message when the file does not begin with a supported header; the
+    calls are not checked."""
+    target = Path(path)
+    fd, info = open_for_reading(target)
+    with os.fdopen(fd, "rb") as rows:
+        scan = _parse(target, _through_first_row(rows), info.st_size, strict=True, keep_calls=False)
+    assert scan.header is not None
+    return scan.header
+
+
+def _through_first_row(rows: Iterable[bytes]) -> Iterator[bytes]:
+    """The lines up to and including the first that is not blank."""
+    for line in rows:
+        yield line
+        if line.strip():
+            return
 
 
 def _parse(
