@@ -251,7 +251,7 @@ def prune_recordings(
             continue
         matched.append(location.recording_id)
         if dry_run:
-            freed += summary.size
+            freed += summary.facts.size
             continue
         try:
             freed += _unlink_unlocked(location.path)

@@ -50,51 +50,10 @@ class RecordingSummary:
     mode: str | None
     """`record` or `replay` when active, else None."""
 
-    # The facts most views show, by name (they live once, in `facts`).
-    @property
-    def size(self) -> int:
-        """The file's size in bytes."""
-        return self.facts.size
-
-    @property
-    def format_version(self) -> int | None:
-        """The header's format version."""
-        return self.facts.format_version
-
-    @property
-    def calls(self) -> int:
-        """Whole calls (a damaged call is not counted)."""
-        return self.facts.calls
-
-    @property
-    def events(self) -> int:
-        """Events of the whole calls."""
-        return self.facts.events
-
-    @property
-    def valid(self) -> bool:
-        """True when the strict reader accepts the file."""
-        return self.facts.valid
-
-    @property
-    def reason(self) -> str | None:
-        """The first problem, on one line, when the file is not valid."""
-        return self.facts.reason
-
-    @property
-    def problem_count(self) -> int:
-        """How many problems the strict reader found."""
-        return self.facts.problem_count
-
-    @property
-    def created_at(self) -> str | None:
-        """The header's `created_at` (ISO-8601 UTC), when it has one."""
-        return self.facts.created_at
-
     @property
     def age_reference(self) -> datetime:
         """When the recording was made: the header's `created_at`, else the file's mtime."""
-        return parse_timestamp(self.created_at) or parse_timestamp(self.modified_at) or _EPOCH
+        return parse_timestamp(self.facts.created_at) or parse_timestamp(self.modified_at) or _EPOCH
 
     def to_json(self) -> dict[str, Any]:
         """Stable JSON fields (`id`, `path`, `created_at`, ...) for `--json` output."""
