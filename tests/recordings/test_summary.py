@@ -28,7 +28,12 @@ def test_a_valid_recording_is_summarized_with_its_header_and_totals() -> None:
     )
     summary = summarize_recording(path)
     assert summary.recording_id == "demo"
-    assert (summary.facts.valid, summary.facts.reason, summary.facts.calls, summary.facts.format_version) == (
+    assert (
+        summary.facts.valid,
+        summary.facts.reason,
+        summary.facts.calls,
+        summary.facts.format_version,
+    ) == (
         True,
         None,
         2,

@@ -95,7 +95,11 @@ def test_a_file_appended_to_after_listing_is_read_again_with_its_new_totals(
     scans.clear()
     summary = by_id("grows")
     assert scans == [path]
-    assert (summary.facts.calls, summary.facts.valid, summary.facts.size) == (3, True, path.stat().st_size)
+    assert (summary.facts.calls, summary.facts.valid, summary.facts.size) == (
+        3,
+        True,
+        path.stat().st_size,
+    )
 
 
 def test_a_file_damaged_after_listing_is_invalid_and_valid_again_once_repaired(
