@@ -68,7 +68,7 @@ def repair_recording(recording_id: str) -> RepairReport:
         "recording_id": recording_id,
         "path": str(location.path),
         "kept_calls": len(scan.calls),
-        "kept_events": scan.event_count,
+        "kept_events": sum(len(call.events) for call in scan.calls),
         "dropped": dropped,
     }
     if scan.valid:

@@ -150,7 +150,7 @@ def facts_from_scan(info: os.stat_result | None, scan: RecordingScan | str) -> S
     """The file's facts from a scan, or from the reason it could not be scanned."""
     if isinstance(scan, str):
         return ScanFacts.refused(info.st_size if info else 0, scan)
-    return scan.facts()
+    return scan.facts
 
 
 def summary_from_facts(

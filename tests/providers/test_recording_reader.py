@@ -51,7 +51,7 @@ def good_rows() -> list[dict[str, Any] | str]:
 def test_a_valid_file_reads_whole(tmp_path: Path) -> None:
     recording = read_recording(write_lines(tmp_path / "ok.jsonl", good_rows()))
     assert [c.call_index for c in recording.calls] == [0, 1]
-    assert recording.event_count == 3
+    assert sum(len(call.events) for call in recording.calls) == 3
     assert recording.calls[0].first_line == 2 and recording.calls[0].last_line == 5
 
 
@@ -272,7 +272,7 @@ def test_scan_reports_every_problem_and_keeps_the_whole_calls(tmp_path: Path) ->
     assert not scan.valid
     assert [c.call_index for c in scan.calls] == [0, 1]
     assert [(p.line_number, p.call_index) for p in scan.problems] == [(6, None), (11, 2), (12, 3)]
-    assert scan.unfinished_calls == (3,)
+    assert scan.facts.unfinished_calls == (3,)
 
 
 def test_the_header_alone_is_read_without_the_rows_after_it(

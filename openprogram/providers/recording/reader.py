@@ -69,58 +69,47 @@ class Recording:
     header: HeaderRow
     calls: tuple[RecordedCall, ...]
 
-    @property
-    def event_count(self) -> int:
-        """Events over all calls."""
-        return sum(len(call.events) for call in self.calls)
-
 
 @dataclass(frozen=True)
 class RecordingScan:
-    """What a tolerant read found: the whole calls and every problem (empty when valid)."""
+    """What a tolerant read found: the whole calls, every problem (empty when valid), and the
+    file's `facts` (totals and the first problems, what every view shows)."""
 
     path: Path
     header: HeaderRow | None
     calls: tuple[RecordedCall, ...]
     problems: tuple[RecordingFileError, ...]
-    unfinished_calls: tuple[int, ...]
-    line_count: int
-    size: int
-    events_seen: int = 0
-    """Events over the whole calls (also when they were not kept)."""
-    calls_found: int = 0
-    """Request rows read, whole calls or not (what every view counts as calls)."""
-    events_found: int = 0
-    """Event rows read in an open call, whole or not (what every view counts as events)."""
-    problems_dropped: int = 0
-    """Problems found past the `MAX_PROBLEMS` kept (`scan_facts` keeps no more)."""
+    facts: ScanFacts
 
     @property
     def valid(self) -> bool:
         """True when the strict reader would accept the file."""
         return not self.problems
 
-    @property
-    def event_count(self) -> int:
-        """Events over the whole calls."""
-        return self.events_seen
 
-    def facts(self) -> ScanFacts:
-        """What this scan found, as the facts every view shares."""
-        created = (self.header.model_extra or {}).get("created_at") if self.header else None
-        return ScanFacts(
-            size=self.size,
-            created_at=created if _is_timestamp(created) else None,
-            format_version=self.header.format_version if self.header else None,
-            calls=self.calls_found,
-            events=self.events_found,
-            unfinished_calls=self.unfinished_calls,
-            problems=tuple(
-                ScanProblem(line_number=p.line_number, call_index=p.call_index, reason=p.reason)
-                for p in self.problems[:MAX_PROBLEMS]
-            ),
-            problem_count=len(self.problems) + self.problems_dropped,
-        )
+def _facts(
+    header: HeaderRow | None,
+    size: int,
+    calls: int,
+    events: int,
+    unfinished_calls: tuple[int, ...],
+    problems: _Problems,
+) -> ScanFacts:
+    """The facts of one reading: calls and events are the rows found, whole or not."""
+    created = (header.model_extra or {}).get("created_at") if header else None
+    return ScanFacts(
+        size=size,
+        created_at=created if _is_timestamp(created) else None,
+        format_version=header.format_version if header else None,
+        calls=calls,
+        events=events,
+        unfinished_calls=unfinished_calls,
+        problems=tuple(
+            ScanProblem(line_number=p.line_number, call_index=p.call_index, reason=p.reason)
+            for p in problems.found[:MAX_PROBLEMS]
+        ),
+        problem_count=len(problems.found) + problems.dropped,
+    )
 
 
 def _is_timestamp(value: object) -> bool:
@@ -204,12 +193,12 @@ def _read(path: str | os.PathLike[str], strict: bool) -> RecordingScan:
 
 
 def scan_facts(path: str | os.PathLike[str]) -> ScanFacts:
-    """`scan_recording(path).facts()` in memory bounded by the longest line, not the file: the
+    """`scan_recording(path).facts` in memory bounded by the longest line, not the file: the
     same rows validated the same way, with no event kept (for list, show, status and the TUI)."""
     target = Path(path)
     fd, info = open_for_reading(target)
     with os.fdopen(fd, "rb", buffering=1 << 20) as rows:
-        return _parse(target, rows, info.st_size, strict=False, keep_calls=False).facts()
+        return _parse(target, rows, info.st_size, strict=False, keep_calls=False).facts
 
 
 def read_header(path: str | os.PathLike[str]) -> HeaderRow:
@@ -247,8 +236,8 @@ def _parse(
     open_calls: dict[int, _OpenCall] = {}
     next_call = 0
     foreign = False
-    line_count = 0
-    events_seen = calls_found = events_found = 0
+    line_count = 0  # the last line's number
+    calls_found = events_found = 0
     for number, line, ended in lines:
         line_count = number
         if not ended:  # the text after the last newline
@@ -331,7 +320,6 @@ def _parse(
                 f"{current.event_count} events recorded",
             )
         elif not current.damaged:
-            events_seen += current.event_count
             if not keep_calls:
                 continue
             calls.append(
@@ -358,13 +346,7 @@ def _parse(
         header=header,
         calls=tuple(calls),
         problems=tuple(problems.found),
-        unfinished_calls=tuple(sorted(open_calls)),
-        line_count=line_count,
-        size=size,
-        events_seen=events_seen,
-        calls_found=calls_found,
-        events_found=events_found,
-        problems_dropped=problems.dropped,
+        facts=_facts(header, size, calls_found, events_found, tuple(sorted(open_calls)), problems),
     )
 
 
