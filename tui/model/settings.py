@@ -10,15 +10,16 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
 
-from openprogram.providers.recording.config import ConfigError, read_record_replay_config
+from openprogram.providers.recording.config import (
+    ConfigError,
+    RecordReplayMode,
+    read_record_replay_config,
+)
 from openprogram.providers.recording.errors import RecordingFileError
-from openprogram.providers.recording.reader import read_header
 from openprogram.providers.recording.rules import MatchingRules, RulesConfigError
 from openprogram.providers.recording.rules_sources import (
     find_pyproject,
-    rules_from_header,
     rules_from_pyproject,
 )
 from openprogram.recordings import (
@@ -30,10 +31,9 @@ from openprogram.recordings import (
     start_recording,
     turn_off,
 )
+from openprogram.recordings.rule_edits import RuleEditError, header_rules
 from openprogram.text import plural
 
-Mode = Literal["off", "record", "replay"]
-MODES: tuple[Mode, ...] = ("off", "record", "replay")
 _REFUSALS = (ConfigError, RecordingSelectorError, RecordingFileError, OSError)
 
 
@@ -41,7 +41,7 @@ _REFUSALS = (ConfigError, RecordingSelectorError, RecordingFileError, OSError)
 class SettingsChoice:
     """What the user picked: a mode, and for record a new name, for replay an ID or a path."""
 
-    mode: Mode
+    mode: RecordReplayMode
     file: str = ""
 
 
@@ -149,9 +149,7 @@ def rules_in_force(start: Path, status: RecordReplayStatus | None) -> RulesInFor
         problems.append(str(exc))
     if status is not None and status.mode == "replay" and status.path is not None:
         try:
-            header = read_header(status.path).model_extra or {}
-            rules = rules.merged(rules_from_header(header, str(status.path)))
-        except (OSError, ValueError) as exc:  # RulesConfigError is a ValueError
-            if isinstance(exc, RulesConfigError):
-                problems.append(str(exc))
+            rules = rules.merged(header_rules(status.path))
+        except RuleEditError as exc:
+            problems.append(str(exc))
     return RulesInForce(tuple(rules.describe()), tuple(problems), project)
