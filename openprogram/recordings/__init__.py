@@ -16,12 +16,12 @@ from typing import TYPE_CHECKING
 from openprogram import lazy_names
 
 if TYPE_CHECKING:
+    from openprogram.providers.recording.file_policy import FileState, inspect, require_usable
     from openprogram.providers.recording.store import (
         RECORDING_ID_PATTERN,
         RECORDING_SUFFIX,
         RecordingLocation,
         RecordingSelectorError,
-        check_recording_file,
         ensure_recordings_dir,
         locate_recording,
         managed_path,
@@ -45,6 +45,7 @@ if TYPE_CHECKING:
         describe_calls,
         describe_recording,
     )
+    from openprogram.recordings.file_stamp import FileStamp, stamp_of
     from openprogram.recordings.oneshot import OneShotRecording, record_command
     from openprogram.recordings.removal import (
         DeletedRecording,

@@ -38,12 +38,13 @@ from openprogram.providers.recording.check_protocol import (
     write_run_spec,
 )
 from openprogram.providers.recording.errors import RecordingFileError
+from openprogram.providers.recording.file_policy import require_usable
 from openprogram.providers.recording.mismatch import MismatchReport
-from openprogram.providers.recording.reader import Recording, read_recording
+from openprogram.providers.recording.reader import Recording, read_header, read_recording
 from openprogram.providers.recording.rules import MatchingRules, validate_rules
 from openprogram.providers.recording.rules_sources import header_rules_value
 from openprogram.providers.recording.scan_facts import ScanProblem
-from openprogram.providers.recording.store import check_recording_file, locate_recording
+from openprogram.providers.recording.store import locate_recording
 
 CheckStatus = Literal["ok", "mismatch", "incomplete", "error"]
 OUTPUT_TAIL_LINES = 20
@@ -143,9 +144,10 @@ def check_refused(selector: str, argv: Sequence[str] | None, error: BaseExceptio
 
 
 def entry_of(recording: Path | Recording) -> RecordingEntry | None:
-    """The `entry` header metadata of a recording (a path, or one already read), when usable."""
-    read = recording if isinstance(recording, Recording) else read_recording(recording)
-    raw = (read.header.model_extra or {}).get("entry")
+    """The `entry` header metadata of a recording (a path, whose header alone is read, or a
+    recording already read), when it has a usable one."""
+    header = recording.header if isinstance(recording, Recording) else read_header(recording)
+    raw = (header.model_extra or {}).get("entry")
     try:
         return RecordingEntry.model_validate(raw) if raw else None
     except ValueError:
@@ -230,7 +232,7 @@ def run_check(
     (`openprogram.recordings.rerecord`).
     """
     location = locate_recording(selector)
-    check_recording_file(location, repair_managed=True)
+    require_usable(location, tighten=True)
     recording = read_recording(location.path)
     total = len(recording.calls)
     entry = entry_of(recording)

@@ -103,5 +103,5 @@ def describe_recording(selector: str) -> RecordingDetails:
         header,
         describe_calls(scan.calls),
         tuple(problem.describe() for problem in summary.facts.problems),
-        scan.unfinished_calls,
+        scan.facts.unfinished_calls,
     )

@@ -89,8 +89,8 @@ def record_command(
             exit_code=exit_code,
             kept=kept,
             path=str(final) if kept else None,
-            calls=scan.calls_found,
-            events=scan.events_found,
+            calls=scan.facts.calls,
+            events=scan.facts.events,
         )
     finally:
         shutil.rmtree(home, ignore_errors=True)

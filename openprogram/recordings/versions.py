@@ -15,6 +15,7 @@ import fcntl
 import json
 import os
 import shutil
+import stat
 import tempfile
 import time
 from collections.abc import Callable, Sequence
@@ -25,7 +26,8 @@ from typing import Any, Literal, TypeVar
 from openprogram.errors import OpenProgramError
 from openprogram.providers.recording.config import ensure_private_dir, state_dir
 from openprogram.providers.recording.errors import RecordingFileError
-from openprogram.providers.recording.reader import read_recording
+from openprogram.providers.recording.file_policy import inspect, require_usable
+from openprogram.providers.recording.reader import read_recording, read_recording_bytes
 from openprogram.providers.recording.redaction import remove_secret_argv
 from openprogram.providers.recording.rows import encode_row
 from openprogram.providers.recording.store import managed_path, validate_recording_id
@@ -74,10 +76,24 @@ def versions_dir(recording_id: str) -> Path:
     return state_dir() / VERSIONS / validate_recording_id(recording_id)
 
 
+def _private_versions_dir(recording_id: str) -> Path:
+    """`versions/ID`, created 0700 with `versions/` itself (and the state dir) 0700; a symlink at
+    any of them is refused."""
+    for folder in (state_dir(), state_dir() / VERSIONS):
+        ensure_private_dir(folder)
+    return ensure_private_dir(versions_dir(recording_id))
+
+
 def list_versions(recording_id: str) -> list[Path]:
-    """The kept previous versions of a managed recording, oldest first."""
+    """The kept previous versions of a managed recording, oldest first: regular files only,
+    never through a symlinked `versions/` folder or a symlinked version."""
     folder = versions_dir(recording_id)
-    return sorted(folder.glob("*.jsonl")) if folder.is_dir() else []
+    for directory in (folder.parent, folder):
+        if directory.is_symlink():
+            raise VersionError(f"{directory} is a symlink; refusing to read versions through it")
+    if not folder.is_dir():
+        return []
+    return sorted(path for path in folder.glob("*.jsonl") if inspect(path).usable)
 
 
 def _version_name() -> str:
@@ -85,11 +101,18 @@ def _version_name() -> str:
 
 
 def _keep(path: Path, recording_id: str) -> Path:
-    folder = ensure_private_dir(versions_dir(recording_id))
+    folder = _private_versions_dir(recording_id)
     kept = folder / f"{_version_name()}.jsonl"
-    shutil.copyfile(path, kept)
-    kept.chmod(0o600)
+    _copy_private(path, kept)
     return kept
+
+
+def _copy_private(source: Path, target: Path) -> None:
+    """Copy `source` (never through a symlink) into a new 0600 `target`."""
+    data = read_recording_bytes(source)
+    fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
+    with os.fdopen(fd, "wb") as out:
+        out.write(data)
 
 
 def write_version(
@@ -106,10 +129,11 @@ def write_version(
     final = candidate.with_name(f"{candidate.stem}.final.jsonl")
     _with_provenance(candidate, final, command, produced_by)  # the same rows: checked above
     previous = recording.with_name(f".{recording.name}.previous")
+    mode = stat.S_IMODE(require_usable(recording).st_mode)  # a rewrite keeps the file's mode
     os.link(recording, previous)  # the old bytes stay reachable until the end
     try:
         kept = _keep(previous, recording_id) if recording_id is not None else None
-        os.chmod(final, 0o600)
+        os.chmod(final, mode)
         os.replace(final, recording)
     finally:
         with contextlib.suppress(FileNotFoundError):
@@ -128,8 +152,7 @@ def restore_version(recording_id: str, version: str) -> Path:
     read_recording(source)
     target = managed_path(recording_id)
     temporary = target.with_name(f".{target.name}.restore-{os.getpid()}.tmp")
-    shutil.copyfile(source, temporary)
-    temporary.chmod(0o600)
+    _copy_private(source, temporary)
     try:
         if target.exists():
             _keep(target, recording_id)

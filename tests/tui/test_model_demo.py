@@ -45,7 +45,7 @@ def test_prepare_demo_home_makes_a_state_dir(tmp_path: Path) -> None:
     assert demo == tmp_path / "home" / "recordings" / f"{DEMO_RECORDING_ID}.jsonl"
     assert read_record_replay_config().model_dump() == {"mode": "replay", "file": "echo-demo"}
     damaged = scan_recording(demo.with_name(f"{DAMAGED_DEMO_ID}.jsonl"))
-    assert not damaged.valid and damaged.unfinished_calls
+    assert not damaged.valid and damaged.facts.unfinished_calls
     assert (demo.stat().st_mode & 0o777) == 0o600
 
 

@@ -67,9 +67,9 @@ def config_problem() -> str | None:
 def replay_choices(listing: RecordingListing) -> list[tuple[str, str]]:
     """`(label, ID)` for every managed recording replay would accept (valid ones), newest first."""
     return [
-        (f"{s.recording_id} · {plural(s.calls, 'call')}", s.recording_id)
+        (f"{s.recording_id} · {plural(s.facts.calls, 'call')}", s.recording_id)
         for s in listing.recordings
-        if s.valid and s.recording_id is not None
+        if s.facts.valid and s.recording_id is not None
     ]
 
 

@@ -28,9 +28,10 @@ from textual.screen import Screen
 from textual.widgets import Input
 
 from openprogram.providers.recording.errors import RecordingFileError
+from openprogram.recordings import FileStamp, stamp_of
 from openprogram.text import plural
 from tui.model.call_rows import CallTable
-from tui.model.file_stamp import FileChange, FileStamp, compare, stamp_of
+from tui.model.file_stamp import FileChange, compare
 from tui.model.key_priority import KEYS
 from tui.model.recording_index import RecordingIndex
 from tui.widgets.common.key_footer import KeyFooter

@@ -28,6 +28,7 @@ from openprogram.providers.recording.config import (
     state_dir,
 )
 from openprogram.providers.recording.errors import RecordingFileError
+from openprogram.providers.recording.file_policy import require_usable
 from openprogram.providers.recording.recorder import RecordingProvider
 from openprogram.providers.recording.redaction import remove_secret_text
 from openprogram.providers.recording.rerecord import RerecordingApi, RerecordState
@@ -35,7 +36,6 @@ from openprogram.providers.recording.rules import RulesConfigError
 from openprogram.providers.recording.rules_sources import rules_from_tables
 from openprogram.providers.recording.store import (
     RecordingSelectorError,
-    check_recording_file,
     ensure_recordings_dir,
     locate_recording,
 )
@@ -102,7 +102,7 @@ def _start_record(selector: str | None) -> RecordingSink:
         )
     ensure_recordings_dir()
     if location.path.exists() or location.path.is_symlink():
-        check_recording_file(location, repair_managed=True)
+        require_usable(location, tighten=True)
     sink = RecordingSink(location.path)
     sink.ensure_header()
     return sink
@@ -112,7 +112,7 @@ def _start_replay(selector: str | None, spec: ChildRunSpec | None) -> ReplayProv
     if not selector:
         raise ActivationError("mode is replay but no file is configured")
     location = locate_recording(selector)
-    check_recording_file(location, repair_managed=True)
+    require_usable(location, tighten=True)
     if spec is None:
         return ReplayProvider(location.path)
     rules = rules_from_tables(
