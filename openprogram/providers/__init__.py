@@ -22,18 +22,19 @@ if TYPE_CHECKING:
     from openprogram.providers.accumulator import MessageAccumulator, assemble_message
     from openprogram.providers.api_registry import (
         ApiProvider,
-        ProviderRuntimeInitializationError,
-        ProviderTransform,
+        ProviderWrapper,
         UnknownApiError,
-        configure_provider_transform,
         get_api_provider,
         initialize_provider_runtime,
         provider_runtime_mode,
         register_api_provider,
         registered_apis,
+        wrap_api_providers,
     )
     from openprogram.providers.http.anthropic_messages import AnthropicMessagesProvider
     from openprogram.providers.http.openai_completions import OpenAICompletionsProvider
+    from openprogram.providers.recording.redaction import SECRET_FIELD_NAMES
+    from openprogram.providers.runtime import ProviderRuntimeInitializationError
     from openprogram.providers.stream import (
         StreamEndedWithoutResultError,
         complete,
@@ -70,8 +71,10 @@ if TYPE_CHECKING:
         Usage,
         UserMessage,
     )
+    from openprogram.providers.wrapper import WrapperProvider
 
 __all__ = [
+    "SECRET_FIELD_NAMES",
     "AnthropicMessagesProvider",
     "ApiProvider",
     "AssistantMessage",
@@ -85,7 +88,7 @@ __all__ = [
     "Model",
     "OpenAICompletionsProvider",
     "ProviderRuntimeInitializationError",
-    "ProviderTransform",
+    "ProviderWrapper",
     "SimpleStreamOptions",
     "StartEvent",
     "StreamEndedWithoutResultError",
@@ -107,10 +110,10 @@ __all__ = [
     "UnknownApiError",
     "Usage",
     "UserMessage",
+    "WrapperProvider",
     "assemble_message",
     "complete",
     "complete_simple",
-    "configure_provider_transform",
     "get_api_provider",
     "initialize_provider_runtime",
     "provider_runtime_mode",
@@ -118,21 +121,24 @@ __all__ = [
     "registered_apis",
     "stream",
     "stream_simple",
+    "wrap_api_providers",
 ]
 
 _PUBLIC_NAMES: dict[str, str] = {
     "MessageAccumulator": "accumulator",
     "assemble_message": "accumulator",
     "ApiProvider": "api_registry",
-    "ProviderTransform": "api_registry",
+    "ProviderWrapper": "api_registry",
     "UnknownApiError": "api_registry",
-    "configure_provider_transform": "api_registry",
     "get_api_provider": "api_registry",
     "register_api_provider": "api_registry",
     "registered_apis": "api_registry",
-    "ProviderRuntimeInitializationError": "api_registry",
+    "wrap_api_providers": "api_registry",
     "initialize_provider_runtime": "api_registry",
     "provider_runtime_mode": "api_registry",
+    "ProviderRuntimeInitializationError": "runtime",
+    "WrapperProvider": "wrapper",
+    "SECRET_FIELD_NAMES": "recording.redaction",
     "StreamEndedWithoutResultError": "stream",
     "complete": "stream",
     "complete_simple": "stream",
@@ -205,4 +211,11 @@ def _activate_record_replay() -> str:
     return activate_record_replay()
 
 
-use_record_replay_activation(_activate_record_replay)
+def _remove_secret_text(text: str) -> str:
+    """The record/replay layer's redaction, for a runtime failure's message."""
+    from openprogram.providers.recording.redaction import remove_secret_text
+
+    return remove_secret_text(text)
+
+
+use_record_replay_activation(_activate_record_replay, _remove_secret_text)

@@ -16,13 +16,14 @@ from pathlib import Path
 from typing import Any, Literal
 
 from openprogram.errors import OpenProgramError
-from openprogram.providers.api_registry import ApiProvider, override_api_providers
+from openprogram.providers.api_registry import ApiProvider, wrap_api_providers
 from openprogram.providers.recording.errors import RecordingFileError
 from openprogram.providers.recording.reader import read_recording
 from openprogram.providers.recording.recorder import RecordingProvider
 from openprogram.providers.recording.redaction import REDACTION_VERSION
 from openprogram.providers.recording.resume import ResumeState, ResumingApi
 from openprogram.providers.recording.rules import MatchingRules
+from openprogram.providers.recording.rules_sources import project_rules
 from openprogram.providers.recording.writer import RecordingSink
 from openprogram.providers.replay import MismatchReport, ReplayMismatch, ReplayProvider
 from openprogram.text import plural
@@ -191,13 +192,13 @@ class OpenProgramRecording:
             def resume(api: str, provider: ApiProvider) -> ApiProvider:
                 return ResumingApi(state, provider)
 
-            self._stack.enter_context(override_api_providers(resume))
+            self._stack.enter_context(wrap_api_providers(resume))
             return
 
         def serve(api: str, provider: ApiProvider) -> ApiProvider:
             return replay
 
-        self._stack.enter_context(override_api_providers(serve))
+        self._stack.enter_context(wrap_api_providers(serve))
 
     def _new_partial(self) -> Path:
         self.path.parent.mkdir(parents=True, exist_ok=True)
@@ -220,11 +221,12 @@ class OpenProgramRecording:
             sink = _CountingSink(self._partial, header)
             self._sink = sink
             sink.ensure_header()
+            rules = project_rules()  # read once, not once per api
 
             def record(api: str, provider: ApiProvider) -> ApiProvider:
-                return RecordingProvider(provider, sink)
+                return RecordingProvider(provider, sink, rules=rules)
 
-            self._stack.enter_context(override_api_providers(record))
+            self._stack.enter_context(wrap_api_providers(record))
         except BaseException:
             self.abort()
             raise

@@ -20,12 +20,13 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from openprogram.providers.recording.recorder import RecordingProvider
-    from openprogram.providers.recording.redaction import remove_secret_values
+    from openprogram.providers.recording.redaction import SECRET_FIELD_NAMES, remove_secret_values
     from openprogram.providers.recording.rows import RECORDING_FORMAT_VERSION
     from openprogram.providers.recording.writer import RecordingWriteError
 
 _PUBLIC_NAMES = {
     "RECORDING_FORMAT_VERSION": "rows",
+    "SECRET_FIELD_NAMES": "redaction",
     "RecordingProvider": "recorder",
     "RecordingWriteError": "writer",
     "remove_secret_values": "redaction",
@@ -34,6 +35,7 @@ _PUBLIC_NAMES = {
 
 __all__ = [
     "RECORDING_FORMAT_VERSION",
+    "SECRET_FIELD_NAMES",
     "RecordingProvider",
     "RecordingWriteError",
     "remove_secret_values",

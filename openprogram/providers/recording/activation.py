@@ -14,7 +14,7 @@ from collections.abc import AsyncIterator, Callable
 from typing import Any
 
 from openprogram.errors import OpenProgramError
-from openprogram.providers.api_registry import configure_provider_transform
+from openprogram.providers.api_registry import ProviderWrapper, wrap_api_providers
 from openprogram.providers.recording.config import (
     REPLAY_ACCEPT_ENV,
     REPLAY_REPORT_ENV,
@@ -28,8 +28,8 @@ from openprogram.providers.recording.errors import RecordingFileError
 from openprogram.providers.recording.recorder import RecordingProvider
 from openprogram.providers.recording.redaction import remove_secret_text
 from openprogram.providers.recording.resume import ResumeState, ResumingApi
-from openprogram.providers.recording.rules import RulesConfigError
-from openprogram.providers.recording.rules_sources import rules_from_json
+from openprogram.providers.recording.rules import RulesConfigError, validate_rules
+from openprogram.providers.recording.rules_sources import project_rules, rules_from_json
 from openprogram.providers.recording.store import (
     RecordingSelectorError,
     check_recording_file,
@@ -110,9 +110,7 @@ def _start_record(selector: str | None) -> RecordingSink:
     ensure_recordings_dir()
     if location.path.exists() or location.path.is_symlink():
         check_recording_file(location, repair_managed=True)
-    sink = RecordingSink(location.path)
-    sink.ensure_header()
-    return sink
+    return RecordingSink(location.path)
 
 
 def _start_replay(selector: str | None) -> ReplayProvider:
@@ -139,28 +137,35 @@ def _resume_state(replay: ReplayProvider, setting: str) -> ResumeState:
     except (ValueError, KeyError, TypeError):
         raise ActivationError(f"{REPLAY_RESUME_ENV} is not usable: {setting!r}") from None
     sink = RecordingSink(into, dict(replay.recording.header.model_extra or {}))
-    sink.ensure_header()
     return ResumeState(replay, sink, from_call if isinstance(from_call, int) else None)
 
 
+def _wrapper_for(mode: str, selector: str | None) -> ProviderWrapper:
+    """Every api's record/replay wrapper for `mode`; the project's rules are read here, once."""
+    if mode == "record":
+        sink = _start_record(selector)
+        rules = validate_rules(project_rules())
+        return lambda api, provider: RecordingProvider(provider, sink, rules=rules)
+    replay = _start_replay(selector)
+    resume = os.environ.get(REPLAY_RESUME_ENV)
+    if resume:
+        state = _resume_state(replay, resume)
+        return lambda api, provider: ResumingApi(state, provider)
+    return lambda api, provider: replay
+
+
 def activate_record_replay() -> str:
-    """Apply the configured mode to the registry; returns `off`, `record`, `replay` or `blocked`."""
+    """Apply the configured mode to the registry; returns `off`, `record`, `replay` or `blocked`.
+
+    The mode's wrapper goes at the bottom of the registry's stack, under any wrapper already
+    there: a wrapper that forwards its calls reaches the recording, the replay or the refusal.
+    """
     try:
         config = read_record_replay_config()
         if config.mode == "off":
             return "off"
-        if config.mode == "record":
-            sink = _start_record(config.file)
-            configure_provider_transform(lambda api, provider: RecordingProvider(provider, sink))
-            return "record"
-        replay = _start_replay(config.file)
-        resume = os.environ.get(REPLAY_RESUME_ENV)
-        if resume:
-            state = _resume_state(replay, resume)
-            configure_provider_transform(lambda api, provider: ResumingApi(state, provider))
-            return "replay"
-        configure_provider_transform(lambda api, provider: replay)
-        return "replay"
+        wrap_api_providers(_wrapper_for(config.mode, config.file), innermost=True)
+        return config.mode
     except (
         ActivationError,
         ConfigError,
@@ -174,5 +179,5 @@ def activate_record_replay() -> str:
             cause = f"{cause} (configuration {config_path()})"
         logger.error("record/replay blocked: %s", cause)
         blocked = BlockedProvider(cause)
-        configure_provider_transform(lambda api, provider: blocked)
+        wrap_api_providers(lambda api, provider: blocked, innermost=True)
         return "blocked"

@@ -24,7 +24,6 @@ __all__ = [
     "SECRET_FIELD_NAMES",
     "SECRET_PLACEHOLDER",
     "is_secret_field_name",
-    "needs_redaction",
     "remove_secret_text",
     "remove_secret_values",
 ]
@@ -298,39 +297,6 @@ def remove_secret_values(value: object) -> object:
 
 
 _PLAIN_SCALARS = frozenset({int, float, bool, type(None)})
-
-
-def needs_redaction(value: object) -> bool:
-    """False when `remove_secret_values(value)` would surely be equal to `value`.
-
-    The same walk without building a copy, stopping at the first sign of a secret, so a caller
-    holding a fresh value (a JSON dump) can skip the copy when there is nothing to remove. True
-    means "possibly": redact to find out. Anything but exact JSON types answers True.
-    """
-    kind = type(value)
-    if kind is str:
-        text: str = value  # type: ignore[assignment]
-        return remove_secret_text(text) != text
-    if kind is dict:
-        for key, item in value.items():  # type: ignore[attr-defined]
-            if isinstance(key, str) and is_secret_field_name(key):
-                if item is not None:
-                    return True
-            elif type(item) is str:  # leaves inline: most of a dump is strings and numbers
-                if remove_secret_text(item) != item:
-                    return True
-            elif type(item) not in _PLAIN_SCALARS and needs_redaction(item):
-                return True
-        return False
-    if kind is list:
-        for item in value:  # type: ignore[attr-defined]
-            if type(item) is str:
-                if remove_secret_text(item) != item:
-                    return True
-            elif type(item) not in _PLAIN_SCALARS and needs_redaction(item):
-                return True
-        return False
-    return kind not in _PLAIN_SCALARS
 
 
 def _redact_dict(value: dict[Any, Any]) -> dict[Any, Any]:

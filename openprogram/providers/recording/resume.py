@@ -56,7 +56,7 @@ class ResumingApi:
 
     def __init__(self, state: ResumeState, provider: ApiProvider) -> None:
         self.state = state
-        self.recorder = RecordingProvider(provider, state.sink)
+        self.recorder = RecordingProvider(provider, state.sink, rules=state.replay.rules)
 
     def stream(
         self, model: Model, context: Context, options: StreamOptions | None = None
