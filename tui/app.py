@@ -31,8 +31,23 @@ from tui.theme import DARK_THEME, LIGHT_THEME, THEMES, start_theme, theme_variab
 
 if TYPE_CHECKING:
     from openprogram.recordings import RecordReplayStatus
+    from tui.screens.check import RerunScreen
     from tui.screens.diff import DiffScreen
-    from tui.screens.rerun import RerunScreen
+
+
+CONFIG_POLL_SECONDS = 1.0
+"""How often the app looks whether the record/replay configuration changed on disk."""
+
+
+def _config_stamp() -> tuple[int, int, int]:
+    """The configuration file's inode, size and mtime (zeros when there is none: off)."""
+    from openprogram.providers.recording.state_files import config_path
+
+    try:
+        info = config_path().stat()
+    except OSError:
+        return (0, 0, 0)
+    return (info.st_ino, info.st_size, info.st_mtime_ns)
 
 
 class OpenProgramTUI(App[None]):
@@ -103,15 +118,27 @@ class OpenProgramTUI(App[None]):
         # Opened once start-up is over, so the first frame of the recording is shown as soon as
         # it is drawn (Textual holds back frames drawn during start-up).
         self.call_later(self._open_first_screens)
+        # `openprogram recordings off` in another shell changes what the next start does: the
+        # configuration file is stat-ed every second (cheap) and the status read again when it
+        # changed, so every mode badge follows.
+        self._config_stamp = _config_stamp()
+        self.set_interval(CONFIG_POLL_SECONDS, self._config_changed)
+
+    def _config_changed(self) -> None:
+        stamp = _config_stamp()
+        if stamp != self._config_stamp:
+            self._config_stamp = stamp
+            self.refresh_status()
 
     def _open_first_screens(self) -> None:
         if self.diff is not None:
             from tui.screens.diff import DiffScreen
 
+            self.refresh_status()
             self.push_screen(DiffScreen(*self.diff))
             return
         if self.check is not None:
-            from tui.screens.rerun import RerunScreen
+            from tui.screens.check import RerunScreen
 
             self.refresh_status()
             self.push_screen(RerunScreen(self.check, self.check_command or None, edit_first=False))

@@ -606,7 +606,10 @@ class RecordingScreen(Screen[None]):
         self._update_facts()
 
     def action_reload(self) -> None:
-        """Read the file again from the start (after it changed on disk)."""
+        """Read the file again from the start (after it changed on disk), and the status."""
+        refresh = getattr(self.app, "refresh_status", None)
+        if callable(refresh):
+            refresh()
         self._reload(self.following or self._follow_on_reload)
 
     def _reload(self, follow: bool, because: FileChange | None = None) -> None:
@@ -617,7 +620,7 @@ class RecordingScreen(Screen[None]):
         self.app.switch_screen(screen)
 
     def action_rerun(self) -> None:
-        from tui.screens.rerun import RerunScreen
+        from tui.screens.check import RerunScreen
 
         self.app.push_screen(RerunScreen(self.path))
 

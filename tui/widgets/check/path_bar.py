@@ -10,7 +10,7 @@ from textual.widgets import Static
 from openprogram.providers.recording.differences import FieldDifference
 from openprogram.providers.recording.mismatch import format_value
 from openprogram.providers.recording.replayer import describe_path
-from tui.model.rerun import describe_difference
+from tui.model.check import describe_difference
 
 SEPARATOR = " › "
 VALUE_LIMIT = 80
