@@ -21,7 +21,8 @@ def _table() -> dict[int, str]:
     for code in range(0x80, 0xA0):  # C1 controls: CSI (0x9B), OSC (0x9D) on 8-bit terminals
         table[code] = f"<U+{code:04X}>"
     invisible = [0x061C, 0x200B, 0x200C, 0x200D, 0x200E, 0x200F, 0x2060, 0x2061, 0x2062, 0x2063,
-                 0x2064, 0xFEFF, *range(0x202A, 0x202F), *range(0x2066, 0x206A)]  # fmt: skip
+                 0x2064, 0xFEFF, 0x2028, 0x2029, *range(0x202A, 0x202F),
+                 *range(0x2066, 0x206A)]  # fmt: skip
     for code in invisible:  # bidi overrides and isolates, zero-width characters
         table[code] = f"<U+{code:04X}>"
     return table

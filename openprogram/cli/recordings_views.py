@@ -22,7 +22,7 @@ from openprogram.recordings import (
     locate_recording,
 )
 from openprogram.recordings.transcript_text import transcript_text
-from openprogram.text import human_size, one_line, plural
+from openprogram.text import human_size, one_line, plural, shorten
 
 if TYPE_CHECKING:
     from openprogram.cli.commands import Subcommands
@@ -42,7 +42,7 @@ JSON_VALUE_LIMIT = 10_000
 def bounded(value: Any, limit: int) -> tuple[Any, bool]:
     """`value` with every string longer than `limit` cut (marked with `…`), and whether any was."""
     if isinstance(value, str):
-        return (value[: limit - 1] + "…", True) if len(value) > limit else (value, False)
+        return shorten(value, limit), len(value) > limit
     if isinstance(value, dict):
         items = {key: bounded(inner, limit) for key, inner in value.items()}
         return {key: v for key, (v, _) in items.items()}, any(c for _, c in items.values())

@@ -16,6 +16,7 @@ import threading
 from collections.abc import Callable, Sequence
 
 from openprogram.errors import OpenProgramError
+from openprogram.text import one_line, shorten
 
 MAX_CAUSE_MESSAGE = 500
 """A failure's message is cut to this many characters (it is shown on one line)."""
@@ -49,10 +50,10 @@ Stage = tuple[str, Callable[[], None]]
 def describe_cause(exc: BaseException, redact: Callable[[str], str]) -> str:
     """The exception's message, redacted and bounded to one line; never raises."""
     try:
-        text = redact(" ".join(str(exc).split()))
+        text = redact(one_line(exc))
     except Exception:  # a broken __str__ must not leave the runtime INITIALIZING
         text = "(the error's message could not be read)"
-    return text if len(text) <= MAX_CAUSE_MESSAGE else text[: MAX_CAUSE_MESSAGE - 1] + "…"
+    return shorten(text, MAX_CAUSE_MESSAGE)
 
 
 class ProviderRuntime:

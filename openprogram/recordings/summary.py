@@ -63,12 +63,12 @@ class RecordingSummary:
 
     @property
     def calls(self) -> int:
-        """Whole calls (a damaged call is not counted)."""
+        """Calls found: every request row read, whole or not (`facts.calls`)."""
         return self.facts.calls
 
     @property
     def events(self) -> int:
-        """Events of the whole calls."""
+        """Event rows found in those calls, also in an unfinished or damaged one (`facts.events`)."""
         return self.facts.events
 
     @property

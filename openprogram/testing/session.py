@@ -13,10 +13,11 @@ import tempfile
 import time
 from contextlib import ExitStack, suppress
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
 from openprogram.errors import OpenProgramError
 from openprogram.providers.api_registry import ApiProvider, wrap_api_providers
+from openprogram.providers.recording.config import RecordReplayMode
 from openprogram.providers.recording.errors import RecordingFileError
 from openprogram.providers.recording.reader import read_recording
 from openprogram.providers.recording.recorder import RecordingProvider
@@ -33,9 +34,7 @@ RecordMode = Literal["none", "once", "rewrite", "accept", "resume"]
 `accept`: replay offline, keeping the recorded answers and accepting requests that changed;
 `resume`: replay while the calls match, then call the real providers and record the rest."""
 
-RECORD_MODES: tuple[RecordMode, ...] = ("none", "once", "rewrite", "accept", "resume")
-
-"""First tokens of a field path that the TUI can show inside a recorded request."""
+RECORD_MODES: tuple[RecordMode, ...] = get_args(RecordMode)
 
 
 class RecordingUnavailable(OpenProgramError):
@@ -100,9 +99,9 @@ class OpenProgramRecording:
         self.rerun_command = rerun_command
         """How to record this test again (`pytest --openprogram-record=rewrite '<test>'`)."""
         self.record_command = record_command
+        """How to record this test when its file is missing (`... --openprogram-record=once`)."""
         self.accept_command = accept_command
         """How to accept this test's changed requests offline (`... --openprogram-record=accept`)."""
-        """How to record this test when its file is missing (`... --openprogram-record=once`)."""
         self.mode_reason = mode_reason
         self.recording = record_mode == "rewrite" or (
             record_mode in ("once", "resume") and not _exists(path)
@@ -124,7 +123,7 @@ class OpenProgramRecording:
         self._stack = ExitStack()
 
     @property
-    def mode(self) -> Literal["replay", "record"]:
+    def mode(self) -> RecordReplayMode:
         """`record` when this test records live calls, `replay` when it answers from the file."""
         return "record" if self.recording else "replay"
 

@@ -79,6 +79,27 @@ def test_git_diff_through_the_textconv_shows_escapes_as_text(tmp_path: Path) -> 
         assert character not in done.stdout, repr(character)
 
 
+def watch_terminal(terminal: Terminal) -> str:
+    """Let the terminal take title and clipboard writes (as a user's may); its title now."""
+    terminal.tmux("set-option", "-g", "set-clipboard", "on")
+    terminal.tmux("set-option", "-g", "allow-rename", "on")
+    return terminal.tmux("display", "-p", "-t", terminal.name, "#{pane_title}").stdout.strip()
+
+
+def assert_terminal_as_it_was(terminal: Terminal, title_before: str) -> None:
+    """Title and window name unchanged, no alternate screen or mouse mode left on, and no
+    clipboard write (OSC 52 fills a tmux buffer)."""
+    state = terminal.tmux(
+        "display", "-p", "-t", terminal.name,
+        "#{pane_title}|#{alternate_on}|#{mouse_any_flag}|#{mouse_standard_flag}|#{window_name}",
+    ).stdout.strip()  # fmt: skip
+    title, alternate, mouse_any, mouse_standard, window = state.split("|")
+    assert "PWNED" not in title and title == title_before
+    assert "PWNED" not in window
+    assert (alternate, mouse_any, mouse_standard) == ("0", "0", "0")
+    assert terminal.tmux("list-buffers").stdout == ""
+
+
 @pytest.mark.e2e
 def test_a_real_terminal_keeps_its_title_clipboard_and_modes_after_git_diff(
     tmp_path: Path,
@@ -100,19 +121,75 @@ def test_a_real_terminal_keeps_its_title_clipboard_and_modes_after_git_diff(
     terminal = Terminal("optui-hostile")
     assert terminal.start(f"sh {script}")
     try:
-        terminal.tmux("set-option", "-g", "set-clipboard", "on")
-        terminal.tmux("set-option", "-g", "allow-rename", "on")
-        before = terminal.tmux("display", "-p", "-t", terminal.name, "#{pane_title}").stdout
+        before = watch_terminal(terminal)
         terminal.wait_for("DONE-SHOWING")
-        state = terminal.tmux(
-            "display", "-p", "-t", terminal.name,
-            "#{pane_title}|#{alternate_on}|#{mouse_any_flag}|#{mouse_standard_flag}|#{window_name}",
-        ).stdout.strip()  # fmt: skip
-        title, alternate, mouse_any, mouse_standard, window = state.split("|")
-        assert "PWNED" not in title and title == before.strip()
-        assert "PWNED" not in window
-        assert (alternate, mouse_any, mouse_standard) == ("0", "0", "0")
-        assert terminal.tmux("list-buffers").stdout == ""  # no OSC 52 clipboard write
+        assert_terminal_as_it_was(terminal, before)  # no OSC 52 clipboard write
         assert "␛]0;PWNED-TITLE␇" in terminal.screen()
+    finally:
+        terminal.close()
+
+
+def hostile_session(path: Path) -> Path:
+    """A recording whose request and answer hold escapes, markup and bidi text, with a tool whose
+    name is markup that does not parse (`echo[/]`)."""
+    import asyncio
+
+    from openprogram.providers import Context, TextContent, ToolResultMessage, UserMessage
+    from openprogram.providers.recording import RecordingProvider
+    from openprogram.providers.stream import drain
+    from tests.providers.test_streamed_redaction import MODEL, PiecesProvider
+
+    context = Context(
+        system_prompt=HOSTILE[0],
+        messages=[
+            UserMessage(content="\n".join(HOSTILE), timestamp=1),
+            ToolResultMessage(
+                tool_call_id="c1", tool_name="echo[/]", timestamp=2,
+                content=[TextContent(text=HOSTILE[1] + HOSTILE[-1])],
+            ),
+        ],
+    )  # fmt: skip
+
+    async def run() -> None:
+        recorder = RecordingProvider(PiecesProvider(["ok ", HOSTILE[2], HOSTILE[5]]), path)
+        try:
+            await drain(recorder.stream(MODEL, context))
+        finally:
+            recorder.sink.close()
+
+    asyncio.run(run())
+    return path
+
+
+@pytest.mark.e2e
+def test_the_tui_shows_a_hostile_recording_as_text_and_leaves_the_terminal_as_it_was(
+    tmp_path: Path,
+) -> None:
+    if shutil.which("tmux") is None:
+        pytest.skip("tmux is needed")
+    from tests.tui.test_e2e_tmux import tui_command
+
+    path = hostile_session(tmp_path / "hostile.jsonl")
+    env = subprocess_env(tmp_path / "home")
+    script = tmp_path / "tui.sh"
+    script.write_text(
+        f"export PYTHONPATH={env['PYTHONPATH']} OPENPROGRAM_HOME={tmp_path / 'home'}\n"
+        "export TERM=xterm-256color TEXTUAL_ANIMATIONS=none\nunset COLUMNS LINES\n"
+        f"{' '.join(tui_command())} {path}\necho TUI-ENDED; exec sleep 30\n"
+    )
+    terminal = Terminal("optui-hostile-tui")
+    assert terminal.start(f"sh {script}")
+    try:
+        before = watch_terminal(terminal)
+        # The transcript's boxes are built (the tool result's titled `echo[/]`, which as markup
+        # would end the app) and the text is shown as text.
+        screen = terminal.wait_for("hostile.jsonl", "␛]0;PWNED-TITLE␇", "<U+202E>evil")
+        assert "[bold red]x[/]" in screen
+        for _ in range(3):  # Events, Response, Raw: every tab draws the same text as text
+            terminal.keys("]")
+        terminal.wait_for("lines as stored", "<U+202E>evil<U+202C>", "<U+009B>31m")
+        terminal.keys("C-q")
+        terminal.wait_for("TUI-ENDED")
+        assert_terminal_as_it_was(terminal, before)
     finally:
         terminal.close()

@@ -101,7 +101,7 @@ class RerunHost(App[None]):
         else:
             self.exit()
 
-    def on_rerun_screen_call_open_requested(self, message: Any) -> None:
+    def on_call_open_requested(self, message: Any) -> None:
         self.opened.append(message)
 
 

@@ -90,8 +90,11 @@ def test_call_past_the_end(
     assert shot(snap_compare, result, recording)
 
 
-def test_command_editor(snap_compare: SnapCompare, tmp_path: Path) -> None:
-    entry = {"argv": ["python", "examples/echo_agent.py", "hi"], "cwd": "/work/main"}
+@pytest.mark.parametrize("size", [SIZE, (80, 24)], ids=["wide", "80x24"])
+def test_command_editor(snap_compare: SnapCompare, tmp_path: Path, size: tuple[int, int]) -> None:
+    # At 80 columns the dialog fits, and the whole command is shown wrapped under the field.
+    argv = ["python", "examples/echo_agent.py", "--flag", "a-long-argument-past-the-field", "hi"]
+    entry = {"argv": argv, "cwd": "/work/main"}
     recording = write_recording(tmp_path / "echo.jsonl", header={"entry": entry})
     app = fixtures.RerunHost(RerunScreen(recording))
 
@@ -100,7 +103,7 @@ def test_command_editor(snap_compare: SnapCompare, tmp_path: Path) -> None:
         await pilot.press("backspace", "backspace", *"bye")
         await pilot.pause()
 
-    assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
+    assert snap_compare(app, terminal_size=size, run_before=run_before)
 
 
 def test_absorbed_difference_is_dimmed_with_its_rule(snap_compare: SnapCompare) -> None:

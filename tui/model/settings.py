@@ -10,9 +10,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
 
-from openprogram.providers.recording.config import ConfigError, read_record_replay_config
+from openprogram.providers.recording.config import (
+    ConfigError,
+    RecordReplayMode,
+    read_record_replay_config,
+)
 from openprogram.providers.recording.errors import RecordingFileError
 from openprogram.providers.recording.rules import MatchingRules, RulesConfigError
 from openprogram.providers.recording.rules_sources import (
@@ -31,8 +34,6 @@ from openprogram.recordings import (
 from openprogram.recordings.rule_edits import RuleEditError, header_rules
 from openprogram.text import plural
 
-Mode = Literal["off", "record", "replay"]
-MODES: tuple[Mode, ...] = ("off", "record", "replay")
 _REFUSALS = (ConfigError, RecordingSelectorError, RecordingFileError, OSError)
 
 
@@ -40,7 +41,7 @@ _REFUSALS = (ConfigError, RecordingSelectorError, RecordingFileError, OSError)
 class SettingsChoice:
     """What the user picked: a mode, and for record a new name, for replay an ID or a path."""
 
-    mode: Mode
+    mode: RecordReplayMode
     file: str = ""
 
 

@@ -14,6 +14,7 @@ from textual.widgets import Button, Static
 
 from openprogram.recordings.check import AcceptedCall
 from openprogram.text import plural
+from openprogram.visible_text import visible_line
 from tui.theme import rich_style
 
 
@@ -68,9 +69,11 @@ class AcceptReviewScreen(ModalScreen[bool]):
 
     def compose(self) -> ComposeResult:
         with Vertical() as dialog:
-            dialog.border_title = (
-                f"Accept the new requests of {plural(len(self.accepted), 'call')} "
-                f"into {self.recording_name}?"
+            dialog.border_title = Text(
+                visible_line(
+                    f"Accept the new requests of {plural(len(self.accepted), 'call')} "
+                    f"into {self.recording_name}?"
+                )
             )
             with VerticalScroll():
                 yield Static(

@@ -11,6 +11,7 @@ import shutil
 import tempfile
 import threading
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import ClassVar
 
@@ -26,7 +27,6 @@ from textual.widgets import Static
 from textual.worker import Worker, WorkerState
 
 from openprogram.errors import OpenProgramError
-from openprogram.providers.recording.differences import PathToken
 from openprogram.providers.recording.rules import NO_RULES
 from openprogram.recordings import CheckProgress, CheckResult
 from openprogram.recordings.accept import AcceptRun, run_accept, write_accepted
@@ -43,6 +43,7 @@ from openprogram.recordings.rule_edits import (
     project_rules_file,
     rules_in_force,
 )
+from tui.messages import CallOpenRequested
 from tui.model.check import (
     EventTimeline,
     RequestComparison,
@@ -145,20 +146,6 @@ class RerunScreen(Screen[None]):
         def __init__(self, choice: RuleChoice | None, text: str) -> None:
             super().__init__()
             self.choice, self.text = choice, text
-
-    class CallOpenRequested(Message):
-        """Show call `call_index` of `recording` at field `path_tokens` (or at `event_index`)."""
-
-        def __init__(
-            self,
-            recording: Path,
-            call_index: int,
-            path_tokens: tuple[PathToken, ...] = (),
-            event_index: int | None = None,
-        ) -> None:
-            super().__init__()
-            self.recording, self.call_index = recording, call_index
-            self.path_tokens, self.event_index = path_tokens, event_index
 
     def __init__(
         self,
@@ -287,11 +274,10 @@ class RerunScreen(Screen[None]):
             facts = [("error", f"{type(error).__name__}: {error}")]
             outcome.show_outcome("error", "✗ error · the rerun itself failed", facts)
 
-    def on_mismatch_view_call_open_requested(self, message: MismatchView.CallOpenRequested) -> None:
-        message.stop()
-        self.post_message(
-            self.CallOpenRequested(self.recording, message.call_index, message.path_tokens)
-        )
+    def on_call_open_requested(self, message: CallOpenRequested) -> None:
+        if message.recording is None:  # from the mismatch view: in this screen's recording
+            message.stop()
+            self.post_message(replace(message, recording=self.recording))
 
     def on_mismatch_view_rule_offered(self, message: MismatchView.RuleOffered) -> None:
         message.stop()
@@ -642,12 +628,12 @@ class RerunScreen(Screen[None]):
         mismatch = result.mismatch
         if kind == "mismatch" and mismatch is not None:
             tokens = tuple(mismatch.path_tokens)
-            return self.CallOpenRequested(self.recording, mismatch.call_index, tokens)
+            return CallOpenRequested(mismatch.call_index, tokens, recording=self.recording)
         if kind == "position" and mismatch is not None:
             call, event = mismatch.call_index, mismatch.event_index or 0
-            return self.CallOpenRequested(self.recording, call, event_index=max(event - 1, 0))
+            return CallOpenRequested(call, event_index=max(event - 1, 0), recording=self.recording)
         if kind == "incomplete" and result.never_requested:
-            return self.CallOpenRequested(self.recording, result.never_requested[0])
+            return CallOpenRequested(result.never_requested[0], recording=self.recording)
         return None
 
     def action_open_call(self) -> None:

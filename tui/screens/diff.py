@@ -27,6 +27,7 @@ from textual.worker import Worker, WorkerState
 
 from openprogram.errors import OpenProgramError
 from openprogram.text import plural
+from tui.messages import CallOpenRequested
 from tui.model.index_pair import IndexPair
 from tui.model.paths import display_path
 from tui.theme import rich_style
@@ -35,7 +36,7 @@ from tui.widgets.common.title_bar import TitleBar
 
 if TYPE_CHECKING:
     from openprogram.providers.recording.differences import PathToken
-    from openprogram.recordings.diff import WordChange
+    from openprogram.word_diff import WordChange
     from tui.model.lazy_diff import DiffRow, LazyDiff
     from tui.widgets.check.mismatch_view import MismatchView
 
@@ -108,15 +109,6 @@ class DiffScreen(Screen[None]):
         def __init__(self, reason: str) -> None:
             super().__init__()
             self.reason = reason
-
-    class CallOpenRequested(Message):
-        """Show call `call_index` of `recording`, at the field `path_tokens`."""
-
-        def __init__(
-            self, recording: Path, call_index: int, path_tokens: tuple[PathToken, ...] = ()
-        ) -> None:
-            super().__init__()
-            self.recording, self.call_index, self.path_tokens = recording, call_index, path_tokens
 
     def __init__(self, a: Path, b: Path) -> None:
         super().__init__()
@@ -466,9 +458,10 @@ class DiffScreen(Screen[None]):
     def action_focus_calls(self) -> None:
         self.query_one("#diff-calls").focus()
 
-    def on_mismatch_view_call_open_requested(self, message: MismatchView.CallOpenRequested) -> None:
-        message.stop()
-        self.action_open("a", message.path_tokens)
+    def on_call_open_requested(self, message: CallOpenRequested) -> None:
+        if message.recording is None:  # from the mismatch view: the call of A, at its field
+            message.stop()
+            self.action_open("a", message.path_tokens)
 
     def action_open(self, side: str, path_tokens: tuple[PathToken, ...] = ()) -> None:
         if self.diff is None or not 0 <= self.row < len(self.diff.rows):
@@ -484,4 +477,4 @@ class DiffScreen(Screen[None]):
         view = self.query(MismatchView)
         if not path_tokens and view and row.request:
             path_tokens = view.first().difference.path_tokens
-        self.post_message(self.CallOpenRequested(recording, call, path_tokens))
+        self.post_message(CallOpenRequested(call, path_tokens, recording=recording))

@@ -131,10 +131,10 @@ class RecordingScreen(Screen[None]):
         """How the file on disk differs from what is shown, when it does."""
         self._verdict_due = False
         self._follow_on_reload = False
+        """Followed until the file changed under it: the reload follows it again."""
         self._reload_note = (
             f"{reloaded_because.notice()} — read again" if reloaded_because is not None else None
         )
-        """Followed until the file changed under it: the reload follows it again."""
         self._start_at = start_at
         self._start_field = field
         self.index: RecordingIndex | None = None

@@ -28,6 +28,7 @@ from openprogram.recordings.rule_edits import (
     remove_rule_from_pyproject,
     rules_in_force,
 )
+from openprogram.visible_text import visible_line
 from tui.model.paths import display_path
 
 
@@ -74,7 +75,9 @@ class RulesScreen(ModalScreen[bool]):
 
     def compose(self) -> ComposeResult:
         with Vertical() as dialog:
-            dialog.border_title = f"Matching rules in force for {self.recording.name}"
+            dialog.border_title = Text(
+                visible_line(f"Matching rules in force for {self.recording.name}")
+            )
             yield OptionList(id="rules-list")
             yield Static(Text("reading the rules…"), id="rules-state")
             yield Static(

@@ -36,8 +36,6 @@ __all__ = [
     "remove_secret_values",
 ]
 
-"""The fixed text that stands in for every removed secret."""
-
 REDACTION_VERSION = 2
 """Written into recording headers; bump it whenever the rules below change."""
 
@@ -198,7 +196,7 @@ TEXT_RULES: tuple[SecretShape, ...] = (
     SecretShape("Bearer credential", "Authorization: Bearer abcdef0123456789xyz", ("bearer",),
                 secret="abcdef0123456789xyz"),
     SecretShape("Basic credential", "Basic dXNlcjpodW50ZXIy", ("basic",), secret="dXNlcjpodW50ZXIy"),
-    SecretShape("token / Bot scheme", "Authorization: token hunter2-scheme", ("token", "bot "),
+    SecretShape("token / Bot scheme", "Authorization: token hunter2-scheme", ("authorization",),
                 secret="hunter2-scheme"),
     SecretShape("Slack or Discord webhook", "https://hooks.slack.com/services/T0/B0/hunter2hook",
                 ("hooks.slack.com", "discord.com/api/webhooks"), secret="B0/hunter2hook"),
@@ -252,10 +250,16 @@ _HEADER_LINE = re.compile(
     r"(?P<value>[^\s\"'<>,;()\[\]{}\\]{3,})(?P=q)(?=[ \t]*(?:$|\\*[\"',;\r\n]|\\[nr]))",
     re.MULTILINE,
 )
+# A cookie line's value is `name=value` pairs: `cookie: str | None` (code) is not one.
 _WHOLE_LINE = re.compile(
-    r"(?P<name>(?<![\w\-])(?i:set-cookie|cookie))(?P<sep>[ \t]*:[ \t]*)(?P<value>[^\r\n\"']+)"
+    r"(?P<name>(?<![\w\-])(?i:set-cookie|cookie))(?P<sep>[ \t]*:[ \t]*)"
+    r"(?P<value>[^\s=;\"']+=[^\r\n\"']*)"
 )
-_SCHEME = re.compile(r"\b(?P<scheme>(?i:token|bot)[ \t]+)(?P<value>[A-Za-z0-9._~+/=\-]{8,})")
+# `Authorization: token V` (GitHub) and `Bot V` (Discord): the scheme word alone is ordinary prose.
+_SCHEME = re.compile(
+    r"(?P<scheme>(?<![\w\-])(?i:(?:proxy-)?authorization)[ \t]*:[ \t]*(?i:token|bot)[ \t]+)"
+    r"(?P<value>[A-Za-z0-9._~+/=\-]{4,})"
+)
 _WEBHOOK = re.compile(
     r"(?P<base>hooks\.slack\.com/services/|discord(?:app)?\.com/api/webhooks/)[\w/\-]+"
 )

@@ -49,7 +49,7 @@ class ScanProblem(BaseModel):
 
 
 class ScanFacts(BaseModel):
-    """A file's totals and validity: whole calls and their events, and every problem found."""
+    """A file's totals and validity: the calls and events found, and every problem found."""
 
     model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
     size: int

@@ -21,7 +21,6 @@ from tui.model.check import value_at
 from tui.model.json_nodes import JsonNode, describe_value, value_kind
 from tui.widgets.common.json_tree import JsonNodeTree
 
-"""An object or array lists at most this many children (plus the one on the marked path)."""
 GHOST = "⟨missing⟩"
 NO_REQUEST = "no request on this side"
 TOGGLE_STYLE = Style.from_meta({"toggle": True})
@@ -206,7 +205,7 @@ class JsonPane(JsonNodeTree):
         if value is MISSING:
             return None
         found = JsonNode((*parent.data.path, token), value)
-        # Beyond CHILD_LIMIT: the child on a marked path is listed anyway.
+        # An object or array lists at most CHILD_LIMIT children, plus the one on a marked path.
         return parent.add(found.key_label, data=found, allow_expand=found.expandable)
 
     def _ghost(self, parent: TreeNode[JsonNode], token: PathToken) -> TreeNode[JsonNode]:

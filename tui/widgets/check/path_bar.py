@@ -49,13 +49,17 @@ class PathBar(Static):
         self.breadcrumb = ""
         """The path shown, as `describe_path` writes it (what the tmux test looks for)."""
 
-    def show_no_difference(self) -> None:
-        """No request difference here (a call whose answer alone changed, or that is the same)."""
+    def show_no_difference(self, only: str | None = None) -> None:
+        """No request difference here (a call whose answer alone changed, or that is the same);
+        `only`: the one side that has this call (the other has no request to compare)."""
         self.breadcrumb = ""
         self.set_class(False, "-absorbed")
-        self.update(
-            Text("The requests are the same.", self.get_component_rich_style("pathbar--label"))
+        said = (
+            f"Only one side has this call ({only}): there is no other request to compare."
+            if only
+            else "The requests are the same."
         )
+        self.update(Text(said, self.get_component_rich_style("pathbar--label")))
 
     def show_difference(
         self,
