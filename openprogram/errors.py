@@ -7,7 +7,7 @@ an `OSError`). The tree, with the module that defines each error:
     OpenProgramError
     ├── the provider boundary (openprogram.providers)
     │   ├── UnknownApiError (LookupError) ............ api_registry: no provider for `model.api`
-    │   ├── ProviderRuntimeInitializationError (RuntimeError)  api_registry: the runtime cannot start
+    │   ├── ProviderRuntimeInitializationError (RuntimeError)  runtime: the runtime cannot start
     │   ├── ProviderStreamError ...................... http.transport: a vendor call cannot finish
     │   ├── StreamEndedWithoutResultError (RuntimeError)  stream: no `done` or `error` event came
     │   └── AccumulatorError (ValueError) ............ accumulator: events that do not fold

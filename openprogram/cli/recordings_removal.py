@@ -47,7 +47,7 @@ def register(commands: Subcommands) -> None:
         commands,
         "prune",
         prune_command,
-        "Delete managed recordings created more than N days ago.",
+        "Delete managed recordings last written more than N days ago.",
         "  openprogram recordings prune --older-than-days 30 --dry-run\n"
         "  openprogram recordings prune --older-than-days 30 --yes\n\n"
         "Age comes from the header's created_at, else the file's modification time. The\n"

@@ -24,20 +24,20 @@ if TYPE_CHECKING:
     from openprogram.providers.accumulator import MessageAccumulator, assemble_message
     from openprogram.providers.api_registry import (
         ApiProvider,
-        ProviderRuntimeInitializationError,
-        ProviderTransform,
+        ProviderWrapper,
         UnknownApiError,
-        configure_provider_transform,
         get_api_provider,
         initialize_provider_runtime,
         provider_runtime_mode,
         register_api_provider,
         registered_apis,
+        wrap_api_providers,
     )
     from openprogram.providers.http.anthropic_messages import AnthropicMessagesProvider
     from openprogram.providers.http.openai_completions import OpenAICompletionsProvider
     from openprogram.providers.recording.differences import NON_DETERMINISTIC_FIELD_NAMES
     from openprogram.providers.recording.redaction import SECRET_FIELD_NAMES
+    from openprogram.providers.runtime import ProviderRuntimeInitializationError
     from openprogram.providers.stream import (
         StreamEndedWithoutResultError,
         complete,
@@ -74,6 +74,7 @@ if TYPE_CHECKING:
         Usage,
         UserMessage,
     )
+    from openprogram.providers.wrapper import WrapperProvider
 
 __all__, __getattr__, __dir__ = lazy_names.lazy_facade(__name__)
 """The public names: the imports above, each loaded from its module the first time it is asked for."""
@@ -103,4 +104,11 @@ def _activate_record_replay() -> str:
     return activate_record_replay()
 
 
-api_registry.use_record_replay_activation(_activate_record_replay)
+def _remove_secret_text(text: str) -> str:
+    """The record/replay layer's redaction, for a runtime failure's message."""
+    from openprogram.providers.recording.redaction import remove_secret_text
+
+    return remove_secret_text(text)
+
+
+api_registry.use_record_replay_activation(_activate_record_replay, _remove_secret_text)

@@ -1,29 +1,26 @@
-"""The registry: the one place a model call finds its provider, keyed by `model.api`, and the runtime.
+"""The registry: the one place a model call finds its provider, keyed by `model.api`.
 
-Recording and replay are providers installed here (by a transform that wraps every entry), so no
-vendor module knows about them.
+A lookup returns the registered provider wrapped by every wrapper on one stack, innermost first:
+record/replay is the innermost wrapper (the runtime puts it there when it starts), a test harness
+or a program's own wrappers sit above it. `wrap_api_providers` is the only way to wrap; no vendor
+module knows about recording or replay.
 
-The runtime registers the built-in providers once per process, then record/replay, the first time a
-provider is looked up. Record/replay is a layer above this boundary, so the runtime does not import it: the package
+`get_api_provider` starts the provider runtime on first use (`openprogram.providers.runtime` holds
+its lifecycle): register the built-in providers, then apply the record/replay configuration.
+Record/replay is a layer above this boundary, so it is not imported here: the package
 `openprogram.providers` installs its activation with `use_record_replay_activation` when it is
-imported (which Python does before any of its submodules), and the runtime calls it at start.
-
-States NEW → INITIALIZING → READY | FAILED under one condition variable; concurrent first callers
-wait for the one initializer and share its result. A failure to register built-ins is FAILED for good
-(each caller gets a fresh error with the same facts); a record/replay activation failure never fails
-the runtime: it installs fail-closed providers instead, so nothing silently goes live.
+imported (which Python does before any of its submodules).
 """
 
 from __future__ import annotations
 
-import contextlib
-import enum
 import threading
-from collections.abc import AsyncIterable, Callable, Iterator
+from collections.abc import AsyncIterable, Callable
+from types import TracebackType
 from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 from openprogram.errors import OpenProgramError
-from openprogram.text import one_line
+from openprogram.providers.runtime import ProviderRuntime, RuntimeState
 
 if TYPE_CHECKING:
     from openprogram.providers.types import (
@@ -50,8 +47,8 @@ class ApiProvider(Protocol):
     ) -> AsyncIterable[AssistantMessageEvent]: ...
 
 
-ProviderTransform = Callable[[str, ApiProvider], ApiProvider]
-"""Given an api name and its original provider, return the provider to use instead."""
+ProviderWrapper = Callable[[str, ApiProvider], ApiProvider]
+"""Given an api name and the provider below it on the stack, return the provider to use instead."""
 
 
 class UnknownApiError(OpenProgramError, LookupError):
@@ -64,134 +61,17 @@ class UnknownApiError(OpenProgramError, LookupError):
         super().__init__(f"no provider registered for api {api!r} (registered: {names})")
 
 
-_lock = threading.RLock()
-_originals: dict[str, ApiProvider] = {}
-_effective: dict[str, ApiProvider] = {}
-_transform: ProviderTransform | None = None
-_override: ProviderTransform | None = None
-_override_cache: dict[str, tuple[ApiProvider, ApiProvider]] = {}
+class _Registry:
+    """The registered providers, the stack of wrappers, and each api's wrapped provider (cached)."""
+
+    def __init__(self) -> None:
+        self.lock = threading.RLock()
+        self.providers: dict[str, ApiProvider] = {}
+        self.wrappers: list[ProviderWrapping] = []
+        self.resolved: dict[str, ApiProvider] = {}
 
 
-def register_api_provider(api: str, provider: ApiProvider) -> None:
-    """Register `provider` for `api`, replacing any earlier one; the installed transform wraps it."""
-    register_api_providers({api: provider})
-
-
-def register_api_providers(providers: dict[str, ApiProvider]) -> None:
-    """Register several providers in one atomic step: all are visible, or (on error) none."""
-    with _lock:
-        wrapped = {
-            api: (_transform(api, provider) if _transform else provider)
-            for api, provider in providers.items()
-        }
-        _originals.update(providers)
-        _effective.update(wrapped)
-
-
-def lookup_registered_provider(api: str) -> ApiProvider:
-    """The effective provider for `api` without initializing the runtime (for the runtime itself)."""
-    with _lock:
-        provider = _effective.get(api)
-        if provider is None:
-            raise UnknownApiError(api, sorted(_effective))
-        if _override is None:
-            return provider
-        hit = _override_cache.get(api)
-        if hit is None or hit[0] is not provider:
-            hit = _override_cache[api] = (provider, _override(api, provider))
-        return hit[1]
-
-
-def registered_apis() -> list[str]:
-    """The names of every registered api, sorted."""
-    with _lock:
-        return sorted(_effective)
-
-
-def get_api_provider(api: str) -> ApiProvider:
-    """The provider for `api`, initializing the provider runtime first if it has not run yet."""
-    initialize_provider_runtime()
-    return lookup_registered_provider(api)
-
-
-def configure_provider_transform(transform: ProviderTransform) -> None:
-    """Install `transform` once per process: it re-wraps every original entry and every later one.
-
-    The same callable again is a no-op; a different one raises `RuntimeError`. The re-wrap is atomic:
-    if the transform raises for any entry, the registry is left as it was.
-    """
-    global _transform
-    with _lock:
-        if _transform is not None:
-            if _transform is transform:
-                return
-            raise RuntimeError("a provider transform is already installed in this process")
-        wrapped = {api: transform(api, provider) for api, provider in _originals.items()}
-        _effective.clear()
-        _effective.update(wrapped)
-        _transform = transform
-
-
-@contextlib.contextmanager
-def override_api_providers(transform: ProviderTransform) -> Iterator[None]:
-    """Within the block, every lookup of every api returns `transform(api, provider)`.
-
-    `provider` is what the registry resolves at that moment (after the process transform, and
-    including providers registered during the block); the transform runs lazily, once per api and
-    underlying provider. Scoped and removable, unlike `configure_provider_transform`: meant for
-    test harnesses such as the pytest plugin. One override at a time (a nested one raises
-    `RuntimeError`); on exit, however it is left, lookups are the registry's own again.
-    """
-    global _override
-    with _lock:
-        if _override is not None:
-            raise RuntimeError("an api provider override is already active in this process")
-        _override = transform
-        _override_cache.clear()
-    try:
-        yield
-    finally:
-        with _lock:
-            _override = None
-            _override_cache.clear()
-
-
-def provider_transform_installed() -> bool:
-    """Whether a transform has been installed in this process."""
-    with _lock:
-        return _transform is not None
-
-
-def _reset_registry() -> None:
-    """Forget every provider and the transform (for tests that need a fresh registry in-process)."""
-    global _transform
-    with _lock:
-        _originals.clear()
-        _effective.clear()
-        _transform = None
-
-
-# The runtime
-MAX_CAUSE_MESSAGE = 500
-
-
-class RuntimeState(enum.Enum):
-    NEW = "new"
-    INITIALIZING = "initializing"
-    READY = "ready"
-    FAILED = "failed"
-
-
-class ProviderRuntimeInitializationError(OpenProgramError, RuntimeError):
-    """The provider runtime could not start; `stage`, `cause_type`, `cause_message` say why."""
-
-    def __init__(self, stage: str, cause_type: str, cause_message: str) -> None:
-        self.stage = stage
-        self.cause_type = cause_type
-        self.cause_message = cause_message
-        super().__init__(
-            f"provider runtime failed to initialize at stage {stage!r}: {cause_type}: {cause_message}"
-        )
+_registry = _Registry()
 
 
 def builtin_providers() -> dict[str, ApiProvider]:
@@ -207,31 +87,118 @@ def builtin_providers() -> dict[str, ApiProvider]:
     }
 
 
-class _Runtime:
-    def __init__(self) -> None:
-        self.condition = threading.Condition()
-        self.state = RuntimeState.NEW
-        self.failure: tuple[str, str, str] | None = None
-        self.mode = "off"
+def register_api_provider(api: str, provider: ApiProvider) -> None:
+    """Register `provider` for `api`, replacing any earlier one; the wrappers on the stack wrap it."""
+    register_api_providers({api: provider})
 
 
-_runtime = _Runtime()
+def register_api_providers(providers: dict[str, ApiProvider]) -> None:
+    """Register several providers in one step: a lookup sees all of them or none."""
+    with _registry.lock:
+        _registry.providers.update(providers)
+        _registry.resolved.clear()
+
+
+def registered_apis() -> list[str]:
+    """The names of every registered api, sorted."""
+    with _registry.lock:
+        return sorted(_registry.providers)
+
+
+def resolve_api_provider(api: str) -> ApiProvider:
+    """The provider for `api` as every wrapper on the stack sees it, without starting the runtime.
+
+    Each wrapper runs once per api until the registry or the stack changes.
+    """
+    with _registry.lock:
+        provider = _registry.resolved.get(api)
+        if provider is None:
+            provider = _registry.providers.get(api)
+            if provider is None:
+                raise UnknownApiError(api, sorted(_registry.providers))
+            for wrapping in _registry.wrappers:
+                provider = wrapping.wrapper(api, provider)
+            _registry.resolved[api] = provider
+        return provider
+
+
+def get_api_provider(api: str) -> ApiProvider:
+    """The provider for `api`, initializing the provider runtime first if it has not run yet."""
+    initialize_provider_runtime()
+    return resolve_api_provider(api)
+
+
+class ProviderWrapping:
+    """One wrapper on the stack: `remove()` takes it off; as a context manager, on leaving the block."""
+
+    def __init__(self, wrapper: ProviderWrapper) -> None:
+        self.wrapper = wrapper
+
+    def remove(self) -> None:
+        """Take the wrapper off the stack (again is a no-op); wrappers above it stay in place."""
+        with _registry.lock:
+            if any(wrapping is self for wrapping in _registry.wrappers):
+                _registry.wrappers = [w for w in _registry.wrappers if w is not self]
+                _registry.resolved.clear()
+
+    def __enter__(self) -> ProviderWrapping:
+        return self
+
+    def __exit__(
+        self,
+        kind: type[BaseException] | None,
+        error: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        self.remove()
+
+
+def wrap_api_providers(wrapper: ProviderWrapper, *, innermost: bool = False) -> ProviderWrapping:
+    """Wrap every api, present and future, with `wrapper`, from now until it is removed.
+
+    `wrapper(api, provider)` runs lazily, at the first lookup of each api, and receives what the
+    wrappers below it made of the registered provider. A new wrapper goes on top of the stack, or
+    with `innermost` at its bottom, right above the registered providers (where the runtime puts
+    record/replay). `with wrap_api_providers(...):` removes it on leaving the block, however left.
+    """
+    wrapping = ProviderWrapping(wrapper)
+    with _registry.lock:
+        if innermost:
+            _registry.wrappers.insert(0, wrapping)
+        else:
+            _registry.wrappers.append(wrapping)
+        _registry.resolved.clear()
+    return wrapping
+
+
+def _reset_registry() -> None:
+    """Forget every provider and every wrapper (for tests that need a fresh registry in-process)."""
+    global _registry
+    _registry = _Registry()
+
+
+# The runtime: what it does when it starts. Its lifecycle is `openprogram.providers.runtime`.
 
 RecordReplayActivation = Callable[[], str]
 """Applies the configured record/replay mode to the registry; returns the mode it started."""
 
-_activation: RecordReplayActivation | None = None
+
+_record_replay: tuple[RecordReplayActivation, Callable[[str], str]] | None = None
+"""The record/replay layer's activation and its text redaction (installed by the package)."""
 
 
-def use_record_replay_activation(activation: RecordReplayActivation) -> None:
-    """Install the runtime's record/replay stage (done once, by the `openprogram.providers` package)."""
-    global _activation
-    _activation = activation
+def use_record_replay_activation(
+    activation: RecordReplayActivation, redact: Callable[[str], str]
+) -> None:
+    """Install the runtime's record/replay stage and the redaction applied to a start failure.
+
+    Done once, by the `openprogram.providers` package, so the boundary never imports upward.
+    """
+    global _record_replay
+    _record_replay = (activation, redact)
 
 
-def _bounded(text: str) -> str:
-    # Failures reach here already redacted (activation names no secret); this only bounds them.
-    return one_line(text, MAX_CAUSE_MESSAGE)
+_runtime = ProviderRuntime()
 
 
 def _register_builtins() -> None:
@@ -241,54 +208,37 @@ def _register_builtins() -> None:
 
 
 def _activate_record_replay() -> None:
-    if _activation is not None:
-        _runtime.mode = _activation()
+    if _record_replay is not None:
+        _runtime.mode = _record_replay[0]()
+
+
+def _redact(text: str) -> str:
+    return _record_replay[1](text) if _record_replay is not None else text
 
 
 def initialize_provider_runtime() -> None:
     """Start the provider runtime once per process; later calls return at once (or re-raise)."""
-    runtime = _runtime
-    with runtime.condition:
-        while runtime.state is RuntimeState.INITIALIZING:
-            runtime.condition.wait()
-        if runtime.state is RuntimeState.READY:
-            return
-        if runtime.state is RuntimeState.FAILED:
-            assert runtime.failure is not None
-            raise ProviderRuntimeInitializationError(*runtime.failure)
-        runtime.state = RuntimeState.INITIALIZING
-    stage = "register_builtins"
-    try:
-        _register_builtins()
-        stage = "activate_record_replay"
-        _activate_record_replay()
-    except BaseException as exc:
-        with runtime.condition:
-            runtime.failure = (stage, type(exc).__name__, _bounded(str(exc)))
-            runtime.state = RuntimeState.FAILED
-            runtime.condition.notify_all()
-        if not isinstance(exc, Exception):
-            raise  # KeyboardInterrupt and friends propagate; waiters are already released
-        raise ProviderRuntimeInitializationError(*runtime.failure) from exc
-    with runtime.condition:
-        runtime.state = RuntimeState.READY
-        runtime.condition.notify_all()
+    _runtime.start(
+        [
+            ("register_builtins", _register_builtins),
+            ("activate_record_replay", _activate_record_replay),
+        ],
+        _redact,
+    )
 
 
 def provider_runtime_state() -> RuntimeState:
     """The runtime's current state."""
-    with _runtime.condition:
-        return _runtime.state
+    return _runtime.current_state()
 
 
 def provider_runtime_mode() -> str:
     """The record/replay mode the runtime started with: `off`, `record`, `replay` or `blocked`."""
-    with _runtime.condition:
-        return _runtime.mode
+    return _runtime.mode
 
 
 def _reset_runtime() -> None:
     """Back to NEW with an empty registry (for tests that start the runtime in-process)."""
     global _runtime
     _reset_registry()
-    _runtime = _Runtime()
+    _runtime = ProviderRuntime()

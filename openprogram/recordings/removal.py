@@ -34,6 +34,7 @@ from openprogram.providers.recording.store import (
 from openprogram.recordings.summary import (
     RecordingSummary,
     active_mode,
+    parse_timestamp,
     summarize_listed,
     summarize_recording,
 )
@@ -220,10 +221,11 @@ def prune_recordings(
     only: Collection[str] | None = None,
     only_versions: Collection[str] | None = None,
 ) -> PruneReport:
-    """Delete every managed recording created more than `older_than_days` days ago.
+    """Delete every managed recording last written more than `older_than_days` days ago.
 
-    Age comes from the header's `created_at` when it holds a timestamp, else the file's mtime
-    (read through the listing's summary cache: files unchanged since a listing are not read).
+    Age comes from the file's mtime, not the header's `created_at`: a recording appended to
+    today is kept however old it is (read through the listing's summary cache: files unchanged
+    since a listing are not read).
     With `dry_run` nothing is removed and `bytes` is what would be freed; `only` limits removal to
     those IDs (the ones a user confirmed after a dry run), `only_versions` the removal of kept
     previous versions (made by accept and rerecord) older than the cutoff to those paths.
@@ -243,7 +245,8 @@ def prune_recordings(
         assert location.recording_id is not None
         if only is not None and location.recording_id not in only:
             continue
-        if summary.age_reference >= cutoff:
+        last_write = parse_timestamp(summary.modified_at)
+        if last_write is None or last_write >= cutoff:
             continue
         reason = _refusal(location, config)
         if reason is not None:

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any, Literal, get_args
 
 from openprogram.errors import OpenProgramError
-from openprogram.providers.api_registry import ApiProvider, override_api_providers
+from openprogram.providers.api_registry import ApiProvider, wrap_api_providers
 from openprogram.providers.recording.check_protocol import AcceptedRow, MismatchRow, ReportRow
 from openprogram.providers.recording.config import RecordReplayMode
 from openprogram.providers.recording.errors import RecordingFileError
@@ -25,6 +25,7 @@ from openprogram.providers.recording.recorder import RecordingProvider
 from openprogram.providers.recording.redaction import REDACTION_VERSION
 from openprogram.providers.recording.rerecord import RerecordingApi, RerecordState
 from openprogram.providers.recording.rules import MatchingRules
+from openprogram.providers.recording.rules_sources import project_rules
 from openprogram.providers.recording.writer import RecordingSink
 from openprogram.providers.replay import ReplayMismatch, ReplayProvider
 from openprogram.recordings.versions import write_version
@@ -191,13 +192,13 @@ class OpenProgramRecording:
             def rerecord(api: str, provider: ApiProvider) -> ApiProvider:
                 return RerecordingApi(state, provider)
 
-            self._stack.enter_context(override_api_providers(rerecord))
+            self._stack.enter_context(wrap_api_providers(rerecord))
             return
 
         def serve(api: str, provider: ApiProvider) -> ApiProvider:
             return replay
 
-        self._stack.enter_context(override_api_providers(serve))
+        self._stack.enter_context(wrap_api_providers(serve))
 
     def _new_partial(self) -> Path:
         self.path.parent.mkdir(parents=True, exist_ok=True)
@@ -220,11 +221,12 @@ class OpenProgramRecording:
             sink = _CountingSink(self._partial, header)
             self._sink = sink
             sink.ensure_header()
+            rules = project_rules()  # read once, not once per api
 
             def record(api: str, provider: ApiProvider) -> ApiProvider:
-                return RecordingProvider(provider, sink)
+                return RecordingProvider(provider, sink, rules=rules)
 
-            self._stack.enter_context(override_api_providers(record))
+            self._stack.enter_context(wrap_api_providers(record))
         except BaseException:
             self.abort()
             raise

@@ -19,6 +19,8 @@ PACKAGES = ("openprogram", "tui")
 BOUNDARY = (
     "openprogram.providers.types",
     "openprogram.providers.api_registry",
+    "openprogram.providers.runtime",
+    "openprogram.providers.wrapper",
     "openprogram.providers.stream",
     "openprogram.providers.accumulator",
     "openprogram.providers.scripted",

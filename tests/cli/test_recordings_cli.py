@@ -7,6 +7,7 @@ import os
 import pty
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -245,8 +246,10 @@ def test_delete_needs_yes_without_a_terminal_and_refuses_what_it_must(
 
 def test_prune_dry_run_confirmation_and_failure_report(openprogram_home: Path) -> None:
     root = managed_dir(openprogram_home)
+    forty_days_ago = time.time() - 40 * 86400
     for name in ("a", "b", "busy"):
-        write_recording(root / f"{name}.jsonl", header={"created_at": days_ago(40)})
+        old = write_recording(root / f"{name}.jsonl", header={"created_at": days_ago(40)})
+        os.utime(old, (forty_days_ago, forty_days_ago))  # prune ages by the last write
     write_recording(root / "new.jsonl", header={"created_at": days_ago(1)})
     dry = run_cli(openprogram_home, "prune", "--older-than-days", "30", "--dry-run")
     assert dry.returncode == 0 and "matched 3, deleted 0" in dry.stdout

@@ -15,7 +15,7 @@ from openprogram.providers import (
     get_api_provider,
     register_api_provider,
 )
-from openprogram.providers.api_registry import ApiProvider, UnknownApiError, override_api_providers
+from openprogram.providers.api_registry import ApiProvider, UnknownApiError, wrap_api_providers
 from openprogram.providers.replay import ReplayMismatch
 from openprogram.pytest_plugin import ALIASES, CHOICES, _file_stem, resolve_record_mode
 from openprogram.testing import RECORD_MODES, tui_command
@@ -133,7 +133,7 @@ def test_unsafe_names_are_replaced_and_kept_apart() -> None:
     assert len(_file_stem("test_" + "x" * 500)) <= 130
 
 
-def test_the_override_wraps_every_api_including_later_registrations() -> None:
+def test_a_wrapper_wraps_every_api_including_later_registrations() -> None:
     first, later = Named("first"), Named("later")
     register_api_provider("a", first)
     wrapped: list[Wrapped] = []
@@ -142,7 +142,7 @@ def test_the_override_wraps_every_api_including_later_registrations() -> None:
         wrapped.append(Wrapped(api, provider))
         return wrapped[-1]
 
-    with override_api_providers(wrap):
+    with wrap_api_providers(wrap):
         seen = get_api_provider("a")
         assert isinstance(seen, Wrapped) and seen.inner is first
         assert get_api_provider("a") is seen  # wrapped once per underlying provider
@@ -157,15 +157,11 @@ def test_the_override_wraps_every_api_including_later_registrations() -> None:
     assert not isinstance(get_api_provider("scripted"), Wrapped)
 
 
-def test_overrides_do_not_nest_and_are_removed_on_error() -> None:
+def test_wrappers_nest_and_are_removed_on_error() -> None:
     register_api_provider("a", Named("a"))
-    with pytest.raises(ValueError), override_api_providers(lambda api, provider: Named("x")):
-        with (
-            pytest.raises(RuntimeError, match="already active"),
-            override_api_providers(lambda api, provider: provider),
-        ):
-            pass
+    with pytest.raises(ValueError), wrap_api_providers(lambda api, provider: Named("x")):
+        with wrap_api_providers(lambda api, provider: Named("y")):
+            assert get_api_provider("a").name == "y"  # type: ignore[attr-defined]
+        assert get_api_provider("a").name == "x"  # type: ignore[attr-defined]
         raise ValueError("the test failed")
     assert isinstance(get_api_provider("a"), Named) and get_api_provider("a").name == "a"  # type: ignore[attr-defined]
-    with override_api_providers(lambda api, provider: provider):  # usable again
-        pass

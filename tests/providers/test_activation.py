@@ -2,24 +2,41 @@
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import json
 import subprocess
 import sys
 import threading
 import time
+import traceback
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import pytest
 
+from openprogram.providers import (
+    Context,
+    Model,
+    UserMessage,
+    complete,
+    get_api_provider,
+    provider_runtime_mode,
+    wrap_api_providers,
+)
 from openprogram.providers import api_registry as runtime_module
-from openprogram.providers import get_api_provider, provider_runtime_mode
-from openprogram.providers.api_registry import RuntimeState, provider_runtime_state
-from openprogram.providers.recording.activation import BlockedProvider
+from openprogram.providers.api_registry import ApiProvider, provider_runtime_state
+from openprogram.providers.recording.activation import BlockedProvider, RecordReplayBlockedError
 from openprogram.providers.recording.config import RecordReplayConfig, write_record_replay_config
+from openprogram.providers.recording.reader import read_recording
+from openprogram.providers.runtime import ProviderRuntimeInitializationError, RuntimeState
 from openprogram.providers.scripted import ScriptedProvider, echo_responder
 from openprogram.recordings import ensure_recordings_dir
 from tests.recording_files import REPO_ROOT, run_echo_program, subprocess_env, write_recording
+
+CTX = Context(messages=[UserMessage(content="hello")])
+CTX_WITH_NAME = Context(messages=[UserMessage(content="I am Jane")])
 
 BLOCKED_PROGRAM = """
 import asyncio, json, socket, sys
@@ -203,3 +220,124 @@ def test_a_program_run_under_record_then_replay_gets_the_recorded_answers_offlin
 
     diverged = run_echo_program(openprogram_home, "goodbye", "--no-scripted")
     assert diverged["error_type"] == "ReplayMismatch" and "call 0" in diverged["error"]
+
+
+class UnprintableError(Exception):
+    """An exception whose message cannot be read."""
+
+    def __str__(self) -> str:
+        raise RuntimeError("no message for you")
+
+
+def test_a_start_failure_whose_message_cannot_be_read_fails_every_caller_without_a_hang(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    def broken_builtins() -> dict[str, Any]:
+        raise UnprintableError
+
+    monkeypatch.setattr(runtime_module, "builtin_providers", broken_builtins)
+    with pytest.raises(ProviderRuntimeInitializationError) as first:
+        get_api_provider("scripted")
+    assert (first.value.stage, first.value.cause_type) == ("register_builtins", "UnprintableError")
+    later: list[BaseException] = []
+
+    def look_up() -> None:
+        try:
+            get_api_provider("scripted")
+        except BaseException as exc:
+            later.append(exc)
+
+    caller = threading.Thread(target=look_up)
+    caller.start()
+    caller.join(timeout=30)
+    assert not caller.is_alive(), "a later caller waits forever for a failed start"
+    assert provider_runtime_state() is RuntimeState.FAILED
+    assert [type(exc) for exc in later] == [ProviderRuntimeInitializationError]
+    assert str(later[0]) == str(first.value)
+
+
+def test_a_failure_to_register_the_built_ins_names_no_secret_anywhere_in_its_traceback(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    key = "sk-proj-" + "a1B2c3D4e5F6g7H8i9J0" * 2
+
+    def leaky_builtins() -> dict[str, Any]:
+        raise ValueError(f"vendor client refused api_key={key}")
+
+    monkeypatch.setattr(runtime_module, "builtin_providers", leaky_builtins)
+    with pytest.raises(ProviderRuntimeInitializationError) as caught:
+        get_api_provider("scripted")
+    shown = "".join(traceback.format_exception(caught.value))
+    assert "ValueError" in shown and "vendor client refused" in shown
+    assert key not in shown and key[:20] not in shown
+
+
+def test_a_blocked_start_under_a_wrapper_already_installed_fails_closed_with_the_diagnostic(
+    openprogram_home: Path,
+) -> None:
+    write_record_replay_config(RecordReplayConfig(mode="replay", file="vanished"))
+    seen: list[ApiProvider] = []
+
+    def passing_through(api: str, provider: ApiProvider) -> ApiProvider:
+        seen.append(provider)
+        return provider
+
+    with wrap_api_providers(passing_through):  # installed before the runtime starts
+        provider = get_api_provider("openai-completions")
+        assert provider_runtime_mode() == "blocked"
+        assert isinstance(provider, BlockedProvider) and seen == [provider]
+        with pytest.raises(RecordReplayBlockedError) as caught:
+            asyncio.run(complete(Model(id="m", api="openai-completions", provider="openai"), CTX))
+    message = str(caught.value)
+    assert "file not found" in message
+    assert "openprogram recordings status" in message and "openprogram recordings off" in message
+
+
+def test_record_start_reads_pyproject_once_for_every_api(
+    openprogram_home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    project = tmp_path / "project"
+    project.mkdir()
+    pyproject = project / "pyproject.toml"
+    pyproject.write_text(
+        "[tool.openprogram.record]\n"
+        'scrub = [{ path = "**", pattern = "Jane", replace = "<name>" }]\n'
+    )
+    monkeypatch.chdir(project)
+    ensure_recordings_dir()
+    write_record_replay_config(RecordReplayConfig(mode="record", file="session"))
+    with files_opened() as opened:
+        for api in ("openai-completions", "anthropic-messages", "scripted"):
+            get_api_provider(api)
+    assert provider_runtime_mode() == "record"
+    assert opened.count(str(pyproject)) == 1
+    asyncio.run(complete(Model(id="m", api="scripted", provider="scripted"), CTX_WITH_NAME))
+    recorded = read_recording(ensure_recordings_dir() / "session.jsonl")
+    assert "Jane" not in json.dumps(recorded.calls[0].request_payload())
+    assert "<name>" in json.dumps(recorded.calls[0].request_payload())
+
+
+class _Opens:
+    """The files opened while a test listens (one audit hook for the session: hooks stay for good)."""
+
+    listening: ClassVar[list[list[str]]] = []
+    installed = False
+
+    @classmethod
+    def hook(cls, event: str, args: tuple[Any, ...]) -> None:
+        if event == "open" and cls.listening:
+            cls.listening[-1].append(str(args[0]))
+
+
+@contextlib.contextmanager
+def files_opened() -> Iterator[list[str]]:
+    """Every path opened inside the block, in order."""
+    if not _Opens.installed:
+        sys.addaudithook(_Opens.hook)
+        _Opens.installed = True
+    opened: list[str] = []
+    _Opens.listening.append(opened)
+    try:
+        yield opened
+    finally:
+        _Opens.listening.remove(opened)

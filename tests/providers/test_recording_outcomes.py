@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import asyncio
+import json
 from collections.abc import AsyncIterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -13,6 +15,7 @@ from openprogram.providers.recording import RecordingProvider
 from openprogram.providers.recording.mismatch import ReplayMismatch
 from openprogram.providers.recording.reader import read_recording
 from openprogram.providers.recording.replayer import RecordedCallError, ReplayProvider
+from openprogram.providers.recording.writer import RecordingSink
 from openprogram.providers.scripted import ScriptedProvider, TextStep
 from openprogram.providers.types import AssistantMessageEvent, DoneEvent, StreamOptions
 
@@ -192,3 +195,65 @@ async def test_runtime_only_options_are_not_recorded_but_reach_the_provider(tmp_
     text = path.read_text()
     assert "signal" not in text and "on_payload" not in text
     assert read_recording(path).calls[0].request.options["temperature"] == 0.5  # type: ignore[index]
+
+
+class RefusingProvider:
+    """Fails in `stream()` itself, before any event (a vendor client that refuses the request)."""
+
+    requires_credentials = False
+
+    def stream(
+        self, model: Model, context: Context, options: StreamOptions | None = None
+    ) -> AsyncIterator[AssistantMessageEvent]:
+        raise PermissionError("refused: key sk-proj-a1B2c3D4e5F6g7H8i9J0k1L2m3N4 is revoked")
+
+    stream_simple = stream
+
+
+async def test_a_provider_failing_before_its_first_event_is_recorded_and_replayed_as_that_failure(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "r.jsonl"
+    with pytest.raises(PermissionError):
+        async for _ in RecordingProvider(RefusingProvider(), path).stream(MODEL, CONTEXT):
+            pass
+    call = read_recording(path).calls[0]
+    assert (call.outcome, len(call.events)) == ("error", 0)
+    assert call.request.context["messages"][0]["content"] == "hello"
+    assert call.error is not None and call.error.startswith("PermissionError: refused: key ")
+    assert "sk-proj-a1B2" not in call.error and "is revoked" in call.error
+
+    with pytest.raises(RecordedCallError, match="failed when it was recorded: PermissionError"):
+        async for _ in ReplayProvider(path).stream(MODEL, CONTEXT):
+            pass
+
+
+class EventLog(RecordingSink):
+    """A sink that also keeps every event row it is given (one write path: all pass here)."""
+
+    def __init__(self, path: Path) -> None:
+        self.events: list[dict[str, Any]] = []
+        super().__init__(path)
+
+    def write_event(self, call_index: int, event_index: int, event: dict[str, Any]) -> None:
+        self.events.append(event)
+        super().write_event(call_index, event_index, event)
+
+
+async def test_every_event_row_goes_through_the_sink_s_one_write_path(tmp_path: Path) -> None:
+    path = tmp_path / "r.jsonl"
+    sink = EventLog(path)
+    answer = "a b c"
+    async for _ in RecordingProvider(ScriptedProvider([[TextStep(text=answer)]]), sink).stream(
+        MODEL, CONTEXT
+    ):
+        pass
+    rows = [json.loads(line) for line in path.read_text().splitlines()]
+    stored = [row["event"] for row in rows if row["type"] == "event"]
+    assert sink.events == stored and len(stored) == 7  # start, text start, 3 deltas, end, done
+    written = [line for line in path.read_bytes().splitlines() if b'"type":"event"' in line]
+    assert written == [
+        json.dumps(row, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode()
+        for row in rows
+        if row["type"] == "event"
+    ]

@@ -134,3 +134,23 @@ async def test_a_failed_fsync_fails_the_call_naming_the_file(
         async for event in recorder.stream(model, Context(messages=[UserMessage(content="go")])):
             delivered.append(event.type)
     assert str(path) in str(caught.value) and "done" not in delivered
+
+
+def test_a_sink_creates_its_folder_and_header_when_constructed(tmp_path: Path) -> None:
+    path = tmp_path / "new" / "deeper" / "session.jsonl"
+    sink = RecordingSink(path, {"recording_id": "session"})
+    sink.close()
+    recording = read_recording(path)  # a bare sink leaves a file that replays (zero calls)
+    assert len(recording.calls) == 0 and recording.header.model_extra == {"recording_id": "session"}
+    assert stat.S_IMODE(path.stat().st_mode) == 0o600
+
+
+def test_a_recorder_aimed_at_an_unusable_path_fails_when_constructed(tmp_path: Path) -> None:
+    blocker = tmp_path / "a-file"
+    blocker.write_text("not a folder\n")
+    with pytest.raises(RecordingFileError, match="cannot create its folder") as caught:
+        RecordingProvider(ScriptedProvider([[TextStep(text="hi")]]), blocker / "r.jsonl")
+    assert caught.value.path == blocker / "r.jsonl"
+    recorder = RecordingProvider(ScriptedProvider([[TextStep(text="hi")]]), tmp_path / "r.jsonl")
+    recorder.sink.close()
+    assert len(read_recording(tmp_path / "r.jsonl").calls) == 0  # the header is there before a call

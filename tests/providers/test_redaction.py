@@ -290,3 +290,13 @@ def test_redaction_is_idempotent_on_examples() -> None:
     payload = {"token": "x", "url": "https://u:p@h/?key=1", "s": FAKE_SLACK}
     once_value = remove_secret_values(payload)
     assert remove_secret_values(once_value) == once_value
+
+
+def test_secret_field_names_are_importable_from_where_the_seed_puts_them() -> None:
+    import openprogram.providers as providers
+    import openprogram.providers.recording as recording
+
+    assert recording.SECRET_FIELD_NAMES is SECRET_FIELD_NAMES
+    assert providers.SECRET_FIELD_NAMES is SECRET_FIELD_NAMES
+    assert "SECRET_FIELD_NAMES" in recording.__all__ and "SECRET_FIELD_NAMES" in providers.__all__
+    assert {"authorization", "api_key", "password"} <= SECRET_FIELD_NAMES

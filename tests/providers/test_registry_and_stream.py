@@ -1,4 +1,4 @@
-"""The registry, the transform rules and the stream functions."""
+"""The registry, its stack of wrappers, `WrapperProvider` and the stream functions."""
 
 from __future__ import annotations
 
@@ -13,14 +13,17 @@ import pytest
 from openprogram.providers import (
     Context,
     Model,
+    SimpleStreamOptions,
     StreamOptions,
     UnknownApiError,
     UserMessage,
+    WrapperProvider,
     complete,
-    configure_provider_transform,
+    complete_simple,
     get_api_provider,
     register_api_provider,
     stream,
+    wrap_api_providers,
 )
 from openprogram.providers.api_registry import ApiProvider
 from openprogram.providers.scripted import ScriptedProvider, TextStep
@@ -60,7 +63,7 @@ def test_import_has_no_side_effects_in_a_fresh_interpreter(tmp_path: Path) -> No
         import openprogram.providers as p
         from openprogram.providers import api_registry
         assert api_registry.registered_apis() == [], api_registry.registered_apis()
-        assert not api_registry.provider_transform_installed()
+        assert api_registry._registry.wrappers == []
         assert api_registry.provider_runtime_state().value == "new"
         assert not os.path.exists(os.environ["OPENPROGRAM_HOME"])
         assert "textual" not in sys.modules
@@ -111,31 +114,111 @@ async def test_providers_that_need_no_credentials_never_trigger_a_lookup(
     assert spy.options[0] is not None and spy.options[0].api_key is None
 
 
-def test_the_transform_is_installed_once_wraps_everything_and_is_atomic() -> None:
+def test_a_wrapper_wraps_every_api_including_later_ones_until_removed() -> None:
     first, second = KeySpy(False), KeySpy(False)
     register_api_provider("a", first)
     register_api_provider("b", second)
-
-    def exploding(api: str, provider: ApiProvider) -> ApiProvider:
-        if api == "b":
-            raise ValueError("no")
-        return KeySpy(False)
-
-    with pytest.raises(ValueError):
-        configure_provider_transform(exploding)
-    assert get_api_provider("a") is first and get_api_provider("b") is second
-
     wrapped: dict[str, ApiProvider] = {}
 
     def wrap(api: str, provider: ApiProvider) -> ApiProvider:
         wrapped[api] = provider
         return KeySpy(False)
 
-    configure_provider_transform(wrap)
-    configure_provider_transform(wrap)  # the same callable again is a no-op
-    with pytest.raises(RuntimeError, match="already installed"):
-        configure_provider_transform(lambda api, provider: provider)
-    assert wrapped["a"] is first and get_api_provider("a") is not first
-    later = KeySpy(False)
-    register_api_provider("c", later)
-    assert wrapped["c"] is later and get_api_provider("c") is not later
+    with wrap_api_providers(wrap):
+        seen = get_api_provider("a")
+        assert wrapped["a"] is first and seen is not first
+        assert get_api_provider("a") is seen  # wrapped once until the registry changes
+        later = KeySpy(False)
+        register_api_provider("c", later)
+        assert get_api_provider("c") is not later and wrapped["c"] is later
+    assert get_api_provider("a") is first and get_api_provider("b") is second
+
+
+def test_a_wrapper_that_raises_fails_only_the_lookup_and_is_removed_on_leaving() -> None:
+    first = KeySpy(False)
+    register_api_provider("a", first)
+
+    def exploding(api: str, provider: ApiProvider) -> ApiProvider:
+        raise ValueError("no")
+
+    with pytest.raises(ValueError), wrap_api_providers(exploding):
+        get_api_provider("a")
+    assert get_api_provider("a") is first
+
+
+class Named:
+    """A provider that only says which wrapper made it, and what it wraps."""
+
+    requires_credentials = False
+
+    def __init__(self, name: str, inner: ApiProvider | None = None) -> None:
+        self.name, self.inner = name, inner
+
+    def stream(self, model: Model, context: Context, options: StreamOptions | None = None) -> None:
+        raise NotImplementedError
+
+    stream_simple = stream
+
+
+def _names(provider: object) -> list[str]:
+    names = []
+    while isinstance(provider, Named):
+        names.append(provider.name)
+        provider = provider.inner
+    return names
+
+
+def test_wrappers_stack_in_order_and_innermost_goes_under_the_others() -> None:
+    register_api_provider("a", Named("registered"))
+    outer = wrap_api_providers(lambda api, provider: Named("outer", provider))
+    with wrap_api_providers(lambda api, provider: Named("top", provider)):
+        wrap_api_providers(lambda api, provider: Named("record/replay", provider), innermost=True)
+        assert _names(get_api_provider("a")) == ["top", "outer", "record/replay", "registered"]
+        outer.remove()
+        outer.remove()  # again is a no-op
+        assert _names(get_api_provider("a")) == ["top", "record/replay", "registered"]
+    assert _names(get_api_provider("a")) == ["record/replay", "registered"]
+
+
+class EntryPointSpy:
+    """Says which entry point served each call."""
+
+    requires_credentials = False
+
+    def __init__(self) -> None:
+        self.calls: list[str] = []
+
+    async def stream(
+        self, model: Model, context: Context, options: StreamOptions | None = None
+    ) -> AsyncIterator[AssistantMessageEvent]:
+        self.calls.append("stream")
+        async for event in ScriptedProvider([[TextStep(text="ok")]]).stream(model, context):
+            yield event
+
+    async def stream_simple(
+        self, model: Model, context: Context, options: SimpleStreamOptions | None = None
+    ) -> AsyncIterator[AssistantMessageEvent]:
+        self.calls.append("stream_simple")
+        async for event in ScriptedProvider([[TextStep(text="ok")]]).stream(model, context):
+            yield event
+
+
+class Counted(WrapperProvider):
+    """A wrapper of a few lines: it counts calls, by either entry point."""
+
+    count = 0
+
+    def wrap_call(self, model, context, options, forward):  # type: ignore[no-untyped-def]
+        Counted.count += 1
+        return forward()
+
+
+async def test_a_wrapper_implements_one_method_and_serves_both_entry_points() -> None:
+    spy = EntryPointSpy()
+    register_api_provider("spy", spy)
+    Counted.count = 0
+    with wrap_api_providers(lambda api, provider: Counted(provider)):
+        await complete(MODEL, CONTEXT)
+        await complete_simple(MODEL, CONTEXT, SimpleStreamOptions(reasoning="low"))
+    assert spy.calls == ["stream", "stream_simple"] and Counted.count == 2
+    assert Counted(spy).requires_credentials is False

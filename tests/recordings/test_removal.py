@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import time
 from pathlib import Path
 
 import pytest
@@ -25,8 +26,12 @@ from tests.recording_files import days_ago, locked_by_another_process, write_rec
 
 
 def managed(name: str, age_days: float = 0) -> Path:
+    """A managed recording created and last written `age_days` ago."""
     header = {"recording_id": name, "created_at": days_ago(age_days)}
-    return write_recording(ensure_recordings_dir() / f"{name}.jsonl", header=header)
+    path = write_recording(ensure_recordings_dir() / f"{name}.jsonl", header=header)
+    last_write = time.time() - age_days * 86400
+    os.utime(path, (last_write, last_write))
+    return path
 
 
 def test_delete_removes_one_managed_recording() -> None:
@@ -137,6 +142,18 @@ def test_prune_removes_only_old_recordings_and_reports_what_it_did(
     assert not old.exists() and not by_mtime.exists()
     assert recent.exists() and active.exists() and link.is_symlink() and outside.exists()
     assert report.to_json()["skipped"][0].keys() == {"id", "reason"}
+
+
+def test_prune_ages_a_recording_by_its_last_write_not_its_creation() -> None:
+    appended_today = managed("appended-today", 40)
+    os.utime(appended_today)  # created 40 days ago, a call appended now
+    untouched = write_recording(
+        ensure_recordings_dir() / "untouched.jsonl", header={"created_at": days_ago(1)}
+    )
+    os.utime(untouched, (0, time.time() - 40 * 86400))  # a copy that kept a young header
+    report = prune_recordings(30)
+    assert report.deleted == ("untouched",)
+    assert appended_today.exists() and not untouched.exists()
 
 
 def test_prune_reports_a_locked_file_as_failed() -> None:

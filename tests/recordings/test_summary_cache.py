@@ -319,7 +319,7 @@ def test_prune_decides_by_the_listing_s_facts_without_reading_unchanged_files_ag
     kept = recorded("kept")
     header = {"recording_id": "old", "created_at": "2020-01-01T00:00:00Z"}
     old = write_recording(ensure_recordings_dir() / "old.jsonl", ("hi",), header)
-    stamp = time.time_ns() - AN_HOUR_NS
+    stamp = time.time_ns() - 40 * 24 * AN_HOUR_NS  # prune ages by the last write
     os.utime(old, ns=(stamp, stamp))
     list_recordings()
     scans.clear()

@@ -11,7 +11,7 @@ import logging
 from collections.abc import AsyncIterator
 
 from openprogram.errors import OpenProgramError
-from openprogram.providers.api_registry import configure_provider_transform
+from openprogram.providers.api_registry import ProviderWrapper, wrap_api_providers
 from openprogram.providers.recording.check_protocol import (
     ChildRunSpec,
     RerecordSpec,
@@ -32,8 +32,8 @@ from openprogram.providers.recording.file_policy import require_usable
 from openprogram.providers.recording.recorder import RecordingProvider
 from openprogram.providers.recording.redaction import remove_secret_text
 from openprogram.providers.recording.rerecord import RerecordingApi, RerecordState
-from openprogram.providers.recording.rules import RulesConfigError
-from openprogram.providers.recording.rules_sources import rules_from_tables
+from openprogram.providers.recording.rules import RulesConfigError, validate_rules
+from openprogram.providers.recording.rules_sources import project_rules, rules_from_tables
 from openprogram.providers.recording.store import (
     RecordingSelectorError,
     ensure_recordings_dir,
@@ -103,9 +103,7 @@ def _start_record(selector: str | None) -> RecordingSink:
     ensure_recordings_dir()
     if location.path.exists() or location.path.is_symlink():
         require_usable(location, tighten=True)
-    sink = RecordingSink(location.path)
-    sink.ensure_header()
-    return sink
+    return RecordingSink(location.path)
 
 
 def _start_replay(selector: str | None, spec: ChildRunSpec | None) -> ReplayProvider:
@@ -130,12 +128,30 @@ def _start_replay(selector: str | None, spec: ChildRunSpec | None) -> ReplayProv
 def _rerecord_state(replay: ReplayProvider, rerecord: RerecordSpec) -> RerecordState:
     """Rerecord (`openprogram recordings rerecord`): replay, then live into a new file."""
     sink = RecordingSink(rerecord.into, dict(replay.recording.header.model_extra or {}))
-    sink.ensure_header()
     return RerecordState(replay, sink, rerecord.from_call)
 
 
+def _wrapper_for(mode: str, selector: str | None, spec: ChildRunSpec | None) -> ProviderWrapper:
+    """Every api's record/replay wrapper for `mode`; the project's rules are read here, once."""
+    if mode == "record":
+        sink = _start_record(selector)
+        rules = validate_rules(project_rules())
+        return lambda api, provider: RecordingProvider(provider, sink, rules=rules)
+    replay = _start_replay(selector, spec)
+    if spec is not None and spec.rerecord is not None:
+        state = _rerecord_state(replay, spec.rerecord)
+        return lambda api, provider: RerecordingApi(state, provider)
+    return lambda api, provider: replay
+
+
 def activate_record_replay() -> str:
-    """Apply the configured mode to the registry; returns `off`, `record`, `replay` or `blocked`."""
+    """Apply the configured mode to the registry; returns `off`, `record`, `replay` or `blocked`.
+
+    The mode's wrapper goes at the bottom of the registry's stack, under any wrapper already
+    there: a wrapper that forwards its calls reaches the recording, the replay or the refusal.
+    A check's child runs from the run spec its parent wrote (`check_protocol`), never from the
+    user's configuration.
+    """
     try:
         spec = read_run_spec(state_dir())
         config = (
@@ -145,17 +161,8 @@ def activate_record_replay() -> str:
         )
         if config.mode == "off":
             return "off"
-        if config.mode == "record":
-            sink = _start_record(config.file)
-            configure_provider_transform(lambda api, provider: RecordingProvider(provider, sink))
-            return "record"
-        replay = _start_replay(config.file, spec)
-        if spec is not None and spec.rerecord is not None:
-            state = _rerecord_state(replay, spec.rerecord)
-            configure_provider_transform(lambda api, provider: RerecordingApi(state, provider))
-            return "replay"
-        configure_provider_transform(lambda api, provider: replay)
-        return "replay"
+        wrap_api_providers(_wrapper_for(config.mode, config.file, spec), innermost=True)
+        return config.mode
     except (
         ActivationError,
         ConfigError,
@@ -170,5 +177,5 @@ def activate_record_replay() -> str:
             cause = f"{cause} (configuration {config_path()})"
         logger.error("record/replay blocked: %s", cause)
         blocked = BlockedProvider(cause)
-        configure_provider_transform(lambda api, provider: blocked)
+        wrap_api_providers(lambda api, provider: blocked, innermost=True)
         return "blocked"

@@ -60,14 +60,14 @@ def _redacted_whole(
 
 
 class BlockRedactor:
-    """Turns the events of one call into the rows to write, holding deltas until their block ends.
+    """Turns the events of one call into the events to write, holding deltas until their block ends.
 
-    `encode` is the recorder's row encoder (which redacts each value on its own as well).
+    `encode` is the recorder's event encoder (which redacts each value on its own as well).
     """
 
     def __init__(
         self,
-        encode: Callable[[AssistantMessageEvent], str],
+        encode: Callable[[AssistantMessageEvent], dict[str, Any]],
         scrub: Callable[[str], str] | None = None,
     ) -> None:
         self._encode = encode
@@ -75,12 +75,12 @@ class BlockRedactor:
         """The user's scrub rules for answer text (after the built-in redaction), if any."""
         self._open: dict[int, list[DeltaEvent]] = {}
 
-    def rows_for(self, event: AssistantMessageEvent) -> list[str]:
+    def rows_for(self, event: AssistantMessageEvent) -> list[dict[str, Any]]:
         """The rows to write now for `event` (none while a block's deltas are held)."""
         if isinstance(event, _DELTA_TYPES):
             self._open.setdefault(event.content_index, []).append(event)
             return []
-        rows: list[str] = []
+        rows: list[dict[str, Any]] = []
         index = getattr(event, "content_index", None)
         if event.type in _END_TYPES and isinstance(index, int):
             rows += self._release(index)
@@ -89,14 +89,14 @@ class BlockRedactor:
         rows.append(self._encode(event))
         return rows
 
-    def release_all(self) -> list[str]:
+    def release_all(self) -> list[dict[str, Any]]:
         """The rows of every block still open (the call ended, failed or was abandoned)."""
-        rows: list[str] = []
+        rows: list[dict[str, Any]] = []
         for index in sorted(self._open):
             rows += self._release(index)
         return rows
 
-    def _release(self, index: int) -> list[str]:
+    def _release(self, index: int) -> list[dict[str, Any]]:
         deltas = self._open.pop(index, [])
         if not deltas:
             return []

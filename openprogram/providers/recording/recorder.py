@@ -1,8 +1,9 @@
 """Recording: a transparent provider that writes every call it passes through to a JSONL file.
 
 `RecordingProvider(real_provider, path_or_sink)` writes the redacted request, then each event, then
-yields the event unchanged. However the call ends (done, provider error, cancellation, or a consumer
-that stops early) it writes a `call_end` with that outcome and closes the source stream.
+yields the event unchanged. However the call ends (done, provider error, cancellation, a consumer
+that stops early, or a provider that fails before its first event) it writes a `call_end` with that
+outcome and closes the source stream. It is a `WrapperProvider`: one method serves both entry points.
 """
 
 from __future__ import annotations
@@ -10,25 +11,13 @@ from __future__ import annotations
 import asyncio
 import os
 import sys
-import typing
-from collections.abc import AsyncIterable, AsyncIterator
+from collections.abc import AsyncIterator
 from typing import Any
-
-from pydantic import BaseModel
 
 from openprogram.providers.api_registry import ApiProvider
 from openprogram.providers.recording.block_redaction import BlockRedactor
 from openprogram.providers.recording.format import CallOutcome
-from openprogram.providers.recording.redaction import (
-    is_secret_field_name,
-    needs_redaction,
-    remove_secret_text,
-    remove_secret_values,
-)
-from openprogram.providers.recording.rows import (
-    encode_json,
-    encode_string,
-)
+from openprogram.providers.recording.redaction import remove_secret_text, remove_secret_values
 from openprogram.providers.recording.rules import (
     MatchingRules,
     ScrubRule,
@@ -36,15 +25,14 @@ from openprogram.providers.recording.rules import (
     scrub_value,
     validate_rules,
 )
-from openprogram.providers.recording.rules_sources import project_rules as find_project_rules
 from openprogram.providers.recording.writer import RecordingSink, RecordingWriteError
 from openprogram.providers.types import (
     AssistantMessageEvent,
     Context,
     Model,
-    SimpleStreamOptions,
     StreamOptions,
 )
+from openprogram.providers.wrapper import Forward, WrapperProvider
 from openprogram.text import one_line, shorten
 
 __all__ = ["RecordingProvider", "redact_request_dump", "request_dump", "request_payload"]
@@ -72,69 +60,13 @@ def request_dump(model: Model, context: Context, options: StreamOptions | None) 
 
 
 def redact_request_dump(dump: dict[str, Any]) -> dict[str, Any]:
-    """`remove_secret_values(dump)` for a `request_dump`, reusing the parts with nothing secret."""
-    return {part: _redacted(value) for part, value in dump.items()}
+    """`request_payload` from a `request_dump`: `remove_secret_values` of it."""
+    return remove_secret_values(dump)
 
 
-def _redacted(dumped: Any) -> Any:
-    """`remove_secret_values` of a fresh dump, which is kept as it is when nothing is secret."""
-    return remove_secret_values(dumped) if needs_redaction(dumped) else dumped
-
-
-def _flat_event_templates() -> dict[type[BaseModel], tuple[str, str | None, bool]]:
-    """Row text templates for the flat events, which are nearly all of a stream's events.
-
-    A delta (or a text start or end) dumps to `{"content_index": int, "type": const}` plus at
-    most one `str` field: only that field can hold a secret, so it is redacted and encoded alone
-    into a template of the sorted keys. A class of another shape, or one that gains a field,
-    takes the general path.
-    """
-    templates: dict[type[BaseModel], tuple[str, str | None, bool]] = {}
-    union = typing.get_args(AssistantMessageEvent)[0]  # Annotated[A | B | ..., discriminator]
-    for cls in typing.get_args(union):
-        fields = cls.model_fields
-        kind = fields["type"].default
-        texts = [name for name in fields if name not in ("type", "content_index")]
-        if (
-            "content_index" not in fields
-            or fields["content_index"].annotation is not int
-            or len(texts) > 1
-            or any(fields[name].annotation is not str for name in texts)
-            or any(is_secret_field_name(name) for name in fields)
-            or remove_secret_text(kind) != kind
-        ):
-            continue
-        text = texts[0] if texts else None
-        parts, slots = [], []
-        for key in sorted(["content_index", "type", *texts]):
-            if key == "type":
-                parts.append(f'"type":{encode_json(kind)}')
-            else:
-                parts.append(f"{encode_json(key)}:{'%d' if key == 'content_index' else '%s'}")
-                slots.append(key)
-        template = "{" + ",".join(parts) + "}"
-        text_first = slots[0] == text
-        templates[cls] = (template, text, text_first)
-    return templates
-
-
-_FLAT_EVENTS = _flat_event_templates()
-
-
-def event_json(event: AssistantMessageEvent) -> str:
-    """The event as its row stores it: `encode_json(remove_secret_values(event.model_dump(...)))`."""
-    flat = _FLAT_EVENTS.get(type(event))
-    if flat is not None:
-        template, field, text_first = flat
-        index = event.content_index  # type: ignore[union-attr]
-        if type(index) is int:
-            if field is None:
-                return template % index
-            text = getattr(event, field)
-            if type(text) is str:
-                text = encode_string(remove_secret_text(text))
-                return template % ((text, index) if text_first else (index, text))
-    return encode_json(_redacted(event.model_dump(mode="json")))
+def event_dump(event: AssistantMessageEvent) -> dict[str, Any]:
+    """The event as its row stores it: the redacted JSON dump."""
+    return remove_secret_values(event.model_dump(mode="json"))
 
 
 def describe_error(exc: BaseException) -> str:
@@ -142,8 +74,13 @@ def describe_error(exc: BaseException) -> str:
     return shorten(remove_secret_text(one_line(f"{type(exc).__name__}: {exc}")), MAX_ERROR_TEXT)
 
 
-class RecordingProvider:
-    """Wraps `provider` and records every call into `path_or_sink` (a path or a `RecordingSink`)."""
+class RecordingProvider(WrapperProvider):
+    """Wraps `provider` and records every call into `path_or_sink` (a path or a `RecordingSink`).
+
+    A path is opened (its folder and header created) now, so a file that cannot be written fails
+    here. `rules` are the user's (`scrub` applies, after the built-in redaction); nothing is read
+    from `pyproject.toml` here: pass `rules_sources.project_rules()` for the project's rules.
+    """
 
     def __init__(
         self,
@@ -151,67 +88,54 @@ class RecordingProvider:
         path_or_sink: str | os.PathLike[str] | RecordingSink,
         *,
         rules: MatchingRules | None = None,
-        project_rules: bool = True,
     ) -> None:
-        self.provider = provider
+        super().__init__(provider)
         self.sink = (
             path_or_sink if isinstance(path_or_sink, RecordingSink) else RecordingSink(path_or_sink)
         )
-        found = find_project_rules() if project_rules else MatchingRules()
-        self.scrub: tuple[ScrubRule, ...] = (
-            *found.scrub,
-            *validate_rules(rules or MatchingRules()).scrub,
-        )
-        """The user's scrub rules (`pyproject.toml`, then the caller's), applied after redaction."""
-        self.requires_credentials: bool = getattr(provider, "requires_credentials", True)
+        self.scrub: tuple[ScrubRule, ...] = validate_rules(rules or MatchingRules()).scrub
+        """The user's scrub rules, applied after redaction."""
 
-    def stream(
-        self, model: Model, context: Context, options: StreamOptions | None = None
+    def wrap_call(
+        self, model: Model, context: Context, options: StreamOptions | None, forward: Forward
     ) -> AsyncIterator[AssistantMessageEvent]:
-        """Record one `stream` call of the wrapped provider."""
-        return self._record(self.provider.stream(model, context, options), model, context, options)
-
-    def stream_simple(
-        self, model: Model, context: Context, options: SimpleStreamOptions | None = None
-    ) -> AsyncIterator[AssistantMessageEvent]:
-        """Record one `stream_simple` call of the wrapped provider."""
-        source = self.provider.stream_simple(model, context, options)
-        return self._record(source, model, context, options)
+        """Record one call of the wrapped provider (by either entry point)."""
+        return self._record(forward, model, context, options)
 
     async def _record(
         self,
-        source: AsyncIterable[AssistantMessageEvent],
+        forward: Forward,
         model: Model,
         context: Context,
         options: StreamOptions | None,
     ) -> AsyncIterator[AssistantMessageEvent]:
         payload = scrub_value(request_payload(model, context, options), self.scrub)
         call_index = self.sink.begin_call(payload)
-        iterator = source.__aiter__()
         everywhere = tuple(rule for rule in self.scrub if rule.covers_everything)
         if everywhere:
             blocks = BlockRedactor(
-                lambda event: encode_json(
-                    scrub_value(remove_secret_values(event.model_dump(mode="json")), everywhere)
-                ),
+                lambda event: scrub_value(event_dump(event), everywhere),
                 lambda text: scrub_text(text, everywhere),
             )
         else:
-            blocks = BlockRedactor(event_json)
+            blocks = BlockRedactor(event_dump)
         written = 0
         outcome: CallOutcome | None = "abandoned"
         error: str | None = None
+        iterator: AsyncIterator[AssistantMessageEvent] | None = None
 
-        def write(rows: list[str]) -> None:
+        def write(events: list[dict[str, Any]]) -> None:
             nonlocal written
-            for row in rows:
-                self.sink.write_event_json(call_index, written, row)
+            for event in events:
+                self.sink.write_event(call_index, written, event)
                 written += 1
 
         try:
+            # Inside the try: a provider that fails before its first event is an `error` call.
+            iterator = aiter(forward())
             while True:
                 try:
-                    event = await iterator.__anext__()
+                    event = await anext(iterator)
                 except StopAsyncIteration:
                     outcome, error = "error", "stream ended without a done or error event"
                     return

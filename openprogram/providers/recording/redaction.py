@@ -31,7 +31,6 @@ __all__ = [
     "SECRET_PLACEHOLDER",
     "TEXT_RULES",
     "is_secret_field_name",
-    "needs_redaction",
     "remove_secret_argv",
     "remove_secret_text",
     "remove_secret_values",
@@ -433,39 +432,6 @@ def remove_secret_values(value: object) -> object:
 
 
 _PLAIN_SCALARS = frozenset({int, float, bool, type(None)})
-
-
-def needs_redaction(value: object) -> bool:
-    """False when `remove_secret_values(value)` would surely be equal to `value`.
-
-    The same walk without building a copy, stopping at the first sign of a secret, so a caller
-    holding a fresh value (a JSON dump) can skip the copy when there is nothing to remove. True
-    means "possibly": redact to find out. Anything but exact JSON types answers True.
-    """
-    kind = type(value)
-    if kind is str:
-        text: str = value  # type: ignore[assignment]
-        return remove_secret_text(text) != text
-    if kind is dict:
-        for key, item in value.items():  # type: ignore[attr-defined]
-            if _is_secret_entry(value, key):  # type: ignore[arg-type]
-                if item is not None:
-                    return True
-            elif type(item) is str:  # leaves inline: most of a dump is strings and numbers
-                if remove_secret_text(item) != item:
-                    return True
-            elif type(item) not in _PLAIN_SCALARS and needs_redaction(item):
-                return True
-        return False
-    if kind is list:
-        for item in value:  # type: ignore[attr-defined]
-            if type(item) is str:
-                if remove_secret_text(item) != item:
-                    return True
-            elif type(item) not in _PLAIN_SCALARS and needs_redaction(item):
-                return True
-        return False
-    return kind not in _PLAIN_SCALARS
 
 
 # A reasoning block's `signature` is the vendor's opaque proof of its reasoning, sent back as is:

@@ -56,7 +56,7 @@ class RerecordingApi:
 
     def __init__(self, state: RerecordState, provider: ApiProvider) -> None:
         self.state = state
-        self.recorder = RecordingProvider(provider, state.sink)
+        self.recorder = RecordingProvider(provider, state.sink, rules=state.replay.rules)
 
     def stream(
         self, model: Model, context: Context, options: StreamOptions | None = None

@@ -39,11 +39,19 @@ HEADER_SOURCE = "recording header"
 def find_pyproject(start: Path | None = None) -> Path | None:
     """The nearest `pyproject.toml` at or above `start` (default: the working directory) that has
     a `[tool.openprogram]` table, or None."""
+    found = _nearest_tool_table(start)
+    return found[0] if found is not None else None
+
+
+def _nearest_tool_table(start: Path | None) -> tuple[Path, dict[str, Any]] | None:
+    """`find_pyproject`, with the `[tool]` table it read there (so the file is read once)."""
     here = (start or Path.cwd()).resolve()
     for folder in (here, *here.parents):
         candidate = folder / "pyproject.toml"
-        if candidate.is_file() and "openprogram" in _tool_table(candidate):
-            return candidate
+        if candidate.is_file():
+            tool = _tool_table(candidate)
+            if "openprogram" in tool:
+                return candidate, tool
     return None
 
 
@@ -114,7 +122,11 @@ def rules_from_tables(
 
 def rules_from_pyproject(path: Path) -> MatchingRules:
     """The rules of `[tool.openprogram.replay]` and `[tool.openprogram.record]` in `path`."""
-    table = _tool_table(path).get("openprogram", {})
+    return _rules_from_tool_table(path, _tool_table(path))
+
+
+def _rules_from_tool_table(path: Path, tool: dict[str, Any]) -> MatchingRules:
+    table = tool.get("openprogram", {})
     where = f"{path}: tool.openprogram"
     if not isinstance(table, dict):
         raise RulesConfigError(where, "must be a table")
@@ -129,9 +141,9 @@ def rules_from_pyproject(path: Path) -> MatchingRules:
 
 
 def project_rules(start: Path | None = None) -> MatchingRules:
-    """The rules of the nearest `pyproject.toml` with `[tool.openprogram]`, or none."""
-    path = find_pyproject(start)
-    return rules_from_pyproject(path) if path is not None else MatchingRules()
+    """The rules of the nearest `pyproject.toml` with `[tool.openprogram]`, or none (read once)."""
+    found = _nearest_tool_table(start)
+    return _rules_from_tool_table(*found) if found is not None else MatchingRules()
 
 
 def rules_from_header(header: Mapping[str, Any], recording: str) -> MatchingRules:
@@ -164,17 +176,3 @@ def header_rules_value(rules: MatchingRules) -> dict[str, Any]:
                 for rule in items
             ]
     return value
-
-
-def rules_from_json(text: str, source: str) -> MatchingRules:
-    """Rules from the JSON form of a header's `rules` (how a command line passes them on)."""
-    import json
-
-    try:
-        value = json.loads(text)
-    except ValueError as exc:
-        raise RulesConfigError(source, f"not JSON ({exc})") from None
-    if not isinstance(value, dict):
-        raise RulesConfigError(source, "must be an object")
-    replay = {key: value[key] for key in ("ignore", "normalize") if key in value}
-    return rules_from_tables(replay, {}, source, source)

@@ -25,8 +25,6 @@ from openprogram.providers.recording.format import CallOutcome
 from openprogram.providers.recording.rows import (
     RECORDING_FORMAT_VERSION,
     classify_row_tail,
-    encode_event_row,
-    encode_json,
     encode_row,
 )
 
@@ -98,6 +96,10 @@ class RecordingSink:
     Thread-safe and process-safe. A crash leaves at most the unfinished calls, which the strict
     reader names. Every `call_end` is followed by an `fsync` before `end_call` returns, so no
     finished call is lost to a crash of the process or of the machine.
+
+    Constructing one creates the file's folder (0700) and the file with its header (0600), or
+    appends to the recording already there, so a path that cannot be recorded into fails here
+    with a `RecordingFileError`, not at the first call.
     """
 
     def __init__(self, path: str | os.PathLike[str], header: dict[str, Any] | None = None) -> None:
@@ -109,6 +111,16 @@ class RecordingSink:
         self._next_call = 0
         self._torn_tail = False
         self._pending: dict[int, _PendingRows] = {}
+        try:
+            self.path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+        except OSError as exc:
+            reason = f"cannot create its folder {self.path.parent}: {exc.strerror or exc}"
+            raise RecordingFileError(self.path, None, None, reason) from None
+        try:
+            self.ensure_header()
+        except BaseException:
+            self.close()
+            raise
 
     # -- file access, always under self._lock --
 
@@ -180,7 +192,7 @@ class RecordingSink:
     # -- the rows --
 
     def ensure_header(self) -> None:
-        """Create the file with its header now (it is created lazily on the first call otherwise)."""
+        """Write the header if the file has none yet (the constructor does; again is a no-op)."""
         with self._lock:
             self._append(lambda: b"", sync=True)
 
@@ -201,11 +213,9 @@ class RecordingSink:
 
     def write_event(self, call_index: int, event_index: int, event: dict[str, Any]) -> None:
         """Add one event row; rows are appended in batches (by size or age) and at `end_call`."""
-        self.write_event_json(call_index, event_index, encode_json(event))
-
-    def write_event_json(self, call_index: int, event_index: int, event_json: str) -> None:
-        """`write_event` for an event that is already redacted and encoded with `encode_json`."""
-        row = encode_event_row(call_index, event_index, event_json)
+        row = encode_row(
+            {"call_index": call_index, "event": event, "event_index": event_index, "type": "event"}
+        )
         with self._lock:
             pending = self._pending[call_index]
             now = time.monotonic()
