@@ -22,6 +22,7 @@ from tomlkit.items import AoT, Array, Table
 from openprogram.errors import OpenProgramError
 from openprogram.providers.recording.config import atomic_write_bytes
 from openprogram.providers.recording.errors import RecordingFileError
+from openprogram.providers.recording.reader import read_header
 from openprogram.providers.recording.rows import encode_row
 from openprogram.providers.recording.rules import (
     IgnoreRule,
@@ -155,16 +156,12 @@ def _check_pyproject(text: str, path: Path) -> None:
 def header_rules(recording: Path) -> MatchingRules:
     """The matching rules kept in a recording's header (its first row only is read)."""
     try:
-        with recording.open("rb") as source:
-            header = _header_row(recording, source.readline())
-    except RecordingFileError as exc:
+        header = read_header(recording)
+        return rules_from_header(header.model_extra or {}, str(recording))
+    except (RecordingFileError, RulesConfigError) as exc:
         raise RuleEditError(str(exc)) from None
     except OSError as exc:
         raise RuleEditError(f"{recording}: {exc.strerror or exc}") from None
-    try:
-        return rules_from_header(header, str(recording))
-    except RulesConfigError as exc:
-        raise RuleEditError(str(exc)) from None
 
 
 def rules_in_force(recording: Path, start: Path) -> MatchingRules:

@@ -193,3 +193,33 @@ def test_the_tui_shows_a_hostile_recording_as_text_and_leaves_the_terminal_as_it
         assert_terminal_as_it_was(terminal, before)
     finally:
         terminal.close()
+
+
+HUGE_NUMBER = '{"type":"header","format_version":1,"x":' + "9" * 5000 + "}\n"
+DEEP_HEADER = '{"type":"header","format_version":1,"x":' + "[" * 100_000 + "]" * 100_000 + "}\n"
+
+
+@pytest.mark.parametrize(
+    ("text", "reason"),
+    [(HUGE_NUMBER, "number too long"), (DEEP_HEADER, "nests JSON too deeply")],
+    ids=["4300-digit-number", "nested-100000-deep"],
+)
+def test_numbers_and_nesting_past_the_bounds_are_one_line_and_break_no_listing(
+    openprogram_home: Path, tmp_path: Path, text: str, reason: str
+) -> None:
+    from openprogram.recordings import managed_path
+    from tui.model.versions import version_note
+
+    write_recording(managed_path("fine"), said=["hi"])
+    hostile = managed_path("hostile")
+    hostile.write_text(text)
+    hostile.chmod(0o600)
+    listed = run_cli(openprogram_home, "list")
+    assert listed.returncode == 0, listed.stderr
+    assert "fine" in listed.stdout and "hostile" in listed.stdout
+    shown = run_cli(openprogram_home, "show", "hostile")
+    assert shown.returncode == 1 and "Traceback" not in shown.stderr
+    assert (
+        f"line 1: line {reason}" in shown.stdout or f"line 1: line holds a {reason}" in shown.stdout
+    )
+    assert version_note(hostile) is None  # the TUI's header note: no RecursionError, no error

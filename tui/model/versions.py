@@ -2,23 +2,22 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 
 def version_note(path: Path) -> str | None:
     """`accepted 2026-12-03 · 2 earlier versions kept (history)`, or None when there is nothing
     to say (never rewritten, nothing kept). Reads the header line and the versions folder."""
+    from openprogram.providers.recording.reader import read_header
     from openprogram.providers.recording.store import recordings_dir
     from openprogram.recordings.versions import list_versions
 
     parts = []
-    try:
-        with path.open("rb") as handle:
-            header = json.loads(handle.readline() or b"{}")
-    except (OSError, ValueError):
+    try:  # the strict reader's header: bounded nesting and numbers, never a RecursionError
+        header = read_header(path).model_extra or {}
+    except (OSError, ValueError):  # RecordingFileError is a ValueError
         header = {}
-    produced = header.get("produced_by") if isinstance(header, dict) else None
+    produced = header.get("produced_by")
     if isinstance(produced, dict):
         how = {"accept": "accepted", "rerecord": "recorded again"}.get(
             str(produced.get("how")), str(produced.get("how"))

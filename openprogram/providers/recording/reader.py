@@ -170,6 +170,8 @@ def _explain(line: bytes, exc: ValidationError) -> tuple[int | None, str]:
         return None, f"line is not valid JSON ({decode_error.msg} at column {decode_error.colno})"
     except RecursionError:
         return None, "line nests JSON too deeply to be a recording row"
+    except ValueError:  # Python refuses to parse an integer of more than 4,300 digits
+        return None, "line holds a number too long to be a recording value"
     if not isinstance(value, dict):
         return None, f"row must be a JSON object, found {type(value).__name__}"
     call_index = value.get("call_index") if type(value.get("call_index")) is int else None
