@@ -37,6 +37,9 @@ class TextContent(_Record):
     text: str
     refusal: bool | None = Field(default=None, exclude_if=_unset)
     """True when the text is the model's refusal (OpenAI's `delta.refusal`), not an answer."""
+    signature: str | None = Field(default=None, exclude_if=_unset)
+    """The vendor's opaque token for this block (Gemini's `thoughtSignature` on a text part), sent
+    back unchanged on the next turn."""
 
 
 class ThinkingContent(_Record):
@@ -65,6 +68,9 @@ class ToolCall(_Record):
     id: str
     name: str
     arguments: dict[str, Any] = Field(default_factory=dict)
+    signature: str | None = Field(default=None, exclude_if=_unset)
+    """The vendor's opaque token for this call (Gemini's `thoughtSignature`, which Gemini 3 requires
+    back with the call on the next turn)."""
 
 
 UserBlock = Annotated[TextContent | ImageContent, Field(discriminator="type")]
@@ -215,6 +221,7 @@ class TextEndEvent(_Event):
     content_index: int
     content: str
     refusal: bool | None = Field(default=None, exclude_if=_unset)
+    signature: str | None = Field(default=None, exclude_if=_unset)
 
 
 class ThinkingStartEvent(_Event):

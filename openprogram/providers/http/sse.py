@@ -179,7 +179,12 @@ class BlockTranslator:
         """The end event of `block`; tool arguments are parsed from the streamed JSON."""
         if block.kind == "text":
             refusal = True if block.refusal else None
-            return TextEndEvent(content_index=block.index, content=block.text, refusal=refusal)
+            return TextEndEvent(
+                content_index=block.index,
+                content=block.text,
+                refusal=refusal,
+                signature=block.signature,
+            )
         if block.kind == "thinking":
             return ThinkingEndEvent(
                 content_index=block.index,
@@ -187,7 +192,12 @@ class BlockTranslator:
                 signature=block.signature,
                 redacted=True if block.redacted else None,
             )
-        call = ToolCall(id=block.id, name=block.name, arguments=parse_partial_json(block.text))
+        call = ToolCall(
+            id=block.id,
+            name=block.name,
+            arguments=parse_partial_json(block.text),
+            signature=block.signature,
+        )
         return ToolCallEndEvent(content_index=block.index, tool_call=call)
 
 
