@@ -57,14 +57,19 @@ def _parts(blocks: Sequence[TextContent | ImageContent]) -> list[dict[str, Any]]
 
 
 def reasoning_item(block: ThinkingContent) -> dict[str, Any] | None:
-    """The vendor reasoning item a thinking block carries in its `signature`, if it holds one."""
+    """The reasoning item a thinking block carries in its `signature`, if it can go back.
+
+    Only an item with its encrypted content can: with `store: false` the vendor keeps nothing, so
+    an item sent back by id alone would be refused as not found."""
     if not block.signature:
         return None
     try:
         item = json.loads(block.signature)
     except ValueError:
         return None  # another vendor's signature: not ours to send back
-    return item if isinstance(item, dict) and item.get("type") == "reasoning" else None
+    if not isinstance(item, dict) or item.get("type") != "reasoning":
+        return None
+    return item if item.get("encrypted_content") else None
 
 
 def _assistant_items(message: AssistantMessage) -> list[dict[str, Any]]:
