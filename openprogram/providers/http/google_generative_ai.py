@@ -46,12 +46,19 @@ _FINISH_REASONS: dict[str, DoneReason] = {
 
 
 def generate_url(model: Model) -> str:
-    """`{base}/v1beta/models/{id}:streamGenerateContent?alt=sse` (a base ending in a version keeps it)."""
-    base = (model.base_url or DEFAULT_BASE_URL).rstrip("/")
+    """`{base}/v1beta/models/{id}:streamGenerateContent?alt=sse` (a base ending in a version keeps it).
+
+    A query on the base (`?key=…`, the older way to pass the key) is kept after `alt=sse`; recordings
+    redact it like any `key` parameter in a URL.
+    """
+    base, _, query = (model.base_url or DEFAULT_BASE_URL).partition("?")
+    base = base.rstrip("/")
     if not base.rsplit("/", 1)[-1].startswith("v1"):
         base += "/v1beta"
     model_id = model.id.removeprefix("models/")
-    return f"{base}/models/{model_id}:streamGenerateContent?alt=sse"
+    return f"{base}/models/{model_id}:streamGenerateContent?alt=sse" + (
+        f"&{query}" if query else ""
+    )
 
 
 def _parts(blocks: Sequence[TextContent | ImageContent]) -> list[dict[str, Any]]:
