@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from openprogram.providers.recording.reader import scan_recording
-from openprogram.providers.types import AssistantMessage, TextContent, ToolCall
+from openprogram.providers.types import AssistantMessage, TextContent, ThinkingContent, ToolCall
 from tui.model.transcript import message_entry, transcript_of
 
 
@@ -66,3 +66,24 @@ def test_a_streaming_tool_call_without_arguments_says_so() -> None:
     )
     assert message_entry(message, streaming=True).parts[0].text == "(arguments still streaming)"
     assert message_entry(message).parts[0].text == "{}"
+
+
+def test_signed_blocks_of_the_new_apis_say_what_they_carry() -> None:
+    message = AssistantMessage(
+        api="google-generative-ai",
+        provider="google",
+        model="m",
+        content=[
+            ThinkingContent(thinking="", signature='{"type":"reasoning","encrypted_content":"x"}'),
+            TextContent(text="Paris", signature="S1"),
+            TextContent(text="", signature="S2"),
+            ToolCall(id="f#0", name="look", arguments={}, signature="S3"),
+        ],
+    )
+    parts = message_entry(message).parts
+    assert [(p.kind, p.text, p.title) for p in parts[:3]] == [
+        ("thinking", "(encrypted by the vendor)", "encrypted reasoning"),
+        ("text", "Paris", "signed"),
+        ("text", "(no text: the vendor's signature)", "signed"),
+    ]
+    assert parts[3].title == "look (f#0) · signed"

@@ -104,12 +104,17 @@ def message_entry(
             parts.append(
                 TranscriptPart("thinking", "(encrypted by the vendor)", "redacted thinking")
             )
+        elif isinstance(block, ThinkingContent) and not block.thinking and block.signature:
+            # OpenAI reasoning with no summary: only the encrypted item, kept to send back.
+            parts.append(
+                TranscriptPart("thinking", "(encrypted by the vendor)", "encrypted reasoning")
+            )
         elif isinstance(block, ThinkingContent):
             parts.append(TranscriptPart("thinking", block.thinking))
         elif isinstance(block, TextContent):
-            parts.append(TranscriptPart("text", block.text, "refusal" if block.refusal else None))
+            parts.append(_text_part(block))
         elif isinstance(block, ToolCall):
-            title_text = f"{block.name} ({block.id})"
+            title_text = f"{block.name} ({block.id})" + (" · signed" if block.signature else "")
             arguments = (
                 "(arguments still streaming)"
                 if streaming and not block.arguments
@@ -122,6 +127,15 @@ def message_entry(
         parts.append(TranscriptPart("note", "(no content yet)"))
     heading = f"{title} · {message.stop_reason}" if message.stop_reason != "stop" else title
     return TranscriptEntry("assistant", heading, tuple(parts), is_error=bool(message.error_message))
+
+
+def _text_part(block: TextContent) -> TranscriptPart:
+    """A text block; a vendor signature on it (Gemini's) is named, and an empty signed block says so."""
+    labels = [
+        label for label, on in (("refusal", block.refusal), ("signed", block.signature)) if on
+    ]
+    text = block.text if block.text or not block.signature else "(no text: the vendor's signature)"
+    return TranscriptPart("text", text, " · ".join(labels) or None)
 
 
 def _tool_result_entry(message: ToolResultMessage) -> TranscriptEntry:
