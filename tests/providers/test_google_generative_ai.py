@@ -116,7 +116,10 @@ async def test_signatures_stay_on_their_blocks(sse_server: SSEServer) -> None:
                 chunk({"text": "Answer", "thoughtSignature": "S1"}),
                 chunk({"text": " two", "thoughtSignature": "S2"}),  # a second signature: new block
                 chunk({"functionCall": {"name": "f", "args": {"a": 1}, "id": "v1"}}),
-                chunk({"text": "", "thoughtSignature": "S3"}, finish="STOP"),
+                chunk({"text": "", "thoughtSignature": "S3"}),  # signs nothing open: its own block
+                chunk({"functionCall": {"name": "g", "id": "v2"}}),
+                chunk({"text": "Then"}),
+                chunk({"thoughtSignature": "S4"}, finish="STOP"),  # no text key at all
             ]
         )
     )
@@ -127,6 +130,8 @@ async def test_signatures_stay_on_their_blocks(sse_server: SSEServer) -> None:
         TextContent(text=" two", signature="S2"),
         ToolCall(id="v1", name="f", arguments={"a": 1}),
         TextContent(text="", signature="S3"),
+        ToolCall(id="v2", name="g"),
+        TextContent(text="Then", signature="S4"),
     ]
     assert message.stop_reason == "toolUse"
 

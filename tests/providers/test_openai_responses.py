@@ -254,3 +254,12 @@ async def test_interleaved_parallel_calls_keep_their_own_arguments(sse_server: S
         ToolCall(id="c0", name="f", arguments={"n": 0}),
         ToolCall(id="c1", name="f", arguments={"n": 1}),
     ]
+
+
+async def test_a_call_announced_only_when_done_is_still_a_call(sse_server: SSEServer) -> None:
+    item = {"type": "function_call", "call_id": "c7", "name": "f", "arguments": '{"n":7}'}
+    done = {"type": "response.output_item.done", "output_index": 0, "item": item}
+    sse_server.respond(sse_response([sse_event(done), COMPLETED]))
+    message = await call(sse_server, model_for(sse_server))
+    assert message.stop_reason == "toolUse"
+    assert message.content == [ToolCall(id="c7", name="f", arguments={"n": 7})]

@@ -286,6 +286,8 @@ class _Translator(BlockTranslator):
         if isinstance(call, dict):
             return self._function_call(call, signature)
         text = part.get("text")
+        if text is None and signature and set(part) <= {"thoughtSignature", "thought"}:
+            text = ""  # a signature on its own signs the block it follows
         if not isinstance(text, str):
             return []  # executableCode, codeExecutionResult, inlineData, ...: not in our types
         kind: Literal["text", "thinking"] = "thinking" if part.get("thought") else "text"

@@ -278,6 +278,8 @@ class _Translator(BlockTranslator):
 
     def _done(self, index: int, item: dict[str, Any]) -> list[AssistantMessageEvent]:
         events: list[AssistantMessageEvent] = []
+        if item.get("type") == "function_call" and (index, 0) not in self._blocks:
+            events += self._added(index, item)  # a call announced only when done
         for key in sorted(k for k in self._blocks if k[0] == index):
             block = self._blocks.pop(key)
             if block.kind == "thinking" and item.get("type") == "reasoning":
