@@ -17,6 +17,7 @@ an `OSError`). The tree, with the module that defines each error:
     │   ├── RecordingSelectorError (ValueError) ...... store: an unusable recording ID or path
     │   ├── ConfigError (ValueError) ................. config: an unreadable configuration
     │   │   └── UnsafeDirectoryError ................. config: a symlinked or foreign directory
+    │   ├── RunSpecError (ValueError) ................ check_protocol: a child run spec not honoured
     │   ├── FieldPatternError (ValueError) ........... field_patterns: an unreadable field pattern
     │   └── RulesConfigError (ValueError) ............ rules: matching rules that cannot be used
     ├── replay (openprogram.providers.recording)
@@ -26,10 +27,9 @@ an `OSError`). The tree, with the module that defines each error:
     │   └── ActivationError .......................... activation: why (becomes the blocked cause)
     ├── management and tools
     │   ├── RecordingRemovalError (RuntimeError) ..... recordings.removal: refused or failed delete
-    │   ├── CheckUsageError (ValueError) ............. recordings.rerun: a check that cannot start
+    │   ├── CheckUsageError (ValueError) ............. recordings.check: a check that cannot start
     │   ├── RuleEditError (ValueError) ............... recordings.rule_edits: a rule not written
-    │   ├── AcceptRefused (RuntimeError) ............. recordings.accept: no new version to write
-    │   ├── RerecordRefused (RuntimeError) ........... recordings.rerecord: no new version to write
+    │   ├── RewriteRefused (RuntimeError) ............ recordings.versions: accept/rerecord wrote no version
     │   ├── VersionError (ValueError) ................ recordings.versions: no such kept version
     │   ├── AgentTurnLimitError (RuntimeError) ....... agent.loop: the loop did not stop in time
     │   ├── RecordingUnavailable ..................... testing.session: no recording for a test

@@ -35,7 +35,10 @@ INI_MODE = "openprogram_record_mode"
 RECORDINGS_DIR = "recordings"
 """The directory, next to each test module, that holds `<module>/<test>.jsonl`."""
 
-CHOICES: tuple[RecordMode, ...] = ("none", "once", "rewrite", "accept", "resume")  # RECORD_MODES
+CHOICES: tuple[RecordMode, ...] = ("none", "once", "rewrite", "accept", "rerecord")  # RECORD_MODES
+ALIASES: dict[str, RecordMode] = {
+    "resume": "rerecord"
+}  # RECORD_MODE_ALIASES: `resume` is in users' CI files
 CI_FALSE_VALUES = ("", "0", "false", "no", "off")
 
 _MODE_KEY = pytest.StashKey[tuple["RecordMode", "str | None"]]()
@@ -53,19 +56,21 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption(
         OPTION,
         dest="openprogram_record",
-        choices=CHOICES,
+        choices=(*CHOICES, *ALIASES),
         default=None,
         help="none: replay recordings only (default; a missing one fails); once: record the "
         "missing ones from the real providers; rewrite: record every used one again; accept: replay "
-        "offline, keep the recorded answers and accept the requests that changed; resume: replay the "
-        "calls that match, record the rest from the real providers. A recording "
+        "offline, keep the recorded answers and accept the requests that changed; rerecord (or its "
+        "older name resume): replay the calls that match, record the rest from the real providers. "
+        "A recording "
         "is saved only when its test passes. With CI set, only this option enables recording.",
     )
     parser.addini(
         INI_MODE,
         type="string",
         default="none",
-        help="default for --openprogram-record outside CI (none, once, rewrite, accept or resume)",
+        help="default for --openprogram-record outside CI (none, once, rewrite, accept or rerecord; "
+        "resume is an alias of rerecord)",
     )
 
 
@@ -80,7 +85,7 @@ def resolve_record_mode(
         return _checked(option, OPTION), None
     configured = _checked(ini.strip() or "none", INI_MODE)
     if environ.get("CI", "").strip().lower() not in CI_FALSE_VALUES:
-        reason = f"CI is set, so only {OPTION}=once|rewrite|resume records"
+        reason = f"CI is set, so only {OPTION}=once|rewrite|rerecord records"
         if configured != "none":
             reason += f" (the ini setting {INI_MODE} = {configured} is ignored)"
         return "none", reason
@@ -88,11 +93,12 @@ def resolve_record_mode(
 
 
 def _checked(mode: str, source: str) -> RecordMode:
+    mode = ALIASES.get(mode, mode)
     for choice in CHOICES:
         if mode == choice:
             return choice
     raise pytest.UsageError(
-        f"{source}: unknown record mode {mode!r} (use none, once, rewrite, accept or resume)"
+        f"{source}: unknown record mode {mode!r} (use none, once, rewrite, accept or rerecord)"
     )
 
 

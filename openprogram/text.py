@@ -1,10 +1,13 @@
-"""Small text helpers every layer shares: one line, sizes, plurals, and the secret placeholder.
+"""Small text helpers every layer shares: one line, a cut, sizes, plurals, the secret placeholder,
+and the `--` that ends a command line's own options.
 
 This module imports nothing from the project, so the provider boundary, the record/replay layer,
 the CLI and the TUI all use these same few functions.
 """
 
 from __future__ import annotations
+
+from collections.abc import Sequence
 
 SECRET_PLACEHOLDER = "[secret removed]"
 """What a file, a message or a report holds where a secret was."""
@@ -14,9 +17,12 @@ def one_line(text: object, limit: int | None = None) -> str:
     """`text` on a single line (whitespace runs, newlines included, become one space), cut to
     `limit` characters with an ellipsis when given."""
     flat = " ".join(str(text).split())
-    if limit is None or len(flat) <= limit:
-        return flat
-    return flat[: limit - 1] + "…"
+    return flat if limit is None else shorten(flat, limit)
+
+
+def shorten(text: str, limit: int) -> str:
+    """`text` when it has at most `limit` characters, else its first `limit - 1` and an ellipsis."""
+    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 def human_size(size: int) -> str:
@@ -32,3 +38,13 @@ def human_size(size: int) -> str:
 def plural(count: int, noun: str) -> str:
     """`1 call`, `3 calls`, `1,200 events`."""
     return f"{count:,} {noun}" + ("" if count == 1 else "s")
+
+
+def split_command(argv: Sequence[str]) -> tuple[list[str], list[str]]:
+    """Our own arguments, and the COMMAND after the first `--` (`check ID -- python agent.py`):
+    what follows `--` is the program's, untouched by our option parsing."""
+    words = list(argv)
+    if "--" not in words:
+        return words, []
+    cut = words.index("--")
+    return words[:cut], words[cut + 1 :]

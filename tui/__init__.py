@@ -1,7 +1,7 @@
 """openprogram-tui: browse recordings call by call, step through streamed events, switch modes.
 
-The package imports only public names of `openprogram`; `tui.model` holds everything that does not
-need Textual, so it can be tested (and reused) without a terminal.
+The package uses `openprogram`'s modules, never their private (`_`) names; `tui.model` holds
+everything that does not need Textual, so it can be tested (and reused) without a terminal.
 """
 
 from __future__ import annotations

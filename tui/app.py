@@ -7,7 +7,6 @@ to the first rows of a recording, and every module imported before that counts.
 
 from __future__ import annotations
 
-import argparse
 import shutil
 import sys
 from collections.abc import Sequence
@@ -17,22 +16,39 @@ from typing import TYPE_CHECKING, ClassVar
 from textual import events, work
 from textual.app import App
 from textual.binding import Binding, BindingType
+from textual.notifications import SeverityLevel
 from textual.reactive import reactive
 from textual.screen import ModalScreen
 
-from tui import version
+from openprogram.text import split_command
+from openprogram.visible_text import visible, visible_line
 from tui.arguments import RecordingArgumentError, recording_path
+from tui.command_line import parse_arguments
 from tui.commands import TuiCommands
 from tui.ending_signals import ending_signals_exit_app, ending_signals_raise_system_exit
+from tui.messages import CallOpenRequested
 from tui.model.key_priority import KEYS
-from tui.model.navigation import GotoError, GotoTarget, parse_goto
+from tui.model.navigation import GotoTarget
 from tui.screens.recording import RecordingScreen
 from tui.theme import DARK_THEME, LIGHT_THEME, THEMES, start_theme, theme_variable_defaults
 
 if TYPE_CHECKING:
     from openprogram.recordings import RecordReplayStatus
-    from tui.screens.diff import DiffScreen
-    from tui.screens.rerun import RerunScreen
+
+
+CONFIG_POLL_SECONDS = 1.0
+"""How often the app looks whether the record/replay configuration changed on disk."""
+
+
+def _config_stamp() -> tuple[int, int, int]:
+    """The configuration file's inode, size and mtime (zeros when there is none: off)."""
+    from openprogram.providers.recording.state_files import config_path
+
+    try:
+        info = config_path().stat()
+    except OSError:
+        return (0, 0, 0)
+    return (info.st_ino, info.st_size, info.st_mtime_ns)
 
 
 class OpenProgramTUI(App[None]):
@@ -96,6 +112,25 @@ class OpenProgramTUI(App[None]):
         self.demo = demo
         self.follow = follow
 
+    def notify(
+        self,
+        message: str,
+        *,
+        title: str = "",
+        severity: SeverityLevel = "information",
+        timeout: float | None = None,
+        markup: bool = True,
+    ) -> None:
+        """Every notification is text, never markup: messages quote file names, tool names and
+        recorded values (`echo[/]` would end the app with a MarkupError)."""
+        super().notify(
+            visible(message),
+            title=visible_line(title),
+            severity=severity,
+            timeout=timeout,
+            markup=False,
+        )
+
     def get_theme_variable_defaults(self) -> dict[str, str]:
         return theme_variable_defaults(self.current_theme)
 
@@ -103,15 +138,27 @@ class OpenProgramTUI(App[None]):
         # Opened once start-up is over, so the first frame of the recording is shown as soon as
         # it is drawn (Textual holds back frames drawn during start-up).
         self.call_later(self._open_first_screens)
+        # `openprogram recordings off` in another shell changes what the next start does: the
+        # configuration file is stat-ed every second (cheap) and the status read again when it
+        # changed, so every mode badge follows.
+        self._config_stamp = _config_stamp()
+        self.set_interval(CONFIG_POLL_SECONDS, self._config_changed)
+
+    def _config_changed(self) -> None:
+        stamp = _config_stamp()
+        if stamp != self._config_stamp:
+            self._config_stamp = stamp
+            self.refresh_status()
 
     def _open_first_screens(self) -> None:
         if self.diff is not None:
             from tui.screens.diff import DiffScreen
 
+            self.refresh_status()
             self.push_screen(DiffScreen(*self.diff))
             return
         if self.check is not None:
-            from tui.screens.rerun import RerunScreen
+            from tui.screens.check import RerunScreen
 
             self.refresh_status()
             self.push_screen(RerunScreen(self.check, self.check_command or None, edit_first=False))
@@ -142,16 +189,14 @@ class OpenProgramTUI(App[None]):
         status = read_status()
         self.call_from_thread(setattr, self, "record_replay_status", status)
 
-    def on_rerun_screen_call_open_requested(self, message: RerunScreen.CallOpenRequested) -> None:
-        """`o` in the rerun view: that call in the recording screen, at the field (or event)."""
+    def on_call_open_requested(self, message: CallOpenRequested) -> None:
+        """`o` in the rerun view, `o`/`O` in the diff view: that call in the recording screen, at
+        the field (or event)."""
+        if message.recording is None:
+            return
         target = GotoTarget(message.call_index, message.event_index)
         field = tuple(message.path_tokens) if message.event_index is None else None
         self.push_screen(RecordingScreen(message.recording, target, field or None))
-
-    def on_diff_screen_call_open_requested(self, message: DiffScreen.CallOpenRequested) -> None:
-        """`o`/`O` in the diff view: that call of A or B in the recording screen, at the field."""
-        target = GotoTarget(message.call_index, None)
-        self.push_screen(RecordingScreen(message.recording, target, message.path_tokens or None))
 
     async def on_event(self, event: events.Event) -> None:
         if isinstance(event, events.Key):
@@ -249,120 +294,6 @@ class OpenProgramTUI(App[None]):
         except (OSError, ConfigError) as exc:
             message = f"The theme is not remembered for the next start: {exc}"
             self.call_from_thread(self.notify, message, severity="warning")
-
-
-def split_command(argv: Sequence[str]) -> tuple[list[str], list[str]]:
-    """Our own arguments, and the COMMAND after the first `--` (for `--check PATH -- COMMAND`)."""
-    items = list(argv)
-    if "--" not in items:
-        return items, []
-    cut = items.index("--")
-    return items[:cut], items[cut + 1 :]
-
-
-EXAMPLES = """\
-examples:
-  openprogram-tui --demo                 try it on a bundled demo (no API key needed)
-  openprogram-tui                        the managed recordings, and the next start's mode
-  openprogram-tui session.jsonl          one recording (a path, or a managed ID)
-  openprogram-tui session.jsonl --call 2.5
-                                         start at call 2, event 5
-  openprogram-tui --follow session.jsonl show calls as a running program records them
-  openprogram-tui --check echo           rerun recording `echo` with its recorded command
-  openprogram-tui --check echo -- python examples/echo_agent.py bye
-                                         rerun it with another command, open on the result
-
-keys: ? help, q back (quit on the first screen), ctrl+q quit, s settings, ctrl+p commands.
-More in docs/tui.md."""
-
-
-class _VersionAction(argparse.Action):
-    """`--version`: the installed version, looked up only when asked (importlib.metadata costs
-    ~20 ms at every start otherwise)."""
-
-    def __init__(self, option_strings: Sequence[str], dest: str, **kwargs: object) -> None:
-        super().__init__(option_strings, dest, nargs=0, help="show the version and exit")
-
-    def __call__(self, parser: argparse.ArgumentParser, *args: object, **kwargs: object) -> None:
-        print(f"openprogram-tui {version()}")
-        parser.exit()
-
-
-def parse_arguments(argv: Sequence[str] | None) -> argparse.Namespace:
-    """The command line: `PATH ...`, `--demo`, `--call`, `--field`, `--check`, `--light`/`--dark`."""
-    parser = argparse.ArgumentParser(
-        prog="openprogram-tui",
-        usage="%(prog)s [options] [PATH ...]\n       %(prog)s --check PATH [-- COMMAND ...]",
-        description="Browse OpenProgram recordings call by call and choose the record/replay mode.",
-        epilog=EXAMPLES,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
-    parser.add_argument(
-        "paths",
-        nargs="*",
-        type=Path,
-        metavar="PATH",
-        help="recording files or managed IDs to open (none: the managed recordings)",
-    )
-    parser.add_argument(
-        "--demo",
-        action="store_true",
-        help="open a bundled demo recording in a temporary state directory (no API key needed)",
-    )
-    parser.add_argument(
-        "--call",
-        type=_goto_argument,
-        metavar="N[.K]",
-        help="start at call N (and its event K) of the recording opened",
-    )
-    parser.add_argument(
-        "--field",
-        type=_field_argument,
-        metavar="PATH",
-        help="open the call's request at this field, e.g. 'context.messages[0].content'",
-    )
-    parser.add_argument(
-        "--follow",
-        action="store_true",
-        help="show new calls and events of the recording as they are written (on by default "
-        "for the file the configuration records into; f toggles it)",
-    )
-    themes = parser.add_mutually_exclusive_group()
-    themes.add_argument(
-        "--light", action="store_true", help="start with the light theme (not remembered)"
-    )
-    themes.add_argument(
-        "--dark", action="store_true", help="start with the dark theme (not remembered)"
-    )
-    parser.add_argument(
-        "--check",
-        metavar="PATH",
-        help="rerun the recording PATH (or managed ID) against the current code and open the "
-        "result; a COMMAND after -- runs instead of the recorded one",
-    )
-    parser.add_argument("--version", action=_VersionAction)
-    args = parser.parse_args(argv)
-    if (args.call or args.field) and len(args.paths) + args.demo != 1:
-        parser.error("--call and --field need exactly one recording (one PATH, or --demo)")
-    if args.follow and len(args.paths) + args.demo != 1:
-        parser.error("--follow needs exactly one recording (one PATH, or --demo)")
-    return args
-
-
-def _goto_argument(text: str) -> GotoTarget:
-    try:
-        return parse_goto(text)
-    except GotoError as exc:
-        raise argparse.ArgumentTypeError(str(exc)) from None
-
-
-def _field_argument(text: str) -> tuple[str | int, ...]:
-    from tui.model.field_paths import FieldPathError, parse_field_path
-
-    try:
-        return parse_field_path(text)
-    except FieldPathError as exc:
-        raise argparse.ArgumentTypeError(str(exc)) from None
 
 
 def _usage_error(message: str) -> int:

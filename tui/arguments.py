@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 
@@ -16,21 +17,21 @@ class RecordingArgumentError(ValueError):
 def recording_path(text: str) -> Path:
     """The file a PATH or managed ID names: an existing file as given, else the managed
     recording with that ID (as `openprogram recordings` takes them); refused before the app
-    starts when it is missing or not a regular file."""
-    given = Path(text)
-    if not given.exists():
-        # Only a name that is not a file needs the store (and its configuration models).
-        from openprogram.recordings import RecordingSelectorError, locate_recording
+    starts by the library's file policy (missing, a symlink, not a regular file)."""
+    from openprogram.recordings import RecordingSelectorError, inspect, locate_recording
 
+    given = Path(text)
+    if not os.path.lexists(given):
         try:
             location = locate_recording(text)
         except RecordingSelectorError:
             raise RecordingArgumentError(text, "no such file or managed recording") from None
-        if location.recording_id is None or not location.path.exists():
+        if location.recording_id is None or not os.path.lexists(location.path):
             raise RecordingArgumentError(text, "no such file or managed recording")
         given = location.path
-    if given.is_dir():
+    if given.is_dir() and not given.is_symlink():
         raise RecordingArgumentError(text, "is a directory, not a recording file")
-    if not given.is_file():
-        raise RecordingArgumentError(text, "is not a regular file")
+    state = inspect(given)
+    if state.reason is not None and not state.too_wide:  # viewing reads any mode
+        raise RecordingArgumentError(text, state.reason)
     return given

@@ -6,38 +6,12 @@ the view opens on the first call that differs.
 
 from __future__ import annotations
 
-import argparse
 import sys
 from collections.abc import Callable, Sequence
 from typing import Any
 
 from tui.arguments import RecordingArgumentError, recording_path
-
-EPILOG = """\
-examples:
-  openprogram-tui diff yesterday today            two managed recordings
-  openprogram-tui diff old.jsonl new.jsonl        two files
-  git difftool -x 'openprogram-tui diff' -- tests/recordings/
-                                                  every recording a change rewrote
-
-The same comparison as `openprogram recordings diff A B`, with the matching rules of the
-pyproject.toml found from the working directory.
-"""
-
-
-def parse_diff_arguments(argv: Sequence[str]) -> argparse.Namespace:
-    parser = argparse.ArgumentParser(
-        prog="openprogram-tui diff",
-        description="Compare two recordings call by call: requests side by side, answers as answers.",
-        epilog=EPILOG,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
-    parser.add_argument("a", metavar="A", help="the first recording (path or managed ID)")
-    parser.add_argument("b", metavar="B", help="the second recording (path or managed ID)")
-    themes = parser.add_mutually_exclusive_group()
-    themes.add_argument("--light", action="store_true", help="start with the light theme")
-    themes.add_argument("--dark", action="store_true", help="start with the dark theme")
-    return parser.parse_args(list(argv))
+from tui.command_line import parse_diff_arguments
 
 
 def diff_main(argv: Sequence[str], app_class: Callable[..., Any]) -> int:

@@ -12,6 +12,7 @@ from openprogram import __version__
 from openprogram.cli.completion import register_completion
 from openprogram.cli.output import Output
 from openprogram.cli.recordings import register_recordings_command
+from openprogram.text import split_command
 
 DESCRIPTION = """\
 Record real model calls at the provider boundary and replay them offline.
@@ -50,13 +51,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit code (0 ok, 1 failed, 2 usage)."""
     parser = build_parser()
     argcomplete.autocomplete(parser)  # answers a shell's completion request, else does nothing
-    words = list(sys.argv[1:] if argv is None else argv)
-    # Everything after the first `--` is the program to run, untouched by our own option parsing
-    # (argparse would otherwise refuse `check ID --json -- python -c ...`).
-    command: list[str] = []
-    if "--" in words:
-        split = words.index("--")
-        words, command = words[:split], words[split + 1 :]
+    # argparse would otherwise refuse `check ID --json -- python -c ...`.
+    words, command = split_command(sys.argv[1:] if argv is None else argv)
     args = parser.parse_args(words)
     if command:
         if not hasattr(args, "command"):

@@ -66,8 +66,8 @@ def delete_command(args: argparse.Namespace, out: Output) -> int:
     """Check, confirm, delete."""
     summary = plan_deletion(args.recording_id)
     question = (
-        f"Delete recording {summary.recording_id} ({summary.calls} calls, "
-        f"{human_size(summary.size)}, {summary.path})?"
+        f"Delete recording {summary.recording_id} ({summary.facts.calls} calls, "
+        f"{human_size(summary.facts.size)}, {summary.path})?"
     )
     out.confirm(question, assume_yes=args.yes, what="delete")
     deleted = delete_recording(args.recording_id)

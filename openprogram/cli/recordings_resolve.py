@@ -9,10 +9,15 @@ from typing import TYPE_CHECKING, Any
 
 from openprogram.cli.commands import add_command
 from openprogram.cli.output import Output, UsageRefused
-from openprogram.cli.recordings_rerun import progress_printer
-from openprogram.recordings.accept import AcceptRun, run_accept, write_accepted
-from openprogram.recordings.rerecord import plan_rerecord, run_rerecord, write_rerecorded
-from openprogram.recordings.versions import list_versions, restore_version
+from openprogram.cli.recordings_check import progress_printer
+from openprogram.recordings.accept import run_accept
+from openprogram.recordings.rerecord import plan_rerecord, run_rerecord
+from openprogram.recordings.versions import (
+    RewriteRun,
+    list_versions,
+    restore_version,
+    write_rewrite,
+)
 from openprogram.text import human_size, plural
 
 if TYPE_CHECKING:
@@ -41,7 +46,7 @@ RERECORD_EPILOG = """\
   openprogram recordings rerecord echo --from-call 3
   openprogram recordings rerecord ./session.jsonl --yes -- python my_agent.py --flag
 
-When the answers must change too, rerecord reruns the program with replay in resume mode: calls
+When the answers must change too, rerecord reruns the program with replay in rerecord mode: calls
 are answered from the recording while they match (and copied as recorded); from the first call
 that differs (found first by an offline check), or --from-call K, every call goes to the real
 providers and is recorded. Before anything goes live it says from which call, how many recorded
@@ -105,18 +110,18 @@ def register(commands: Subcommands) -> None:
     parser.add_argument("--json", action="store_true", help="print the list as stable JSON")
 
 
-def _json(run: AcceptRun, written: bool, kept: str | None) -> dict[str, Any]:
+def _json(run: RewriteRun, written: bool, kept: str | None) -> dict[str, Any]:
     return {
         "status": "accepted" if written else ("refused" if run.refusal else "not_written"),
         "recording": str(run.recording),
         "refusal": run.refusal,
         "accepted": [call.model_dump(mode="json") for call in run.accepted],
         "previous_version": kept,
-        "check": run.result.model_dump(mode="json"),
+        "check": run.result.json_value(),
     }
 
 
-def _print_accepted(run: AcceptRun, out: Output) -> None:
+def _print_accepted(run: RewriteRun, out: Output) -> None:
     for call in run.accepted:
         out.line(("call ", "bold"), (str(call.call_index), "bold"))
         for difference in call.differences:
@@ -160,7 +165,7 @@ def accept_command(args: argparse.Namespace, out: Output) -> int:
         run.discard()
         raise
     command = args.command or run.result.argv
-    kept = write_accepted(run, command)
+    kept = write_rewrite(run, command)
     if args.json:
         out.json(_json(run, True, str(kept) if kept else None))
         return 0
@@ -228,13 +233,13 @@ def rerecord_command(args: argparse.Namespace, out: Output) -> int:
                     "status": "refused",
                     "recording": str(plan.recording),
                     "refusal": run.refusal,
-                    "check": run.result.model_dump(mode="json"),
+                    "check": run.result.json_value(),
                 }
             )
         else:
             out.line(("not written", "bold red"), f"  {plan.recording}: {run.refusal}")
         return 1
-    kept = write_rerecorded(run, args.command or run.result.argv)
+    kept = write_rewrite(run, args.command or run.result.argv)
     if args.json:
         out.json(
             {

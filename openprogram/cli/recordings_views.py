@@ -5,24 +5,23 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import stat
 from typing import TYPE_CHECKING, Any
 
 from openprogram.cli.commands import add_command
 from openprogram.cli.output import Output, aligned
 from openprogram.providers.recording.errors import RecordingFileError
+from openprogram.providers.recording.file_policy import require_usable
 from openprogram.providers.recording.reader import read_recording, read_recording_bytes
 from openprogram.providers.recording.redaction import remove_secret_text
 from openprogram.recordings import (
     RecordingDetails,
-    RecordingSelectorError,
     RecordingSummary,
     describe_recording,
     list_recordings,
     locate_recording,
 )
 from openprogram.recordings.transcript_text import transcript_text
-from openprogram.text import human_size, one_line, plural
+from openprogram.text import human_size, one_line, plural, shorten
 
 if TYPE_CHECKING:
     from openprogram.cli.commands import Subcommands
@@ -42,7 +41,7 @@ JSON_VALUE_LIMIT = 10_000
 def bounded(value: Any, limit: int) -> tuple[Any, bool]:
     """`value` with every string longer than `limit` cut (marked with `…`), and whether any was."""
     if isinstance(value, str):
-        return (value[: limit - 1] + "…", True) if len(value) > limit else (value, False)
+        return shorten(value, limit), len(value) > limit
     if isinstance(value, dict):
         items = {key: bounded(inner, limit) for key, inner in value.items()}
         return {key: v for key, (v, _) in items.items()}, any(c for _, c in items.values())
@@ -90,13 +89,13 @@ def register(commands: Subcommands) -> None:
 
 
 def _created(summary: RecordingSummary) -> str:
-    if summary.created_at:
-        return summary.created_at
+    if summary.facts.created_at:
+        return summary.facts.created_at
     return f"{summary.modified_at} (mtime)"
 
 
 def _status(summary: RecordingSummary) -> tuple[str, str]:
-    return (summary.facts.validity(), "green" if summary.valid else "red")
+    return (summary.facts.validity(), "green" if summary.facts.valid else "red")
 
 
 def list_command(args: argparse.Namespace, out: Output) -> int:
@@ -115,9 +114,9 @@ def list_command(args: argparse.Namespace, out: Output) -> int:
         (
             s.recording_id or s.path.name,
             _created(s),
-            str(s.calls),
-            str(s.events),
-            human_size(s.size),
+            str(s.facts.calls),
+            str(s.facts.events),
+            human_size(s.facts.size),
         )
         for s in listing.recordings
     ]
@@ -164,7 +163,7 @@ def _print_details(details: RecordingDetails, out: Output) -> None:
         out.line("active:    ", (f"● configured for {summary.mode} from the next start", "cyan"))
     out.line("created:   ", _created(summary))
     out.line("status:    ", _status(summary))
-    out.line(f"totals:    {summary.facts.totals()}, {human_size(summary.size)}")
+    out.line(f"totals:    {summary.facts.totals()}, {human_size(summary.facts.size)}")
     metadata = {
         key: value
         for key, value in sorted((details.header or {}).items())
@@ -192,12 +191,7 @@ def _print_details(details: RecordingDetails, out: Output) -> None:
 
 def _print_content(selector: str, out: Output) -> int:
     location = locate_recording(selector)
-    try:
-        info = location.path.lstat()
-    except FileNotFoundError:
-        raise RecordingSelectorError(str(location.path), "file not found") from None
-    if stat.S_ISLNK(info.st_mode):
-        raise RecordingSelectorError(str(location.path), "is a symlink; refusing to follow it")
+    require_usable(location, view_only=True)
     data = read_recording_bytes(location.path)
     out.note(CONTENT_REMINDER)
     text = data.decode("utf-8", errors="replace")
@@ -222,4 +216,4 @@ def show_command(args: argparse.Namespace, out: Output) -> int:
         out.json({**document, "header_truncated": cut})
     else:
         _print_details(details, out)
-    return 0 if details.summary.valid else 1
+    return 0 if details.summary.facts.valid else 1

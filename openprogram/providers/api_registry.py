@@ -23,6 +23,7 @@ from collections.abc import AsyncIterable, Callable, Iterator
 from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 from openprogram.errors import OpenProgramError
+from openprogram.text import one_line
 
 if TYPE_CHECKING:
     from openprogram.providers.types import (
@@ -234,8 +235,7 @@ def use_record_replay_activation(activation: RecordReplayActivation) -> None:
 
 def _bounded(text: str) -> str:
     # Failures reach here already redacted (activation names no secret); this only bounds them.
-    clean = " ".join(text.split())
-    return clean if len(clean) <= MAX_CAUSE_MESSAGE else clean[: MAX_CAUSE_MESSAGE - 1] + "…"
+    return one_line(text, MAX_CAUSE_MESSAGE)
 
 
 def _register_builtins() -> None:

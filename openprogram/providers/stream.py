@@ -1,4 +1,8 @@
-"""The shared provider boundary: every model call goes through these four functions."""
+"""The shared provider boundary: every model call goes through `stream()` or `stream_simple()`.
+
+Both find the provider registered for `model.api` and its API key in the environment
+(`credential_env_var`); `complete()` and `complete_simple()` `drain()` them to the final message.
+"""
 
 from __future__ import annotations
 

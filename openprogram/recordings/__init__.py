@@ -4,29 +4,39 @@ These functions work on files and the next-start configuration only; none of the
 provider runtime, so they keep working while the configured file or the configuration is broken.
 They return typed results and never print: the CLI prints them, the TUI displays them.
 
-The names below are read from their modules when first used (PEP 562 `__getattr__`), so importing
-one submodule (the diff, say) does not pay for all the others (docs/design-decisions.md).
+The names below are written once and read from their modules when first used
+(`openprogram.lazy_names`), so importing one submodule (the diff, say) does not pay for all the
+others (docs/design-decisions.md).
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from openprogram.lazy_names import lazy_getattr
+from openprogram import lazy_names
 
 if TYPE_CHECKING:
+    from openprogram.providers.recording.file_policy import FileState, inspect, require_usable
     from openprogram.providers.recording.store import (
         RECORDING_ID_PATTERN,
         RECORDING_SUFFIX,
         RecordingLocation,
         RecordingSelectorError,
-        check_recording_file,
         ensure_recordings_dir,
         locate_recording,
         managed_path,
         new_recording_id,
         recordings_dir,
         validate_recording_id,
+    )
+    from openprogram.recordings.check import (
+        CheckProgress,
+        CheckResult,
+        CheckStatus,
+        CheckUsageError,
+        RecordingEntry,
+        entry_of,
+        run_check,
     )
     from openprogram.recordings.details import (
         FIRST_TEXT_LIMIT,
@@ -35,6 +45,7 @@ if TYPE_CHECKING:
         describe_calls,
         describe_recording,
     )
+    from openprogram.recordings.file_stamp import FileStamp, stamp_of
     from openprogram.recordings.oneshot import OneShotRecording, record_command
     from openprogram.recordings.removal import (
         DeletedRecording,
@@ -46,15 +57,6 @@ if TYPE_CHECKING:
         prune_recordings,
     )
     from openprogram.recordings.repair import DroppedPart, RepairReport, repair_recording
-    from openprogram.recordings.rerun import (
-        CheckProgress,
-        CheckResult,
-        CheckStatus,
-        CheckUsageError,
-        RecordingEntry,
-        entry_of,
-        run_check,
-    )
     from openprogram.recordings.selection import (
         recording_into,
         select_replay,
@@ -73,108 +75,5 @@ if TYPE_CHECKING:
         summarize_recording,
     )
 
-_MODULE_OF = {
-    "APPLIES_ON_NEXT_START": "openprogram.recordings.status",
-    "CallRow": "openprogram.recordings.details",
-    "CheckProgress": "openprogram.recordings.rerun",
-    "CheckResult": "openprogram.recordings.rerun",
-    "CheckStatus": "openprogram.recordings.rerun",
-    "CheckUsageError": "openprogram.recordings.rerun",
-    "DeletedRecording": "openprogram.recordings.removal",
-    "DroppedPart": "openprogram.recordings.repair",
-    "FIRST_TEXT_LIMIT": "openprogram.recordings.details",
-    "OneShotRecording": "openprogram.recordings.oneshot",
-    "PruneFailure": "openprogram.recordings.removal",
-    "PruneReport": "openprogram.recordings.removal",
-    "RECORDING_ID_PATTERN": "openprogram.providers.recording.store",
-    "RECORDING_SUFFIX": "openprogram.providers.recording.store",
-    "RecordReplayStatus": "openprogram.recordings.status",
-    "RecordingDetails": "openprogram.recordings.details",
-    "RecordingEntry": "openprogram.recordings.rerun",
-    "RecordingListing": "openprogram.recordings.summary",
-    "RecordingLocation": "openprogram.providers.recording.store",
-    "RecordingRemovalError": "openprogram.recordings.removal",
-    "RecordingSelectorError": "openprogram.providers.recording.store",
-    "RecordingSummary": "openprogram.recordings.summary",
-    "RepairReport": "openprogram.recordings.repair",
-    "check_recording_file": "openprogram.providers.recording.store",
-    "delete_recording": "openprogram.recordings.removal",
-    "describe_calls": "openprogram.recordings.details",
-    "describe_recording": "openprogram.recordings.details",
-    "ensure_recordings_dir": "openprogram.providers.recording.store",
-    "entry_of": "openprogram.recordings.rerun",
-    "list_recordings": "openprogram.recordings.summary",
-    "locate_recording": "openprogram.providers.recording.store",
-    "managed_path": "openprogram.providers.recording.store",
-    "new_recording_id": "openprogram.providers.recording.store",
-    "plan_deletion": "openprogram.recordings.removal",
-    "prune_recordings": "openprogram.recordings.removal",
-    "read_status": "openprogram.recordings.status",
-    "recording_into": "openprogram.recordings.selection",
-    "record_command": "openprogram.recordings.oneshot",
-    "recordings_dir": "openprogram.providers.recording.store",
-    "repair_recording": "openprogram.recordings.repair",
-    "run_check": "openprogram.recordings.rerun",
-    "select_replay": "openprogram.recordings.selection",
-    "start_recording": "openprogram.recordings.selection",
-    "summarize_recording": "openprogram.recordings.summary",
-    "turn_off": "openprogram.recordings.selection",
-    "validate_recording_id": "openprogram.providers.recording.store",
-}
-
-
-__getattr__ = lazy_getattr(__name__, _MODULE_OF)
-
-
-def __dir__() -> list[str]:
-    return sorted([*globals(), *_MODULE_OF])
-
-
-__all__ = [
-    "APPLIES_ON_NEXT_START",
-    "FIRST_TEXT_LIMIT",
-    "RECORDING_ID_PATTERN",
-    "RECORDING_SUFFIX",
-    "CallRow",
-    "CheckProgress",
-    "CheckResult",
-    "CheckStatus",
-    "CheckUsageError",
-    "DeletedRecording",
-    "DroppedPart",
-    "OneShotRecording",
-    "PruneFailure",
-    "PruneReport",
-    "RecordReplayStatus",
-    "RecordingDetails",
-    "RecordingEntry",
-    "RecordingListing",
-    "RecordingLocation",
-    "RecordingRemovalError",
-    "RecordingSelectorError",
-    "RecordingSummary",
-    "RepairReport",
-    "check_recording_file",
-    "delete_recording",
-    "describe_calls",
-    "describe_recording",
-    "ensure_recordings_dir",
-    "entry_of",
-    "list_recordings",
-    "locate_recording",
-    "managed_path",
-    "new_recording_id",
-    "plan_deletion",
-    "prune_recordings",
-    "read_status",
-    "record_command",
-    "recording_into",
-    "recordings_dir",
-    "repair_recording",
-    "run_check",
-    "select_replay",
-    "start_recording",
-    "summarize_recording",
-    "turn_off",
-    "validate_recording_id",
-]
+__all__, __getattr__, __dir__ = lazy_names.lazy_facade(__name__)
+"""The public names: the imports above, each loaded from its module the first time it is asked for."""

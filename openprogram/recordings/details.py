@@ -13,6 +13,7 @@ from openprogram.recordings.summary import (
     scan_location,
     summary_from_scan,
 )
+from openprogram.text import one_line
 
 FIRST_TEXT_LIMIT = 80
 """At most this many characters of a call's first user text are shown."""
@@ -68,8 +69,7 @@ def _first_user_text(call: RecordedCall) -> str | None:
             content = " ".join(part for part in parts if isinstance(part, str))
         if not isinstance(content, str):
             return None
-        text = " ".join(content.split())
-        return text if len(text) <= FIRST_TEXT_LIMIT else text[: FIRST_TEXT_LIMIT - 1] + "…"
+        return one_line(content, FIRST_TEXT_LIMIT)
     return None
 
 
@@ -103,5 +103,5 @@ def describe_recording(selector: str) -> RecordingDetails:
         header,
         describe_calls(scan.calls),
         tuple(problem.describe() for problem in summary.facts.problems),
-        scan.unfinished_calls,
+        scan.facts.unfinished_calls,
     )

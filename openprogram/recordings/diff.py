@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import difflib
 import json
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -27,19 +26,11 @@ from openprogram.providers.recording.rules import (
     iter_ruled_differences,
 )
 from openprogram.providers.types import AssistantMessage, AssistantMessageEvent, Usage
+from openprogram.word_diff import WordChange, word_diff
 
 CallStatus = Literal[
     "same", "request_changed", "answer_changed", "both_changed", "only_a", "only_b"
 ]
-WordOp = Literal["equal", "delete", "insert"]
-
-
-@dataclass(frozen=True)
-class WordChange:
-    """One run of a word-level text diff: kept, only in A (`delete`) or only in B (`insert`)."""
-
-    op: WordOp
-    text: str
 
 
 @dataclass(frozen=True)
@@ -212,27 +203,6 @@ def request_signature(request: RequestRow) -> str:
         sort_keys=True,
         default=str,
     )
-
-
-_WORDS = re.compile(r"\s+|[^\s]+")
-
-
-def word_diff(a: str, b: str) -> tuple[WordChange, ...]:
-    """A word-level diff (whitespace kept), or () when the texts are equal."""
-    if a == b:
-        return ()
-    left, right = _WORDS.findall(a), _WORDS.findall(b)
-    changes: list[WordChange] = []
-    matcher = difflib.SequenceMatcher(None, left, right, autojunk=False)
-    for op, i1, i2, j1, j2 in matcher.get_opcodes():
-        if op == "equal":
-            changes.append(WordChange("equal", "".join(left[i1:i2])))
-            continue
-        if i2 > i1:
-            changes.append(WordChange("delete", "".join(left[i1:i2])))
-        if j2 > j1:
-            changes.append(WordChange("insert", "".join(right[j1:j2])))
-    return tuple(changes)
 
 
 def compare_answers(a: Answer, b: Answer) -> AnswerDifference:

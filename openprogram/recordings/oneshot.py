@@ -1,14 +1,14 @@
 """`openprogram recordings record -- COMMAND`: record one run of a program, leaving the config alone.
 
-The program runs with a private staging state directory whose configuration says "record into
-this file", so the user's next-start configuration is never read or changed. The recording's
+The program runs with a private staging state directory holding a run spec that says "record into
+this file" (`check_protocol.ChildRunSpec`), so the user's next-start configuration is never read or
+changed. The recording's
 header carries `entry` (the redacted command line and working directory) so `check` can rerun it.
 It moves into the managed root only when the program succeeded (or `keep_failed` is set).
 """
 
 from __future__ import annotations
 
-import json
 import os
 import shutil
 import subprocess
@@ -18,9 +18,10 @@ from pathlib import Path
 
 from pydantic import BaseModel
 
-from openprogram.providers.recording.config import RecordReplayConfig, state_dir
+from openprogram.providers.recording.check_protocol import ChildRunSpec, write_run_spec
+from openprogram.providers.recording.config import state_dir
 from openprogram.providers.recording.reader import scan_recording
-from openprogram.providers.recording.redaction import remove_secret_text
+from openprogram.providers.recording.redaction import remove_secret_argv
 from openprogram.providers.recording.store import (
     RecordingSelectorError,
     ensure_recordings_dir,
@@ -47,12 +48,9 @@ def _stage(recording_id: str, argv: Sequence[str], cwd: str) -> tuple[Path, Path
     home = Path(tempfile.mkdtemp(prefix=".record-", dir=state_dir()))  # mkdtemp makes it 0700
     (home / "recordings").mkdir(mode=0o700)
     staged = home / "recordings" / f"{recording_id}.jsonl"
-    entry = {"argv": [remove_secret_text(arg) for arg in argv], "cwd": cwd}
+    entry = {"argv": remove_secret_argv(argv), "cwd": cwd}
     create_recording_file(staged, recording_id, entry)
-    config = {"record_replay": RecordReplayConfig(mode="record", file=recording_id).model_dump()}
-    config_file = home / "config.json"
-    config_file.write_text(json.dumps(config) + "\n", encoding="utf-8")
-    config_file.chmod(0o600)
+    write_run_spec(home, ChildRunSpec(mode="record", recording=recording_id))
     return home, staged
 
 
@@ -91,8 +89,8 @@ def record_command(
             exit_code=exit_code,
             kept=kept,
             path=str(final) if kept else None,
-            calls=scan.calls_found,
-            events=scan.events_found,
+            calls=scan.facts.calls,
+            events=scan.facts.events,
         )
     finally:
         shutil.rmtree(home, ignore_errors=True)

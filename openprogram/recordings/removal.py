@@ -23,6 +23,7 @@ from openprogram.providers.recording.config import (
     RecordReplayConfig,
     read_record_replay_config,
 )
+from openprogram.providers.recording.file_policy import inspect
 from openprogram.providers.recording.store import (
     RECORDING_SUFFIX,
     RecordingLocation,
@@ -125,14 +126,9 @@ def _active_config() -> RecordReplayConfig:
 
 def _refusal(location: RecordingLocation, config: RecordReplayConfig) -> str | None:
     """Why this entry is never removed, or None when it is a removable regular file."""
-    try:
-        info = location.path.lstat()
-    except FileNotFoundError:
-        return "file not found"
-    if stat.S_ISLNK(info.st_mode):
-        return "is a symlink; delete removes only regular files"
-    if not stat.S_ISREG(info.st_mode):
-        return "is not a regular file"
+    state = inspect(location)
+    if state.reason is not None and not state.too_wide:
+        return state.reason
     mode = active_mode(location, config)
     if mode is not None:
         return (
@@ -255,7 +251,7 @@ def prune_recordings(
             continue
         matched.append(location.recording_id)
         if dry_run:
-            freed += summary.size
+            freed += summary.facts.size
             continue
         try:
             freed += _unlink_unlocked(location.path)

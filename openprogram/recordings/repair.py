@@ -14,9 +14,10 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from openprogram.providers.recording.file_policy import require_usable
 from openprogram.providers.recording.reader import scan_recording
 from openprogram.providers.recording.rows import encode_row
-from openprogram.providers.recording.store import RECORDING_SUFFIX, check_recording_file
+from openprogram.providers.recording.store import RECORDING_SUFFIX
 from openprogram.recordings.removal import RecordingRemovalError, locate_managed, refusal_reason
 
 
@@ -57,7 +58,7 @@ def repair_recording(recording_id: str) -> RepairReport:
     reason = refusal_reason(location)
     if reason is not None:
         raise RecordingRemovalError(location.path, reason, action="repair")
-    check_recording_file(location, repair_managed=True)
+    require_usable(location, tighten=True)
     scan = scan_recording(location.path)
     dropped = [
         DroppedPart(line_number=p.line_number, call_index=p.call_index, reason=p.reason)
@@ -67,7 +68,7 @@ def repair_recording(recording_id: str) -> RepairReport:
         "recording_id": recording_id,
         "path": str(location.path),
         "kept_calls": len(scan.calls),
-        "kept_events": scan.event_count,
+        "kept_events": sum(len(call.events) for call in scan.calls),
         "dropped": dropped,
     }
     if scan.valid:

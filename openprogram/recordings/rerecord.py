@@ -3,34 +3,24 @@
 `plan_rerecord` says, before anything goes live, from which call the run will call the real
 providers: `from_call` when given, else the first call an offline check finds different (the same
 check as `openprogram recordings check`), and which models and providers the recorded calls from
-there reach. `run_rerecord` reruns the program with replay in resume mode (calls replay and are
+there reach. `run_rerecord` reruns the program with replay in rerecord mode (calls replay and are
 copied while they match; from that call on every call is live and recorded) into a candidate file;
-`write_rerecorded` puts it in place as a new version (checked, the previous one kept). The
+`versions.write_rewrite` puts it in place as a new version (checked, the previous one kept). The
 recording is untouched until then: a failed program, a cancel or a crash leave it byte for byte.
 """
 
 from __future__ import annotations
 
-import json
 import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from openprogram.errors import OpenProgramError
+from openprogram.providers.recording.check_protocol import RerecordSpec
 from openprogram.providers.recording.reader import read_recording
 from openprogram.providers.recording.store import locate_recording
-from openprogram.recordings.rerun import CheckProgress, CheckResult, run_check
-from openprogram.recordings.versions import (
-    RewriteLock,
-    discard_candidate,
-    run_into_candidate,
-    write_version,
-)
-
-
-class RerecordRefused(OpenProgramError, RuntimeError):
-    """Nothing to record again, or the run failed: no new version is written."""
+from openprogram.recordings.check import CheckProgress, CheckResult, run_check
+from openprogram.recordings.versions import RewriteRefused, RewriteRun, run_into_candidate
 
 
 @dataclass(frozen=True)
@@ -54,22 +44,6 @@ class RerecordPlan:
         return 0 if self.from_call is None else self.recorded_calls - self.from_call
 
 
-@dataclass(frozen=True)
-class RerecordRun:
-    """A finished resume-mode rerun: its result and the candidate (None when it failed)."""
-
-    plan: RerecordPlan
-    result: CheckResult
-    candidate: Path | None
-    refusal: str | None
-    lock: RewriteLock | None = None
-    """Held from the run until the candidate is written or discarded."""
-
-    def discard(self) -> None:
-        """Forget the candidate and release the recording (nothing was written to it)."""
-        discard_candidate(self.candidate, self.lock)
-
-
 def plan_rerecord(
     selector: str,
     argv: Sequence[str] | None = None,
@@ -83,7 +57,7 @@ def plan_rerecord(
     total = len(recording.calls)
     if from_call is not None:
         if not 0 <= from_call <= total:
-            raise RerecordRefused(
+            raise RewriteRefused(
                 f"{location.path}: --from-call {from_call} is not a call of this recording "
                 f"(0 to {total})"
             )
@@ -99,7 +73,7 @@ def plan_rerecord(
             from_call = check.calls_consumed
             reason = f"the program made {check.calls_consumed} of {total} recorded calls"
         else:
-            raise RerecordRefused(f"the offline check could not run the program: {check.error}")
+            raise RewriteRefused(f"the offline check could not run the program: {check.error}")
     models = sorted(
         {
             f"{call.request.model.get('provider')}/{call.request.model.get('id')}"
@@ -125,20 +99,19 @@ def run_rerecord(
     *,
     on_progress: Callable[[CheckProgress], None] | None = None,
     cancel: threading.Event | None = None,
-) -> RerecordRun:
-    """Rerun in resume mode into a candidate file; the recording is not touched."""
+) -> RewriteRun:
+    """Rerun in rerecord mode into a candidate file; the recording is not touched."""
     if plan.from_call is None:
-        raise RerecordRefused(f"{plan.recording}: {plan.reason}")
+        raise RewriteRefused(f"{plan.recording}: {plan.reason}")
 
     def rerun(candidate: Path) -> CheckResult:
-        setting = json.dumps({"into": str(candidate), "from_call": plan.from_call})
         return run_check(
             str(plan.recording),
             plan.argv,
             cwd=plan.cwd,
             on_progress=on_progress,
             cancel=cancel,
-            resume=setting,
+            rerecord=RerecordSpec(into=str(candidate), from_call=plan.from_call),
         )
 
     def refused(result: CheckResult, candidate: Path) -> str | None:
@@ -149,21 +122,13 @@ def run_rerecord(
     result, candidate, refusal, lock = run_into_candidate(
         plan.recording, "rerecord", rerun, refused
     )
-    return RerecordRun(plan, result, candidate, refusal, lock)
-
-
-def write_rerecorded(run: RerecordRun, command: Sequence[str]) -> Path | None:
-    """Put the new version in place; returns where the previous version is kept (None for a file
-    given by path). Raises `RerecordRefused` for a failed run."""
-    if run.candidate is None:
-        raise RerecordRefused(f"{run.plan.recording}: nothing written: {run.refusal}")
-    try:
-        return write_version(
-            run.plan.recording,
-            run.plan.recording_id,
-            run.candidate,
-            command,
-            {"how": "rerecord", "from_call": run.plan.from_call},
-        )
-    finally:
-        run.discard()
+    return RewriteRun(
+        "rerecord",
+        plan.recording,
+        plan.recording_id,
+        result,
+        candidate,
+        refusal,
+        lock,
+        plan.from_call,
+    )

@@ -19,11 +19,11 @@ from openprogram.providers.recording.config import (
     read_record_replay_config,
     write_record_replay_config,
 )
+from openprogram.providers.recording.file_policy import inspect, require_usable
 from openprogram.providers.recording.reader import read_recording
 from openprogram.providers.recording.redaction import REDACTION_VERSION
 from openprogram.providers.recording.store import (
     RecordingSelectorError,
-    check_recording_file,
     ensure_recordings_dir,
     locate_recording,
     managed_path,
@@ -109,7 +109,7 @@ def start_recording(
     read_record_replay_config()  # a broken configuration fails before any file exists
     path = managed_path(recording_id)
     if append and (path.exists() or path.is_symlink()):
-        check_recording_file(locate_recording(recording_id), repair_managed=True)
+        require_usable(locate_recording(recording_id), tighten=True)
         read_recording(path)
         write_record_replay_config(RecordReplayConfig(mode="record", file=recording_id))
         return path
@@ -127,15 +127,18 @@ def start_recording(
 def select_replay(selector: str) -> Path:
     """Make the next start replay from a managed ID or a path; returns the file's path.
 
-    The file must be a regular 0600 file (a managed one of ours is tightened; an external one is
-    never chmod-ed) and strictly valid; only then is the configuration written.
+    The file must be a regular file and strictly valid (a managed one also 0600: one of ours is
+    tightened); only then is the configuration written. A file given by path is read whatever its
+    mode and never chmod-ed.
     """
     location = locate_recording(selector)
     # Not a recording at all says more than its permissions: refuse what is not a regular file,
     # read it strictly, and only then insist on 0600.
-    check_recording_file(location, permissions=False)
+    state = inspect(location)
+    if state.reason is not None and not state.too_wide:
+        raise RecordingSelectorError(str(location.path), state.reason)
     read_recording(location.path)
-    check_recording_file(location, repair_managed=True)
+    require_usable(location, tighten=True)
     stored = location.recording_id if location.managed else str(location.path)
     write_record_replay_config(RecordReplayConfig(mode="replay", file=stored))
     return location.path

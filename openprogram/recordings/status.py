@@ -20,13 +20,13 @@ from openprogram.providers.recording.config import (
     state_dir,
 )
 from openprogram.providers.recording.errors import RecordingFileError
+from openprogram.providers.recording.file_policy import MISSING, inspect
 from openprogram.providers.recording.reader import scan_facts
 from openprogram.providers.recording.rows import RECORDING_FORMAT_VERSION
 from openprogram.providers.recording.scan_facts import ScanFacts
 from openprogram.providers.recording.store import (
     RecordingLocation,
     RecordingSelectorError,
-    check_recording_file,
     locate_recording,
     recordings_dir,
 )
@@ -88,27 +88,17 @@ class _FileState:
         return self.facts.reason if self.facts else None
 
 
-def _permission_repair(location: RecordingLocation) -> str | None:
-    """The note for a managed file of ours that activation would tighten to 0600, else None."""
-    info = location.path.lstat()
-    mode = stat.S_IMODE(info.st_mode)
-    if not (location.managed and stat.S_ISREG(info.st_mode) and mode & 0o077):
-        return None
-    if info.st_uid != os.getuid():
-        return None
-    return f"permissions {mode:04o} will be tightened to 0600 on the next start"
-
-
 def _inspect(location: RecordingLocation) -> _FileState:
     if not os.path.lexists(location.path):
-        return _FileState(exists=False, refused="file not found")
+        return _FileState(exists=False, refused=MISSING)
+    policy = inspect(location)
     note = None
-    try:
-        check_recording_file(location)
-    except RecordingSelectorError as exc:
-        note = _permission_repair(location)
-        if note is None:
-            return _FileState(exists=True, refused=exc.reason)
+    if policy.tightenable:
+        assert policy.info is not None
+        mode = stat.S_IMODE(policy.info.st_mode)
+        note = f"permissions {mode:04o} will be tightened to 0600 on the next start"
+    elif policy.reason is not None:
+        return _FileState(exists=True, refused=policy.reason)
     try:
         facts = scan_facts(location.path)
     except RecordingFileError as exc:

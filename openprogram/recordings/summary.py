@@ -9,7 +9,6 @@ symlink or prints.
 from __future__ import annotations
 
 import os
-import stat
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -22,6 +21,7 @@ from openprogram.providers.recording.config import (
     read_record_replay_config,
 )
 from openprogram.providers.recording.errors import RecordingFileError
+from openprogram.providers.recording.file_policy import inspect
 from openprogram.providers.recording.reader import RecordingScan, scan_facts, scan_recording
 from openprogram.providers.recording.scan_facts import ScanFacts
 from openprogram.providers.recording.store import (
@@ -50,51 +50,10 @@ class RecordingSummary:
     mode: str | None
     """`record` or `replay` when active, else None."""
 
-    # The facts most views show, by name (they live once, in `facts`).
-    @property
-    def size(self) -> int:
-        """The file's size in bytes."""
-        return self.facts.size
-
-    @property
-    def format_version(self) -> int | None:
-        """The header's format version."""
-        return self.facts.format_version
-
-    @property
-    def calls(self) -> int:
-        """Whole calls (a damaged call is not counted)."""
-        return self.facts.calls
-
-    @property
-    def events(self) -> int:
-        """Events of the whole calls."""
-        return self.facts.events
-
-    @property
-    def valid(self) -> bool:
-        """True when the strict reader accepts the file."""
-        return self.facts.valid
-
-    @property
-    def reason(self) -> str | None:
-        """The first problem, on one line, when the file is not valid."""
-        return self.facts.reason
-
-    @property
-    def problem_count(self) -> int:
-        """How many problems the strict reader found."""
-        return self.facts.problem_count
-
-    @property
-    def created_at(self) -> str | None:
-        """The header's `created_at` (ISO-8601 UTC), when it has one."""
-        return self.facts.created_at
-
     @property
     def age_reference(self) -> datetime:
         """When the recording was made: the header's `created_at`, else the file's mtime."""
-        return parse_timestamp(self.created_at) or parse_timestamp(self.modified_at) or _EPOCH
+        return parse_timestamp(self.facts.created_at) or parse_timestamp(self.modified_at) or _EPOCH
 
     def to_json(self) -> dict[str, Any]:
         """Stable JSON fields (`id`, `path`, `created_at`, ...) for `--json` output."""
@@ -169,18 +128,11 @@ def active_mode(location: RecordingLocation, config: RecordReplayConfig | None) 
 
 
 def inspect_location(location: RecordingLocation) -> tuple[os.stat_result | None, str | None]:
-    """The entry's lstat, and why it must not be read (missing, symlink, not regular) or None."""
-    try:
-        info = location.path.lstat()
-    except FileNotFoundError:
-        return None, "file not found"
-    except OSError as exc:
-        return None, f"cannot be inspected: {exc.strerror}"
-    if stat.S_ISLNK(info.st_mode):
-        return info, "is a symlink; refusing to follow it"
-    if not stat.S_ISREG(info.st_mode):
-        return info, "is not a regular file"
-    return info, None
+    """The entry's lstat, and why it must not be read (missing, symlink, not regular) or None.
+
+    Listing and showing read a managed file whatever its permissions (the file policy's view)."""
+    state = inspect(location)
+    return state.info, None if state.too_wide else state.reason
 
 
 def scan_location(location: RecordingLocation) -> tuple[os.stat_result | None, RecordingScan | str]:
@@ -198,7 +150,7 @@ def facts_from_scan(info: os.stat_result | None, scan: RecordingScan | str) -> S
     """The file's facts from a scan, or from the reason it could not be scanned."""
     if isinstance(scan, str):
         return ScanFacts.refused(info.st_size if info else 0, scan)
-    return scan.facts()
+    return scan.facts
 
 
 def summary_from_facts(

@@ -1,8 +1,8 @@
 """What `list` learnt from strict scans, kept in `<state>/cache/recording-summaries.json`.
 
 An entry holds the scan-derived facts of one file's summary (totals, validity, first problem) and is
-trusted only while the file's (st_dev, st_ino, st_size, st_mtime_ns, st_ctime_ns) from `lstat` are
-exactly those seen when it was scanned. A file changed within `RACY_WINDOW_NS` before the listing
+trusted only while the file's `FileStamp` (device, inode, size, mtime and ctime of its `lstat`) is
+exactly the one seen when it was scanned. A file changed within `RACY_WINDOW_NS` before the listing
 began is never stored: timestamps are coarse, so it could change again without changing its stamp.
 
 The cache is a cache: a missing, corrupt, foreign-version, unsafe or unwritable file only means
@@ -27,6 +27,7 @@ from openprogram import __version__
 from openprogram.providers.recording.config import atomic_write_text, ensure_private_dir, state_dir
 from openprogram.providers.recording.rows import RECORDING_FORMAT_VERSION
 from openprogram.providers.recording.scan_facts import ScanFacts
+from openprogram.recordings.file_stamp import FileStamp
 
 CACHE_SCHEMA_VERSION = 3
 """Bump when the shape of the cache document or the meaning of its facts changes (3: `calls`
@@ -36,9 +37,6 @@ RACY_WINDOW_NS = 2_000_000_000
 """A file whose mtime or ctime is this close to (or after) the listing's start is not cached."""
 MAX_CACHE_BYTES = 16 * 1024 * 1024
 """A larger cache file is not read (about 300 bytes per recording are expected)."""
-
-FileStamp = tuple[int, int, int, int, int]
-"""(st_dev, st_ino, st_size, st_mtime_ns, st_ctime_ns) of a file's `lstat`."""
 
 _DIRECTORY_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 
@@ -75,11 +73,6 @@ def cache_path() -> Path:
     return state_dir() / "cache" / CACHE_FILE_NAME
 
 
-def file_stamp(info: os.stat_result) -> FileStamp:
-    """The fields of an `lstat` that must all be unchanged for a cached scan to be trusted."""
-    return (info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns, info.st_ctime_ns)
-
-
 class SummaryCache:
     """The cached scans one listing may reuse, and the ones it keeps for the next listing.
 
@@ -111,7 +104,7 @@ class SummaryCache:
         """The cached facts of the file at `path`, if its `lstat` is exactly as when scanned."""
         key = os.path.abspath(path)
         entry = self._loaded.get(key)
-        if not self._usable or entry is None or entry.stamp != file_stamp(info):
+        if not self._usable or entry is None or entry.stamp != FileStamp.of(info):
             return None
         self._kept[key] = entry
         return entry.facts
@@ -121,7 +114,7 @@ class SummaryCache:
         key = os.path.abspath(path)
         latest_change = max(info.st_mtime_ns, info.st_ctime_ns)
         if self._usable and latest_change <= self._started_ns - RACY_WINDOW_NS and _is_text(key):
-            self._kept[key] = _CachedScan(stamp=file_stamp(info), facts=facts)
+            self._kept[key] = _CachedScan(stamp=FileStamp.of(info), facts=facts)
 
     def save(self) -> None:
         """Write the kept entries atomically when they changed; a failure only means no cache."""

@@ -4,7 +4,8 @@
 (`produced_by`), keeps the previous version (a managed recording: in the state dir, listed by
 `list_versions`, put back by `restore_version`; a file given by path: beside it only until the
 replace has succeeded, git being its history) and replaces the recording atomically. Used by
-`accept` and `rerecord`; a failure leaves the recording byte for byte.
+`accept` and `rerecord` (one `RewriteRun` with its `how`, put in place by `write_rewrite`) and by the
+pytest plugin's accept and rerecord; a failure leaves the recording byte for byte.
 """
 
 from __future__ import annotations
@@ -14,19 +15,23 @@ import fcntl
 import json
 import os
 import shutil
+import stat
 import tempfile
 import time
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, Literal, TypeVar
 
 from openprogram.errors import OpenProgramError
 from openprogram.providers.recording.config import ensure_private_dir, state_dir
 from openprogram.providers.recording.errors import RecordingFileError
-from openprogram.providers.recording.reader import read_recording
-from openprogram.providers.recording.redaction import remove_secret_text
+from openprogram.providers.recording.file_policy import inspect, require_usable
+from openprogram.providers.recording.reader import read_recording, read_recording_bytes
+from openprogram.providers.recording.redaction import remove_secret_argv
 from openprogram.providers.recording.rows import encode_row
 from openprogram.providers.recording.store import managed_path, validate_recording_id
+from openprogram.recordings.check import AcceptedCall, CheckResult
 
 T = TypeVar("T")
 
@@ -71,10 +76,24 @@ def versions_dir(recording_id: str) -> Path:
     return state_dir() / VERSIONS / validate_recording_id(recording_id)
 
 
+def _private_versions_dir(recording_id: str) -> Path:
+    """`versions/ID`, created 0700 with `versions/` itself (and the state dir) 0700; a symlink at
+    any of them is refused."""
+    for folder in (state_dir(), state_dir() / VERSIONS):
+        ensure_private_dir(folder)
+    return ensure_private_dir(versions_dir(recording_id))
+
+
 def list_versions(recording_id: str) -> list[Path]:
-    """The kept previous versions of a managed recording, oldest first."""
+    """The kept previous versions of a managed recording, oldest first: regular files only,
+    never through a symlinked `versions/` folder or a symlinked version."""
     folder = versions_dir(recording_id)
-    return sorted(folder.glob("*.jsonl")) if folder.is_dir() else []
+    for directory in (folder.parent, folder):
+        if directory.is_symlink():
+            raise VersionError(f"{directory} is a symlink; refusing to read versions through it")
+    if not folder.is_dir():
+        return []
+    return sorted(path for path in folder.glob("*.jsonl") if inspect(path).usable)
 
 
 def _version_name() -> str:
@@ -82,11 +101,18 @@ def _version_name() -> str:
 
 
 def _keep(path: Path, recording_id: str) -> Path:
-    folder = ensure_private_dir(versions_dir(recording_id))
+    folder = _private_versions_dir(recording_id)
     kept = folder / f"{_version_name()}.jsonl"
-    shutil.copyfile(path, kept)
-    kept.chmod(0o600)
+    _copy_private(path, kept)
     return kept
+
+
+def _copy_private(source: Path, target: Path) -> None:
+    """Copy `source` (never through a symlink) into a new 0600 `target`."""
+    data = read_recording_bytes(source)
+    fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
+    with os.fdopen(fd, "wb") as out:
+        out.write(data)
 
 
 def write_version(
@@ -101,13 +127,13 @@ def write_version(
     recording; the recording is then left as it was."""
     read_recording(candidate)  # the same strict reader replay uses
     final = candidate.with_name(f"{candidate.stem}.final.jsonl")
-    _with_provenance(candidate, final, command, produced_by)
-    read_recording(final)
+    _with_provenance(candidate, final, command, produced_by)  # the same rows: checked above
     previous = recording.with_name(f".{recording.name}.previous")
+    mode = stat.S_IMODE(require_usable(recording).st_mode)  # a rewrite keeps the file's mode
     os.link(recording, previous)  # the old bytes stay reachable until the end
     try:
         kept = _keep(previous, recording_id) if recording_id is not None else None
-        os.chmod(final, 0o600)
+        os.chmod(final, mode)
         os.replace(final, recording)
     finally:
         with contextlib.suppress(FileNotFoundError):
@@ -126,8 +152,7 @@ def restore_version(recording_id: str, version: str) -> Path:
     read_recording(source)
     target = managed_path(recording_id)
     temporary = target.with_name(f".{target.name}.restore-{os.getpid()}.tmp")
-    shutil.copyfile(source, temporary)
-    temporary.chmod(0o600)
+    _copy_private(source, temporary)
     try:
         if target.exists():
             _keep(target, recording_id)
@@ -146,7 +171,7 @@ def _with_provenance(
         header = json.loads(rows.readline())
         if not isinstance(header, dict) or header.get("type") != "header":
             raise RecordingFileError(source, 1, None, "the first row is not a header")
-        argv = [remove_secret_text(arg) for arg in command]
+        argv = remove_secret_argv(command)
         entry = header.get("entry")
         if isinstance(entry, dict) and argv:
             # The requests are now the ones this command makes: a plain `check` reruns it.
@@ -204,3 +229,58 @@ def discard_candidate(candidate: Path | None, lock: RewriteLock | None) -> None:
         shutil.rmtree(candidate.parent, ignore_errors=True)
     if lock is not None:
         lock.release()
+
+
+class RewriteRefused(OpenProgramError, RuntimeError):
+    """Accept or rerecord makes no new version: nothing to do, a live answer is needed, or the
+    program failed (the message says which)."""
+
+
+@dataclass(frozen=True)
+class RewriteRun:
+    """A finished accept or rerecord run: the check's result and, unless refused, the candidate."""
+
+    how: Literal["accept", "rerecord"]
+    recording: Path
+    recording_id: str | None
+    result: CheckResult
+    candidate: Path | None
+    """The new version, written by the run, not yet checked nor in place (None: refused)."""
+    refusal: str | None
+    lock: RewriteLock | None = None
+    """Held from the run until the candidate is written or discarded."""
+    from_call: int | None = None
+    """Rerecord: the first call that went live."""
+
+    @property
+    def accepted(self) -> list[AcceptedCall]:
+        """Accept: each call whose new request would be kept, with its differences."""
+        return self.result.accepted
+
+    def produced_by(self) -> dict[str, Any]:
+        """What the new version's header says produced it."""
+        if self.how == "accept":
+            return {"how": "accept", "accepted_calls": len(self.accepted)}
+        return {"how": "rerecord", "from_call": self.from_call}
+
+    def discard(self) -> None:
+        """Forget the candidate and release the recording (nothing was written to it)."""
+        discard_candidate(self.candidate, self.lock)
+
+
+def write_rewrite(run: RewriteRun, command: Sequence[str]) -> Path | None:
+    """Put the candidate in place of the recording (`write_version`); returns where the previous
+    version is kept (None for a file given by path).
+
+    Raises `RewriteRefused` for a refused run and `RecordingFileError` when the candidate is not a
+    valid recording; the recording is then left as it was.
+    """
+    if run.candidate is None:
+        nothing = "nothing to accept" if run.how == "accept" else "nothing written"
+        raise RewriteRefused(f"{run.recording}: {nothing}: {run.refusal}")
+    try:
+        return write_version(
+            run.recording, run.recording_id, run.candidate, command, run.produced_by()
+        )
+    finally:
+        run.discard()

@@ -13,28 +13,31 @@ import tempfile
 import time
 from contextlib import ExitStack, suppress
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
 from openprogram.errors import OpenProgramError
 from openprogram.providers.api_registry import ApiProvider, override_api_providers
+from openprogram.providers.recording.check_protocol import AcceptedRow, MismatchRow, ReportRow
+from openprogram.providers.recording.config import RecordReplayMode
 from openprogram.providers.recording.errors import RecordingFileError
 from openprogram.providers.recording.reader import read_recording
 from openprogram.providers.recording.recorder import RecordingProvider
 from openprogram.providers.recording.redaction import REDACTION_VERSION
-from openprogram.providers.recording.resume import ResumeState, ResumingApi
+from openprogram.providers.recording.rerecord import RerecordingApi, RerecordState
 from openprogram.providers.recording.rules import MatchingRules
 from openprogram.providers.recording.writer import RecordingSink
-from openprogram.providers.replay import MismatchReport, ReplayMismatch, ReplayProvider
+from openprogram.providers.replay import ReplayMismatch, ReplayProvider
+from openprogram.recordings.versions import write_version
 from openprogram.text import plural
 
-RecordMode = Literal["none", "once", "rewrite", "accept", "resume"]
+RecordMode = Literal["none", "once", "rewrite", "accept", "rerecord"]
 """`none`: replay only; `once`: record when the file is missing; `rewrite`: always record again;
 `accept`: replay offline, keeping the recorded answers and accepting requests that changed;
-`resume`: replay while the calls match, then call the real providers and record the rest."""
+`rerecord`: replay while the calls match, then call the real providers and record the rest."""
 
-RECORD_MODES: tuple[RecordMode, ...] = ("none", "once", "rewrite", "accept", "resume")
-
-"""First tokens of a field path that the TUI can show inside a recorded request."""
+RECORD_MODES: tuple[RecordMode, ...] = get_args(RecordMode)
+RECORD_MODE_ALIASES: dict[str, RecordMode] = {"resume": "rerecord"}
+"""Older names still accepted (users have `--openprogram-record=resume` in CI files)."""
 
 
 class RecordingUnavailable(OpenProgramError):
@@ -99,20 +102,20 @@ class OpenProgramRecording:
         self.rerun_command = rerun_command
         """How to record this test again (`pytest --openprogram-record=rewrite '<test>'`)."""
         self.record_command = record_command
+        """How to record this test when its file is missing (`... --openprogram-record=once`)."""
         self.accept_command = accept_command
         """How to accept this test's changed requests offline (`... --openprogram-record=accept`)."""
-        """How to record this test when its file is missing (`... --openprogram-record=once`)."""
         self.mode_reason = mode_reason
         self.recording = record_mode == "rewrite" or (
-            record_mode in ("once", "resume") and not _exists(path)
+            record_mode in ("once", "rerecord") and not _exists(path)
         )
         self.replay: ReplayProvider | None = None
         self.mismatches: list[ReplayMismatch] = []
         self.accepting = record_mode == "accept"
-        self.resuming = record_mode == "resume" and _exists(path)
-        """Resume mode: the matching calls replayed, the rest live, all written to a new file
+        self.rerecording = record_mode == "rerecord" and _exists(path)
+        """Rerecord mode: the matching calls replayed, the rest live, all written to a new file
         saved only when the test passes."""
-        self._resume: ResumeState | None = None
+        self._rerecord: RerecordState | None = None
         """Accept mode: requests that differ are accepted into a new version of the recording,
         saved (like a recording) only when the test passes and every recorded call was made."""
         self.accepted_calls: list[int] = []
@@ -123,14 +126,14 @@ class OpenProgramRecording:
         self._stack = ExitStack()
 
     @property
-    def mode(self) -> Literal["replay", "record"]:
+    def mode(self) -> RecordReplayMode:
         """`record` when this test records live calls, `replay` when it answers from the file."""
         return "record" if self.recording else "replay"
 
     @property
     def call_count(self) -> int:
         """Provider calls made so far: replayed (matched) or recorded."""
-        if self.resuming:
+        if self.rerecording:
             return self._sink.calls if self._sink is not None else 0
         if self.replay is not None:
             return self.replay.call_count
@@ -154,14 +157,11 @@ class OpenProgramRecording:
         if not _exists(self.path):
             raise RecordingUnavailable(self._missing_message())
 
-        def on_report(row: dict[str, Any]) -> None:
-            if row.get("type") == "accepted":
-                self.accepted_calls.append(int(row["call_index"]))
-            if row.get("type") == "mismatch":
-                fields = {key: value for key, value in row.items() if key != "type"}
-                self.mismatches.append(
-                    ReplayMismatch.from_report(MismatchReport.model_validate(fields))
-                )
+        def on_report(row: ReportRow) -> None:
+            if isinstance(row, AcceptedRow):
+                self.accepted_calls.append(row.accepted.call_index)
+            if isinstance(row, MismatchRow):
+                self.mismatches.append(ReplayMismatch.from_report(row.mismatch))
 
         try:
             if self.accepting:
@@ -181,17 +181,17 @@ class OpenProgramRecording:
                 ]
             raise RecordingUnavailable("\n".join(lines)) from None
         self.replay = replay
-        if self.resuming:
+        if self.rerecording:
             self._partial = self._new_partial()
             sink = _CountingSink(self._partial, dict(replay.recording.header.model_extra or {}))
             self._sink = sink
             sink.ensure_header()
-            state = self._resume = ResumeState(replay, sink, None)
+            state = self._rerecord = RerecordState(replay, sink, None)
 
-            def resume(api: str, provider: ApiProvider) -> ApiProvider:
-                return ResumingApi(state, provider)
+            def rerecord(api: str, provider: ApiProvider) -> ApiProvider:
+                return RerecordingApi(state, provider)
 
-            self._stack.enter_context(override_api_providers(resume))
+            self._stack.enter_context(override_api_providers(rerecord))
             return
 
         def serve(api: str, provider: ApiProvider) -> ApiProvider:
@@ -237,7 +237,7 @@ class OpenProgramRecording:
         test: a mismatch the code under test swallowed, or recorded calls never made, fail it.
         """
         self._stack.close()
-        if self.recording or self.resuming:
+        if self.recording or self.rerecording:
             return self._finish_recording(passed)
         if self.accepting:
             return self._finish_accepting(passed)
@@ -279,7 +279,7 @@ class OpenProgramRecording:
                 return "openprogram: not accepted\n" + self.mismatch_report(mismatch)
             if not self.accepted_calls:
                 return None  # every request matched: nothing to write
-            self._commit(partial)
+            self._commit(partial, {"how": "accept", "accepted_calls": len(self.accepted_calls)})
             return None
         except (RecordingFileError, OSError) as exc:
             return f"openprogram: the accepted version was not saved to {self.display_path}: {exc}"
@@ -294,7 +294,14 @@ class OpenProgramRecording:
             self._sink.close()
             if not passed:
                 return None
-            self._commit(partial)
+            if self.rerecording:
+                state = self._rerecord
+                assert state is not None
+                if state.live_from is None and self._sink.calls == state.replay.recorded_call_count:
+                    return None  # every call replayed as recorded: nothing new to write
+                self._commit(partial, {"how": "rerecord", "from_call": state.live_from})
+            else:
+                self._commit(partial)
             return None
         except (RecordingFileError, OSError) as exc:
             return f"openprogram: the recording was not saved to {self.display_path}: {exc}"
@@ -302,12 +309,25 @@ class OpenProgramRecording:
             if not self.committed:
                 partial.unlink(missing_ok=True)
 
-    def _commit(self, partial: Path) -> None:
-        """Put a finished partial file in place of the recording (atomically, synced)."""
-        read_recording(partial)  # never commit what replay would refuse
-        os.replace(partial, self.path)
+    def _commit(self, partial: Path, produced_by: dict[str, Any] | None = None) -> None:
+        """Put a finished partial file in place of the recording (atomically, synced).
+
+        A new version of an existing recording (accept, rerecord) goes through
+        `versions.write_version`, as `openprogram recordings accept` does: checked by the strict
+        reader once, its header saying what produced it. A new recording is checked and renamed.
+        """
+        if produced_by is not None:
+            write_version(self.path, None, partial, self._command(), produced_by)
+            partial.unlink(missing_ok=True)
+        else:
+            read_recording(partial)  # never commit what replay would refuse
+            os.replace(partial, self.path)
         _fsync_directory(self.path.parent)
         self.committed = True
+
+    def _command(self) -> list[str]:
+        command = self.accept_command if self.accepting else self.rerun_command
+        return shlex.split(command) if command else []
 
     def abort(self) -> None:
         """Remove the override and any partial file without saving (interrupted runs)."""

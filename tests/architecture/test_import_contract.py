@@ -26,7 +26,12 @@ BOUNDARY = (
 )
 """The provider boundary: every model call passes through these, with or without record/replay."""
 RECORD_REPLAY = ("openprogram.providers.recording", "openprogram.providers.replay")
-LEAVES = ("openprogram.errors", "openprogram.text", "openprogram.lazy_names")
+LEAVES = (
+    "openprogram.errors",
+    "openprogram.text",
+    "openprogram.word_diff",
+    "openprogram.lazy_names",
+)
 """Modules that import nothing from the project, so every layer may use them."""
 ROOT_PACKAGE = "openprogram"
 """The package itself holds only `__version__` and may be imported by every layer."""

@@ -15,7 +15,6 @@ from pathlib import Path
 
 import pytest
 
-import openprogram.recordings as recordings
 from tests.recording_files import REPO_ROOT
 
 HEAVY = ("pydantic", "openprogram.providers.recording.format", "openprogram.recordings.diff")
@@ -35,8 +34,8 @@ def test_the_start_up_before_the_first_frame_imports_no_row_models(tmp_path: Pat
     """What `main()` does before the app runs: its arguments, and the theme saved last time."""
     (tmp_path / "tui.json").write_text('{"theme": "openprogram-light"}')
     probe = (
-        "import sys, tui.app; from tui.theme import start_theme; "
-        "tui.app.parse_arguments(['x.jsonl']); assert start_theme() == 'openprogram-light'; "
+        "import sys, tui.app, tui.command_line; from tui.theme import start_theme; "
+        "tui.command_line.parse_arguments(['x.jsonl']); assert start_theme() == 'openprogram-light'; "
         f"print(' '.join(m for m in {HEAVY!r} if m in sys.modules))"
     )
     env = {**os.environ, "OPENPROGRAM_HOME": str(tmp_path)}
@@ -50,12 +49,3 @@ def test_the_start_up_before_the_first_frame_imports_no_row_models(tmp_path: Pat
     )
     assert done.returncode == 0, done.stderr
     assert done.stdout.split() == [], f"the start-up imports {done.stdout.strip()}"
-
-
-def test_the_management_package_names_resolve_lazily_and_all_of_them() -> None:
-    lazily = recordings._MODULE_OF
-    assert set(lazily) == set(recordings.__all__)
-    for name in recordings.__all__:
-        assert getattr(recordings, name) is not None
-    with pytest.raises(AttributeError, match="no attribute 'nope'"):
-        _ = recordings.nope  # type: ignore[attr-defined]

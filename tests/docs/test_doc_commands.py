@@ -81,6 +81,17 @@ def test_every_runnable_command_of_the_document_runs(document: Path, tmp_path: P
         )
 
 
+def test_the_walkthroughs_can_be_followed_one_after_the_other_in_one_home() -> None:
+    """A newcomer runs the README's commands, then the docs', with one `$OPENPROGRAM_HOME`: no two
+    documents record under the same name (the second `record --name` would be refused)."""
+    names: dict[str, str] = {}
+    for document in DOCUMENTS:
+        for command, _ in commands(document):
+            for name in re.findall(r"record --name (\S+)", command):
+                owner = names.setdefault(name, document.name)
+                assert owner == document.name, f"{document.name} records {name!r} as {owner} does"
+
+
 def test_the_format_example_is_a_strictly_valid_recording(tmp_path: Path) -> None:
     (example,) = [
         match["body"]

@@ -80,7 +80,7 @@ def test_ci_never_records_unless_the_option_asks(inner: InnerProject) -> None:
     in_ci.assert_outcomes(errors=1)
     in_ci.stdout.fnmatch_lines(
         [
-            "openprogram: record mode none (CI is set, so only --openprogram-record=once|rewrite|resume "
+            "openprogram: record mode none (CI is set, so only --openprogram-record=once|rewrite|rerecord "
             "records (the ini setting openprogram_record_mode = once is ignored))",
             "no recording for this test at recordings/test_inner_echo/test_loop.jsonl "
             "(record mode none: replay only); CI is set, *",

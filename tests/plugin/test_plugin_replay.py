@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from openprogram.providers.recording.reader import read_recording
 from tests.plugin.inner_project import InnerProject, file_mode
 from tests.sse_server import SSEServer, sse_event, sse_response
 
@@ -327,7 +328,7 @@ def test_accept_that_needs_a_live_answer_or_fails_keeps_the_old_file(
     assert inner.leftovers() == []
 
 
-def test_resume_copies_what_matches_and_records_the_rest_from_the_provider(
+def test_rerecord_copies_what_matches_and_records_the_rest_from_the_provider(
     inner: InnerProject,
 ) -> None:
     recorded = record(inner)
@@ -343,7 +344,25 @@ def test_resume_copies_what_matches_and_records_the_rest_from_the_provider(
     inner.run(INNER_PROMPT="bye").assert_outcomes(passed=2)  # replays green
 
 
-def test_resume_on_a_failing_test_keeps_the_old_file(inner: InnerProject) -> None:
+def test_rerecord_and_accept_put_a_new_version_in_place_saying_what_produced_it(
+    inner: InnerProject,
+) -> None:
+    recorded = record(inner)
+    inner.run("--openprogram-record=rerecord", INNER_PROMPT="bye").assert_outcomes(passed=2)
+    for name in recorded:
+        header = read_recording(inner.recording(name.removesuffix(".jsonl"))).header
+        produced_by = (header.model_extra or {})["produced_by"]
+        assert (produced_by["how"], produced_by["from_call"]) == ("rerecord", 0)
+        assert "--openprogram-record=rewrite" in produced_by["command"]
+    assert inner.leftovers() == []
+    inner.run("--openprogram-record=accept", INNER_PROMPT="hi").assert_outcomes(passed=2)
+    for name in recorded:
+        header = read_recording(inner.recording(name.removesuffix(".jsonl"))).header
+        assert (header.model_extra or {})["produced_by"]["how"] == "accept"
+    assert inner.leftovers() == []
+
+
+def test_rerecord_on_a_failing_test_keeps_the_old_file(inner: InnerProject) -> None:
     recorded = record(inner)
     result = inner.run("--openprogram-record=resume", INNER_PROMPT="bye", INNER_FAIL="1")
     result.assert_outcomes(failed=2)

@@ -17,8 +17,9 @@ from openprogram.providers import (
 )
 from openprogram.providers.api_registry import ApiProvider, UnknownApiError, override_api_providers
 from openprogram.providers.replay import ReplayMismatch
-from openprogram.pytest_plugin import CHOICES, _file_stem, resolve_record_mode
+from openprogram.pytest_plugin import ALIASES, CHOICES, _file_stem, resolve_record_mode
 from openprogram.testing import RECORD_MODES, tui_command
+from openprogram.testing.session import RECORD_MODE_ALIASES
 
 
 class Named:
@@ -45,7 +46,13 @@ class Wrapped(Named):
 
 
 def test_the_plugin_and_the_library_agree_on_the_modes() -> None:
-    assert CHOICES == RECORD_MODES == ("none", "once", "rewrite", "accept", "resume")
+    assert CHOICES == RECORD_MODES == ("none", "once", "rewrite", "accept", "rerecord")
+    assert ALIASES == RECORD_MODE_ALIASES == {"resume": "rerecord"}
+
+
+@pytest.mark.parametrize(("option", "ini"), [("resume", "none"), (None, "resume")])
+def test_resume_still_names_rerecord_for_existing_ci_files(option: str | None, ini: str) -> None:
+    assert resolve_record_mode(option, ini, {}) == ("rerecord", None)
 
 
 @pytest.mark.parametrize(

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import pytest
 
+from openprogram.providers.recording.differences import format_field_path
 from openprogram.providers.recording.field_patterns import (
     FieldPatternError,
     generalise_path,
+    parse_field_path,
     parse_field_pattern,
 )
 
@@ -55,3 +57,27 @@ def test_unreadable_patterns_name_the_pattern(bad: str) -> None:
 def test_a_path_generalises_with_every_index_as_a_wildcard() -> None:
     assert generalise_path(PATH) == "context.messages[*].content[*].text"
     assert parse_field_pattern(generalise_path(PATH)).matches(PATH)
+
+
+# -- field paths (`openprogram-tui --field`): patterns without wildcards --
+
+
+@pytest.mark.parametrize(
+    "tokens",
+    [
+        ("context", "messages", 2, "content", 0, "text"),
+        ("options", "headers", "x-api-key"),
+        ("options", "metadata", "a.b[c]"),
+        ("weird", 'quote"and\\slash'),
+        ("model",),
+    ],
+)
+def test_field_paths_read_back_what_the_library_prints(tokens: tuple[str | int, ...]) -> None:
+    assert parse_field_path(format_field_path(list(tokens))) == tokens
+
+
+@pytest.mark.parametrize("text", ["", ".a", "a..b", "a.", "a[", "a[x]", "a b", "a[*]", "**.b"])
+def test_a_bad_field_path_says_where(text: str) -> None:
+    with pytest.raises(FieldPatternError) as caught:
+        parse_field_path(text)
+    assert "field path" in str(caught.value) and caught.value.pattern == text

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from openprogram.providers.recording.errors import RecordingFileError
-from openprogram.providers.recording.reader import read_recording, scan_recording
+from openprogram.providers.recording.reader import read_header, read_recording, scan_recording
 from tests.helpers import write_lines
 
 HEADER = {"format_version": 1, "type": "header"}
@@ -51,7 +51,7 @@ def good_rows() -> list[dict[str, Any] | str]:
 def test_a_valid_file_reads_whole(tmp_path: Path) -> None:
     recording = read_recording(write_lines(tmp_path / "ok.jsonl", good_rows()))
     assert [c.call_index for c in recording.calls] == [0, 1]
-    assert recording.event_count == 3
+    assert sum(len(call.events) for call in recording.calls) == 3
     assert recording.calls[0].first_line == 2 and recording.calls[0].last_line == 5
 
 
@@ -272,4 +272,52 @@ def test_scan_reports_every_problem_and_keeps_the_whole_calls(tmp_path: Path) ->
     assert not scan.valid
     assert [c.call_index for c in scan.calls] == [0, 1]
     assert [(p.line_number, p.call_index) for p in scan.problems] == [(6, None), (11, 2), (12, 3)]
-    assert scan.unfinished_calls == (3,)
+    assert scan.facts.unfinished_calls == (3,)
+
+
+def test_the_header_alone_is_read_without_the_rows_after_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`read_header` validates the header and stops: a damaged row after it is not read, and no
+    row model is built for any row but the header."""
+    from openprogram.providers.recording import reader
+
+    header = {**HEADER, "entry": {"argv": ["python", "agent.py"], "cwd": "/w"}}
+    path = write_lines(tmp_path / "r.jsonl", [header, request(0), "{not json", end(0, 0)])
+    parsed: list[bytes] = []
+    real_parse_row = reader.parse_row
+
+    def counting_parse_row(line: bytes) -> Any:
+        parsed.append(line)
+        return real_parse_row(line)
+
+    monkeypatch.setattr(reader, "parse_row", counting_parse_row)
+    assert (read_header(path).model_extra or {})["entry"]["argv"] == ["python", "agent.py"]
+    assert len(parsed) == 1
+    with pytest.raises(RecordingFileError, match="line 3"):
+        read_recording(path)
+
+
+@pytest.mark.parametrize(
+    "rows",
+    [
+        [],
+        [{"format_version": 99, "type": "header"}],
+        [request(0), HEADER],
+        ['{"type": "header", "format_version": 1'],
+    ],
+    ids=["empty", "newer-format", "no-header", "truncated"],
+)
+def test_a_file_without_a_usable_header_is_refused_as_the_strict_reader_says(
+    tmp_path: Path, rows: list[dict[str, Any] | str]
+) -> None:
+    path = tmp_path / "r.jsonl"
+    if rows and rows[-1] == '{"type": "header", "format_version": 1':
+        path.write_text(str(rows[-1]))  # no newline: a cut header
+    else:
+        write_lines(path, rows)
+    with pytest.raises(RecordingFileError) as strict:
+        read_recording(path)
+    with pytest.raises(RecordingFileError) as header_only:
+        read_header(path)
+    assert str(header_only.value) == str(strict.value)

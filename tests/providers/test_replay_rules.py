@@ -5,12 +5,12 @@ from __future__ import annotations
 import asyncio
 import json
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 from openprogram.providers import Context, Model, UserMessage
 from openprogram.providers.recording import RecordingProvider
+from openprogram.providers.recording.check_protocol import AbsorbedRow, ReportRow
 from openprogram.providers.recording.rules import IgnoreRule, MatchingRules, NormalizeRule
 from openprogram.providers.recording.rules_sources import header_rules_value
 from openprogram.providers.recording.writer import RecordingSink
@@ -55,7 +55,7 @@ def test_without_rules_tomorrow_mismatches_and_suggests_the_rule(tmp_path: Path)
 
 
 def test_caller_rules_absorb_the_date_and_report_it(tmp_path: Path) -> None:
-    reports: list[dict[str, Any]] = []
+    reports: list[ReportRow] = []
     provider = ReplayProvider(
         record(tmp_path / "r.jsonl"),
         rules=MatchingRules(normalize=(DATE,)),
@@ -63,20 +63,23 @@ def test_caller_rules_absorb_the_date_and_report_it(tmp_path: Path) -> None:
     )
     replay(provider, context("2026-12-02"))
     assert provider.call_count == 1
-    assert {"type": "absorbed", "call_index": 0, "field_path": "context.system_prompt",
-            "rule": "normalize context.system_prompt iso-datetime", "source": "caller"} in reports  # fmt: skip
+    absorbed = [row.absorbed for row in reports if isinstance(row, AbsorbedRow)]
+    assert [(a.call_index, a.field_path, a.rule, a.source) for a in absorbed] == [
+        (0, "context.system_prompt", "normalize context.system_prompt iso-datetime", "caller")
+    ]
+    assert absorbed[0].absorbed_by == DATE
 
 
 def test_a_real_change_still_mismatches_and_names_no_absorbed_field(tmp_path: Path) -> None:
     rules = MatchingRules(normalize=(DATE,), ignore=(IgnoreRule(path="context.system_prompt"),))
-    reports: list[dict[str, Any]] = []
+    reports: list[ReportRow] = []
     provider = ReplayProvider(record(tmp_path / "r.jsonl"), rules=rules, on_report=reports.append)
     with pytest.raises(ReplayMismatch) as caught:
         replay(provider, context("2026-12-02", said="bye"))
     assert caught.value.field_path == "context.messages[0].content"
     # What the rules absorbed in the call that mismatches is told too (the TUI dims it).
-    absorbed = [row for row in reports if row["type"] == "absorbed"]
-    assert [(row["field_path"], row["rule"]) for row in absorbed] == [
+    absorbed = [row.absorbed for row in reports if isinstance(row, AbsorbedRow)]
+    assert [(row.field_path, row.rule) for row in absorbed] == [
         ("context.system_prompt", "ignore context.system_prompt")
     ]
 

@@ -53,13 +53,13 @@ def test_the_streaming_facts_equal_the_whole_file_scan(
     path = write_recording(tmp_path / "r.jsonl", said=("hi", "bye"))
     if damage is not None:
         damage(path)
-    assert scan_facts(path) == scan_recording(path).facts()
+    assert scan_facts(path) == scan_recording(path).facts
 
 
 def test_an_empty_file_and_a_directory(tmp_path: Path) -> None:
     empty = tmp_path / "empty.jsonl"
     empty.write_bytes(b"")
-    assert scan_facts(empty) == scan_recording(empty).facts()
+    assert scan_facts(empty) == scan_recording(empty).facts
     assert [p.reason for p in scan_facts(empty).problems] == ["file is empty (no header)"]
     with pytest.raises(RecordingFileError, match=r": not a regular file$"):
         scan_facts(tmp_path)
@@ -75,7 +75,7 @@ def test_problems_past_the_kept_ones_are_counted_the_same(tmp_path: Path) -> Non
     path = write_recording(tmp_path / "r.jsonl", said=("hi",))
     many_problems(path)
     streamed = scan_facts(path)
-    assert streamed == scan_recording(path).facts()
+    assert streamed == scan_recording(path).facts
     assert streamed.problem_count == MAX_PROBLEMS + 25
     assert len(streamed.problems) == MAX_PROBLEMS
 

@@ -14,8 +14,13 @@ from pathlib import Path
 import pytest
 
 from openprogram.recordings import CheckProgress, record_command, run_check
-from openprogram.recordings.accept import AcceptRefused, run_accept, write_accepted
-from openprogram.recordings.versions import VersionError, list_versions
+from openprogram.recordings.accept import run_accept
+from openprogram.recordings.versions import (
+    RewriteRefused,
+    VersionError,
+    list_versions,
+    write_rewrite,
+)
 
 AGENT = """
 import asyncio, os
@@ -77,9 +82,9 @@ def test_a_reworded_system_prompt_is_accepted_and_the_new_version_replays_green(
     assert {d.field_path for call in run.accepted for d in call.differences} == {
         "context.system_prompt"
     }
-    assert path.read_bytes() == before  # nothing written before write_accepted
+    assert path.read_bytes() == before  # nothing written before write_rewrite
 
-    kept = write_accepted(run, agent)
+    kept = write_rewrite(run, agent)
     assert kept is not None and kept.read_bytes() == before
     assert list_versions("agent") == [kept]
     assert answer_rows(path) == answer_rows(kept)  # the recorded answers, byte for byte
@@ -112,8 +117,8 @@ def test_a_run_that_needs_a_live_answer_or_fails_is_refused_and_writes_nothing(
         monkeypatch.setenv("AGENT_FAIL", fail)
     run = run_accept("agent")
     assert run.candidate is None and run.refusal is not None and refusal in run.refusal
-    with pytest.raises(AcceptRefused, match="nothing to accept"):
-        write_accepted(run, agent)
+    with pytest.raises(RewriteRefused, match="nothing to accept"):
+        write_rewrite(run, agent)
     assert path.read_bytes() == before and list_versions("agent") == []
 
 
@@ -162,6 +167,6 @@ def test_a_second_rewrite_of_the_same_recording_is_refused_naming_the_first(
     first.discard()
     second = run_accept("agent")
     assert second.candidate is not None
-    write_accepted(second, agent)
+    write_rewrite(second, agent)
     assert path.read_bytes() != before
     assert not list(path.parent.glob(".*.lock"))

@@ -9,7 +9,8 @@ from openprogram.providers.recording import RecordingProvider
 from openprogram.providers.recording.rules import IgnoreRule, MatchingRules
 from openprogram.providers.scripted import ScriptedProvider, ScriptStep, TextStep, ToolCallStep
 from openprogram.providers.stream import drain
-from openprogram.recordings.diff import diff_recordings, word_diff
+from openprogram.recordings.diff import diff_recordings
+from openprogram.word_diff import word_diff
 
 Call = tuple[str, list[ScriptStep]]  # what the user says, what the model answers
 

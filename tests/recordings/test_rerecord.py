@@ -13,12 +13,10 @@ import pytest
 
 from openprogram.recordings import run_check
 from openprogram.recordings.rerecord import (
-    RerecordRefused,
     plan_rerecord,
     run_rerecord,
-    write_rerecorded,
 )
-from openprogram.recordings.versions import list_versions
+from openprogram.recordings.versions import RewriteRefused, list_versions, write_rewrite
 from tests.recordings.test_accept import agent, recorded
 
 __all__ = ["agent"]
@@ -46,7 +44,7 @@ def test_resume_replays_the_matching_calls_and_records_the_rest_live(
 
     run = run_rerecord(plan)
     assert run.refusal is None and run.candidate is not None
-    kept = write_rerecorded(run, agent)
+    kept = write_rewrite(run, agent)
     assert kept is not None and kept.read_bytes() == before and list_versions("agent") == [kept]
     assert rows_of_calls(path, {0, 1}) == rows_of_calls(kept, {0, 1})  # copied as recorded
     new_answers = b"\n".join(rows_of_calls(path, {2, 3}))
@@ -64,7 +62,7 @@ def test_from_call_makes_every_call_from_there_live(
     before = path.read_bytes()
     plan = plan_rerecord("agent", from_call=1)
     assert (plan.from_call, plan.live_calls) == (1, 3)
-    write_rerecorded(run_rerecord(plan), agent)
+    write_rewrite(run_rerecord(plan), agent)
     assert rows_of_calls(path, {0}) == [
         line for line in before.splitlines()[1:] if json.loads(line)["call_index"] == 0
     ]
@@ -76,13 +74,13 @@ def test_a_failing_program_writes_nothing_and_nothing_to_do_is_refused(
 ) -> None:
     path = recorded(agent, monkeypatch)
     before = path.read_bytes()
-    with pytest.raises(RerecordRefused, match="nothing to record again"):
+    with pytest.raises(RewriteRefused, match="nothing to record again"):
         run_rerecord(plan_rerecord("agent"))
     monkeypatch.setenv("AGENT_FAIL", "1")
     run = run_rerecord(plan_rerecord("agent", from_call=2))
     assert run.candidate is None and run.refusal is not None and "did not finish" in run.refusal
-    with pytest.raises(RerecordRefused, match="nothing written"):
-        write_rerecorded(run, agent)
+    with pytest.raises(RewriteRefused, match="nothing written"):
+        write_rewrite(run, agent)
     assert path.read_bytes() == before and list_versions("agent") == []
-    with pytest.raises(RerecordRefused, match="--from-call 9 is not a call"):
+    with pytest.raises(RewriteRefused, match="--from-call 9 is not a call"):
         plan_rerecord("agent", from_call=9)

@@ -28,14 +28,19 @@ def test_a_valid_recording_is_summarized_with_its_header_and_totals() -> None:
     )
     summary = summarize_recording(path)
     assert summary.recording_id == "demo"
-    assert (summary.valid, summary.reason, summary.calls, summary.format_version) == (
+    assert (
+        summary.facts.valid,
+        summary.facts.reason,
+        summary.facts.calls,
+        summary.facts.format_version,
+    ) == (
         True,
         None,
         2,
         1,
     )
-    assert summary.events > 2 and summary.size == path.stat().st_size
-    assert summary.created_at is not None and not summary.active
+    assert summary.facts.events > 2 and summary.facts.size == path.stat().st_size
+    assert summary.facts.created_at is not None and not summary.active
     assert list(summary.to_json())[:3] == ["id", "path", "created_at"]
 
 
@@ -46,12 +51,12 @@ def test_a_damaged_file_reports_its_first_problem_on_one_line_and_counts_its_unf
     data = path.read_bytes()
     path.write_bytes(data[: len(data) - 10])  # cut the last call_end in half
     summary = summarize_recording(path)
-    assert not summary.valid and summary.recording_id is None
-    assert summary.calls == 2 and summary.facts.unfinished_calls == (1,)
-    assert summary.facts.totals() == f"2 calls (1 unfinished), {summary.events} events"
-    assert summary.reason is not None and "\n" not in summary.reason
-    assert summary.reason.startswith("line ") and "truncated" in summary.reason
-    assert str(path) not in summary.reason
+    assert not summary.facts.valid and summary.recording_id is None
+    assert summary.facts.calls == 2 and summary.facts.unfinished_calls == (1,)
+    assert summary.facts.totals() == f"2 calls (1 unfinished), {summary.facts.events} events"
+    assert summary.facts.reason is not None and "\n" not in summary.facts.reason
+    assert summary.facts.reason.startswith("line ") and "truncated" in summary.facts.reason
+    assert str(path) not in summary.facts.reason
 
 
 def test_the_listing_is_newest_first_and_invalid_files_never_hide_the_others(
@@ -70,7 +75,7 @@ def test_the_listing_is_newest_first_and_invalid_files_never_hide_the_others(
     assert names.index("new") < names.index("mtime-only") < names.index("old")
     assert set(names) == {"old", "new", "broken", "mtime-only"}
     broken = next(s for s in listing.recordings if s.recording_id == "broken")
-    assert not broken.valid and broken.reason and "line 2" in broken.reason
+    assert not broken.facts.valid and broken.facts.reason and "line 2" in broken.facts.reason
     json.dumps(listing.to_json())  # stable, serialisable
 
 
@@ -79,8 +84,8 @@ def test_a_symlink_in_the_root_is_listed_as_invalid_and_never_followed(tmp_path:
     target = write_recording(tmp_path / "elsewhere.jsonl", ["a", "b", "c"])
     (root / "link.jsonl").symlink_to(target)
     (summary,) = list_recordings().recordings
-    assert (summary.recording_id, summary.valid, summary.calls) == ("link", False, 0)
-    assert summary.reason is not None and "symlink" in summary.reason
+    assert (summary.recording_id, summary.facts.valid, summary.facts.calls) == ("link", False, 0)
+    assert summary.facts.reason is not None and "symlink" in summary.facts.reason
 
 
 def test_the_configured_file_is_marked_active_and_the_config_is_read_once(
@@ -141,4 +146,4 @@ def test_show_details_give_one_bounded_row_per_call(tmp_path: Path) -> None:
 
 def test_show_details_of_a_missing_file_say_so(tmp_path: Path) -> None:
     details = describe_recording(str(tmp_path / "gone.jsonl"))
-    assert not details.summary.valid and details.problems == ("file not found",)
+    assert not details.summary.facts.valid and details.problems == ("file not found",)

@@ -83,19 +83,23 @@ def test_a_second_listing_reuses_unchanged_files_and_gives_identical_summaries(
     second = list_recordings()
     assert scans == []
     assert second == first and second.to_json() == first.to_json()
-    assert [s.calls for s in second.recordings if s.recording_id == "b"] == [2]
+    assert [s.facts.calls for s in second.recordings if s.recording_id == "b"] == [2]
 
 
 def test_a_file_appended_to_after_listing_is_read_again_with_its_new_totals(
     settled: None, scans: list[Path]
 ) -> None:
     path = recorded("grows")
-    assert by_id("grows").calls == 1
+    assert by_id("grows").facts.calls == 1
     write_recording(path, ("more", "and more"))
     scans.clear()
     summary = by_id("grows")
     assert scans == [path]
-    assert (summary.calls, summary.valid, summary.size) == (3, True, path.stat().st_size)
+    assert (summary.facts.calls, summary.facts.valid, summary.facts.size) == (
+        3,
+        True,
+        path.stat().st_size,
+    )
 
 
 def test_a_file_damaged_after_listing_is_invalid_and_valid_again_once_repaired(
@@ -103,16 +107,16 @@ def test_a_file_damaged_after_listing_is_invalid_and_valid_again_once_repaired(
 ) -> None:
     path = recorded("edited", ("hi", "bye"))
     original = path.read_bytes()
-    assert by_id("edited").valid
+    assert by_id("edited").facts.valid
     # Same size, same mtime: only the ctime tells that the bytes changed.
     rewrite_in_place(path, original.replace(b'"call_end"', b'"call_xnd"', 1))
     damaged = by_id("edited")
-    assert not damaged.valid and damaged.reason and "line" in damaged.reason
+    assert not damaged.facts.valid and damaged.facts.reason and "line" in damaged.facts.reason
     rewrite_in_place(path, original)
     scans.clear()
     repaired = by_id("edited")
     assert scans == [path]
-    assert (repaired.valid, repaired.reason, repaired.calls) == (True, None, 2)
+    assert (repaired.facts.valid, repaired.facts.reason, repaired.facts.calls) == (True, None, 2)
 
 
 def test_a_just_written_file_is_read_again_until_it_settles(
@@ -170,7 +174,7 @@ def test_a_corrupt_or_foreign_cache_is_ignored_and_replaced(
     scans.clear()
     listing = list_recordings()
     assert set(scans) == paths
-    assert [s.calls for s in listing.recordings] == [1, 1]
+    assert [s.facts.calls for s in listing.recordings] == [1, 1]
     document = cached_document()
     assert document["openprogram_version"] == __version__
     assert {e["facts"]["calls"] for e in document["entries"].values()} == {1}
@@ -185,7 +189,7 @@ def test_a_cache_file_others_could_write_is_not_trusted(settled: None) -> None:
     list_recordings()
     cache_path().write_text(json.dumps(_forge_calls(cached_document())))
     cache_path().chmod(0o666)
-    assert by_id("a").calls == 1
+    assert by_id("a").facts.calls == 1
     assert stat.S_IMODE(cache_path().stat().st_mode) == 0o600
 
 
@@ -218,8 +222,8 @@ def test_a_symlinked_cache_directory_is_never_read_or_written_through(
     cache_path().parent.rmdir()
     (openprogram_home / "cache").symlink_to(elsewhere)
     scans.clear()
-    assert by_id("a").calls == 1
-    assert by_id("a").calls == 1
+    assert by_id("a").facts.calls == 1
+    assert by_id("a").facts.calls == 1
     assert scans == [path, path]
     assert [p.name for p in elsewhere.iterdir()] == [cache_path().name]
     assert (elsewhere / cache_path().name).read_text() == forged
@@ -236,8 +240,8 @@ def test_a_symlinked_cache_file_is_never_read_or_replaced(
     cache_path().unlink()
     cache_path().symlink_to(forged)
     scans.clear()
-    assert by_id("a").calls == 1
-    assert by_id("a").calls == 1
+    assert by_id("a").facts.calls == 1
+    assert by_id("a").facts.calls == 1
     assert scans == [path, path]
     assert cache_path().is_symlink() and cache_path().readlink() == forged
     assert json.loads(forged.read_text())["entries"][str(path)]["facts"]["calls"] == 12345
@@ -252,7 +256,7 @@ def test_an_unwritable_cache_just_means_files_are_read_every_time(
         (openprogram_home / "cache").write_text("not a directory")
     else:
         cache_path().mkdir(parents=True, mode=0o700)
-    assert by_id("a").valid and by_id("a").valid
+    assert by_id("a").facts.valid and by_id("a").facts.valid
     assert scans == [path, path]
 
 
@@ -263,7 +267,7 @@ def test_a_read_only_state_directory_just_means_no_cache(
     path = recorded("a")
     openprogram_home.chmod(0o500)
     try:
-        assert by_id("a").valid and by_id("a").valid
+        assert by_id("a").facts.valid and by_id("a").facts.valid
     finally:
         openprogram_home.chmod(0o700)
     assert scans == [path, path]

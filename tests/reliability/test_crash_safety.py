@@ -88,10 +88,10 @@ def test_sigkill_keeps_every_whole_call_and_names_the_unfinished_one(
     for recorded in scan.calls:
         assert recorded.outcome == "complete" and len(recorded.events) == EVENTS_PER_CALL
     if finished:
-        assert scan.valid and scan.unfinished_calls == ()
+        assert scan.valid and scan.facts.unfinished_calls == ()
         return
     # the call it was in the middle of is named, and nothing else is wrong
-    assert scan.unfinished_calls == (call,)
+    assert scan.facts.unfinished_calls == (call,)
     assert [p.call_index for p in scan.problems] == [call]
     assert "no call_end" in scan.problems[0].reason
     report = repair_recording(path.stem)

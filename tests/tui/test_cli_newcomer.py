@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.recording_files import write_recording
 from tests.tui.test_e2e_tmux import tui_command
 
 
@@ -34,6 +35,18 @@ def test_a_directory_is_refused_before_anything_starts(
     done = run_tui(*option, str(folder), home=openprogram_home)
     assert done.returncode == 2
     assert done.stderr == f"openprogram-tui: {folder}: is a directory, not a recording file\n"
+
+
+@pytest.mark.parametrize("option", [[], ["--check"]])
+def test_a_symlinked_recording_is_refused_before_anything_starts(
+    tmp_path: Path, openprogram_home: Path, option: list[str]
+) -> None:
+    """The library's file policy: never through a symlink, in the TUI as in the CLI."""
+    link = tmp_path / "link.jsonl"
+    link.symlink_to(write_recording(tmp_path / "target.jsonl"))
+    done = run_tui(*option, str(link), home=openprogram_home)
+    assert done.returncode == 2
+    assert done.stderr == f"openprogram-tui: {link}: is a symlink; refusing to follow it\n"
 
 
 @pytest.mark.parametrize("option", [[], ["--check"]])

@@ -41,7 +41,7 @@ def test_the_first_rows_of_a_file_need_no_pydantic() -> None:
 def test_previews() -> None:
     assert preview_line("a\nb\tc") == "a⏎b⇥c"
     assert preview_line("x" * 100, 10) == "x" * 9 + "…"
-    assert preview_line("\x00") == "·"
+    assert preview_line("\x00") == "␀"  # a control character is shown, never sent
     assert human_size(812) == "812 B" and human_size(4200) == "4.1 KiB"  # as the CLI says
     assert human_size(98_400_000) == "93.8 MiB"
     assert plural(1, "call") == "1 call" and plural(1200, "event") == "1,200 events"

@@ -9,6 +9,7 @@ from pathlib import Path
 
 from openprogram.providers.recording.config import read_record_replay_config
 from openprogram.providers.recording.reader import scan_recording
+from openprogram.providers.recording.redaction import REDACTION_VERSION
 from openprogram.recordings import entry_of, run_check
 from tui.model.demo import (
     DAMAGED_DEMO_ID,
@@ -29,7 +30,7 @@ def test_demo_shows_tools_thinking_a_loop_and_a_broken_call(demo_file: Path) -> 
     assert scan.header.model_extra == {
         "created_at": "2026-01-05T09:30:00Z",
         "recording_id": "echo-demo",
-        "redaction_version": 1,
+        "redaction_version": REDACTION_VERSION,
     }
     assert [c.outcome for c in scan.calls] == ["complete"] * 4 + ["error"]
     kinds = {e.type for c in scan.calls for e in c.events}
@@ -44,7 +45,7 @@ def test_prepare_demo_home_makes_a_state_dir(tmp_path: Path) -> None:
     assert demo == tmp_path / "home" / "recordings" / f"{DEMO_RECORDING_ID}.jsonl"
     assert read_record_replay_config().model_dump() == {"mode": "replay", "file": "echo-demo"}
     damaged = scan_recording(demo.with_name(f"{DAMAGED_DEMO_ID}.jsonl"))
-    assert not damaged.valid and damaged.unfinished_calls
+    assert not damaged.valid and damaged.facts.unfinished_calls
     assert (demo.stat().st_mode & 0o777) == 0o600
 
 

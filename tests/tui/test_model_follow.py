@@ -6,9 +6,10 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from openprogram.recordings import stamp_of
 from tests.tui.tui_rows import call_end, call_rows, event, header, request, text_events, write_rows
 from tui.model.call_rows import IN_PROGRESS, UNFINISHED, CallTable
-from tui.model.file_stamp import FileChange, compare, stamp_of
+from tui.model.file_stamp import FileChange, compare
 from tui.model.recording_index import KIND_EVENT, KIND_TRUNCATED, RecordingIndex
 from tui.model.verdict import FILE_CHANGED, Verdict
 

@@ -13,7 +13,6 @@ from tui.model.verdict import (
     FILE_CHANGED,
     OUT_OF_MEMORY,
     Verdict,
-    VerdictReport,
     check_file,
     check_file_isolated,
     check_recording,
@@ -63,7 +62,7 @@ def test_a_cancelled_child_gives_no_verdict(demo_file: Path) -> None:
 def test_main_prints_json(demo_file: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert verdict_module.main([str(demo_file)]) == 0
     printed = capsys.readouterr().out
-    assert VerdictReport.model_validate_json(printed).facts == check_file(demo_file).facts
+    assert Verdict.model_validate_json(printed).facts == check_file(demo_file).facts
     assert verdict_module.main([]) == 2
 
 
@@ -93,8 +92,9 @@ def test_running_out_of_memory_stops_the_check(
     monkeypatch.setattr(verdict_module, "scan_facts", no_memory)
     assert check_file(demo_file).stopped == OUT_OF_MEMORY
     assert verdict_module.main([str(demo_file)]) == 0  # what the child prints, the parent reads
-    report = VerdictReport.model_validate_json(capsys.readouterr().out)
-    assert report.stopped == OUT_OF_MEMORY and report.facts is None
+    report = Verdict.model_validate_json(capsys.readouterr().out)
+    assert report.stopped == OUT_OF_MEMORY and report.facts == ScanFacts(size=0)
+    assert not report.valid and report.problems == ()
 
 
 def test_a_checker_that_dies_says_it_stopped(

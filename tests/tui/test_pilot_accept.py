@@ -10,14 +10,14 @@ from textual.pilot import Pilot
 from openprogram.recordings import record_command
 from openprogram.recordings.versions import list_versions
 from tests.recording_files import REPO_ROOT
-from tests.tui import rerun_support as fixtures
+from tests.tui import check_support as fixtures
 from tests.tui.pilot_support import until
 from tui.screens.accept_review import AcceptReviewScreen
+from tui.screens.check import RerunScreen
 from tui.screens.confirm import ConfirmScreen
 from tui.screens.diff import DiffScreen
-from tui.screens.rerun import RerunScreen
-from tui.widgets.rerun.mismatch_view import MismatchView
-from tui.widgets.rerun.rerun_outcome import RerunOutcome
+from tui.widgets.check.check_outcome import RerunOutcome
+from tui.widgets.check.mismatch_view import MismatchView
 
 SIZE = (120, 40)
 ECHO = [sys.executable, "examples/echo_agent.py"]
@@ -109,13 +109,14 @@ async def test_R_records_again_from_the_diverging_call_after_naming_what_goes_li
 
 
 async def test_the_recording_view_names_its_versions(offline_children: Path) -> None:
-    from openprogram.recordings.accept import run_accept, write_accepted
+    from openprogram.recordings.accept import run_accept
+    from openprogram.recordings.versions import write_rewrite
     from tui.app import OpenProgramTUI
     from tui.screens.recording import RecordingScreen
     from tui.widgets.common.title_bar import TitleBar
 
     recording = echo_recording()
-    write_accepted(run_accept("echo", [*ECHO, "bye"], cwd=str(REPO_ROOT)), [*ECHO, "bye"])
+    write_rewrite(run_accept("echo", [*ECHO, "bye"], cwd=str(REPO_ROOT)), [*ECHO, "bye"])
     app = OpenProgramTUI([recording])
     async with app.run_test(size=SIZE) as pilot:
         await until(pilot, lambda: isinstance(app.screen, RecordingScreen))

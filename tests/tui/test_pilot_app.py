@@ -13,7 +13,8 @@ from textual.command import CommandList, CommandPalette
 
 import tui
 from tests.tui.pilot_support import recording_ready, until
-from tui.app import OpenProgramTUI, main, parse_arguments
+from tui.app import OpenProgramTUI, main
+from tui.command_line import parse_arguments
 from tui.screens.recording import RecordingScreen
 from tui.screens.recordings import RecordingsScreen
 from tui.screens.settings import SettingsScreen

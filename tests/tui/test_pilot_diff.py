@@ -15,8 +15,8 @@ from tests.tui.pilot_support import until
 from tui.app import OpenProgramTUI
 from tui.screens.diff import DiffScreen
 from tui.screens.recording import RecordingScreen
-from tui.widgets.rerun.json_pane import JsonPane
-from tui.widgets.rerun.path_bar import PathBar
+from tui.widgets.check.json_pane import JsonPane
+from tui.widgets.check.path_bar import PathBar
 
 SIZE = (120, 40)
 
@@ -140,3 +140,18 @@ async def test_more_calls_than_a_screen_against_an_empty_recording_are_all_liste
         await until(pilot, lambda: screen.answers_done)
         listed = rows(screen)
         assert len(listed) == 40 and all(row.endswith("− only in A") for row in listed)
+
+
+async def test_a_call_only_one_side_has_is_said_so_not_called_the_same(tmp_path: Path) -> None:
+    a = await record(tmp_path / "a.jsonl", BASE[:2])
+    b = await record(tmp_path / "b.jsonl", BASE)
+    app = OpenProgramTUI(diff=(a, b))
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await diff_shown(pilot)
+        assert rows(screen)[-1].endswith("only in B")
+        screen.query_one("#diff-calls", OptionList).highlighted = 2
+        await until(pilot, lambda: screen.row == 2)
+        await pilot.pause()
+        said = str(screen.query_one(PathBar).render())
+        assert "Only one side has this call (B · call #2)" in said
+        assert "The requests are the same." not in said

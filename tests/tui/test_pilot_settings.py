@@ -10,7 +10,7 @@ from textual.widgets import Input, RadioButton, Select, Static
 
 from openprogram.providers.recording.config import config_path, read_record_replay_config
 from openprogram.providers.recording.rules import NormalizeRule
-from openprogram.recordings import managed_path
+from openprogram.recordings import managed_path, turn_off
 from openprogram.recordings.rule_edits import add_rule_to_header
 from tests.tui.pilot_support import notifications, until
 from tui.app import OpenProgramTUI
@@ -143,4 +143,27 @@ async def test_the_rules_in_force_are_listed_with_where_each_comes_from(
         await until(pilot, lambda: "⚠" in text_of(screen, "#settings-rules"))
         assert "pyproject.toml: tool.openprogram.replay.ignore: must be a list" in text_of(
             screen, "#settings-rules"
+        )
+
+
+async def test_the_badge_follows_a_mode_changed_in_another_shell(demo_home: Path) -> None:
+    app = OpenProgramTUI()
+    async with app.run_test(size=SIZE) as pilot:
+
+        def badge() -> str:
+            return str(app.screen.query_one(ModeBadge).render())
+
+        await until(pilot, lambda: "replay echo-demo" in badge())
+        turn_off()  # as `openprogram recordings off` in another shell does
+        await until(pilot, lambda: "off (live)" in badge(), timeout=5)
+
+
+async def test_the_diff_view_badge_says_what_the_next_start_does(
+    demo_home: Path, tmp_path: Path
+) -> None:
+    app = OpenProgramTUI(diff=(demo_home, demo_home))
+    async with app.run_test(size=SIZE) as pilot:
+        await until(pilot, lambda: bool(app.screen.query(ModeBadge)))
+        await until(
+            pilot, lambda: "replay echo-demo" in str(app.screen.query_one(ModeBadge).render())
         )

@@ -13,7 +13,8 @@ from textual.widgets import RadioButton, Static
 
 from tests.tui.pilot_support import until
 from tests.tui.test_pilot_settings import settings_open
-from tui.app import OpenProgramTUI, parse_arguments
+from tui.app import OpenProgramTUI
+from tui.command_line import parse_arguments
 from tui.model.theme_state import theme_state_path
 from tui.theme import DARK_THEME, LIGHT_THEME, start_theme
 

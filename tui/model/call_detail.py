@@ -15,6 +15,7 @@ from openprogram.providers.types import (
     DoneEvent,
     ErrorEvent,
 )
+from openprogram.visible_text import visible
 from tui.model.bounded_cache import BoundedCache
 from tui.model.event_fold import EventFold, EventUnreadable, FoldStep
 from tui.model.event_rows import EventSummary, summarize_event
@@ -152,7 +153,7 @@ class LoadedCall:
                 break
             chunks.append(line[:limit])
             used += len(line) + 1
-        text = b"\n".join(chunks).decode("utf-8", errors="replace")
+        text = visible(b"\n".join(chunks).decode("utf-8", errors="replace"))
         return RawLines(text, numbers[0] + 1, len(chunks), len(numbers), contiguous)
 
     def problems(self) -> list[ScanProblem]:

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from openprogram.providers.recording.rows import CALL_OUTCOMES
 from openprogram.text import plural
+from openprogram.visible_text import visible_line
 from tui.model.bounded_cache import BoundedCache
 from tui.model.recording_index import CallSpan, RecordingIndex
 from tui.model.row_preview import int_field, peek_row, str_field
@@ -46,7 +47,7 @@ class CallSummary:
     @property
     def model_label(self) -> str:
         """`provider/model`, or `?` for parts that could not be read."""
-        return f"{self.provider or '?'}/{self.model or '?'}"
+        return visible_line(f"{self.provider or '?'}/{self.model or '?'}")
 
     @property
     def failed(self) -> bool:

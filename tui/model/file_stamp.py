@@ -1,4 +1,4 @@
-"""What a recording file looked like on disk (size, mtime, inode), and how it has changed since.
+"""How a recording file has changed on disk since it was read (its `FileStamp`, from the library).
 
 The recording view stats its file twice a second and compares: a file that grew is indexed further
 (following) or offered as a reload; one that shrank, was replaced or removed says so, and what was
@@ -8,35 +8,8 @@ found about the old content (its validity) is no longer shown as true.
 from __future__ import annotations
 
 import enum
-import os
-from dataclasses import dataclass
 
-
-@dataclass(frozen=True)
-class FileStamp:
-    """The facts `os.stat` gives that change when a file is written, replaced or cut."""
-
-    size: int
-    mtime_ns: int
-    inode: int
-    device: int
-
-    @classmethod
-    def of(cls, info: os.stat_result) -> FileStamp:
-        """The stamp of a `stat` result."""
-        return cls(info.st_size, info.st_mtime_ns, info.st_ino, info.st_dev)
-
-    def same_file(self, other: FileStamp) -> bool:
-        """True when both stamps are of the same file (inode and device), whatever its content."""
-        return (self.inode, self.device) == (other.inode, other.device)
-
-
-def stamp_of(path: str | os.PathLike[str]) -> FileStamp | None:
-    """The stamp of the file at `path` now; None when there is none (removed, unreadable)."""
-    try:
-        return FileStamp.of(os.stat(path))
-    except OSError:
-        return None
+from openprogram.recordings import FileStamp
 
 
 class FileChange(enum.Enum):

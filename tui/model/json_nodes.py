@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
+from openprogram.visible_text import visible_line
 from tui.model.text_preview import preview_line
 
 STRING_PREVIEW = 60
@@ -93,7 +94,7 @@ class JsonNode:
         key = self.key
         if key is None:
             return ""
-        return f"[{key}]" if isinstance(key, int) else key
+        return f"[{key}]" if isinstance(key, int) else visible_line(key)
 
     def children(self) -> list[JsonNode]:
         """The node's children: object members in stored order, array items by index."""

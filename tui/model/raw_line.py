@@ -6,6 +6,7 @@ import json
 from dataclasses import dataclass
 
 from openprogram.text import human_size
+from openprogram.visible_text import visible
 
 LINE_SHOWN_LIMIT = 64 * 1024
 """Bytes of one line shown at most (a line of another tool's file can be any length)."""
@@ -30,9 +31,9 @@ def raw_line(line: bytes, number: int, limit: int = LINE_SHOWN_LIMIT) -> RawLine
         except (ValueError, RecursionError):
             pass
         else:
-            text = json.dumps(value, indent=2, ensure_ascii=False)
+            text = visible(json.dumps(value, indent=2, ensure_ascii=False))
             return RawLine(text, True, f"line {number} · JSON · {human_size(len(line))}")
-    shown = line[:limit].decode("utf-8", errors="replace")
+    shown = visible(line[:limit].decode("utf-8", errors="replace"))
     note = f"line {number} · text · {human_size(len(line))}"
     if len(line) > limit:
         note += f" · first {human_size(limit)} shown"

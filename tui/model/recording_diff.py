@@ -15,8 +15,8 @@ from openprogram.providers.recording.mismatch import format_value
 from openprogram.providers.types import Usage
 from openprogram.recordings.diff import CallStatus
 from openprogram.text import plural
+from tui.model.check import RequestComparison
 from tui.model.lazy_diff import DiffRow, LazyDiff
-from tui.model.rerun import RequestComparison
 
 STATUS_MARKS: dict[CallStatus, tuple[str, str]] = {
     "same": ("=", "same"),
@@ -56,7 +56,7 @@ def request_comparison(diff: LazyDiff, row: DiffRow) -> RequestComparison:
     """Both requests of a row side by side, every difference (absorbed ones with their rule)."""
     differences = tuple(ruled.difference for ruled in row.request)
     absorbed = {
-        ruled.difference.field_path: f"{ruled.absorbed_by.describe()}  ({ruled.absorbed_by.source})"
+        ruled.difference.field_path: ruled.absorbed_by
         for ruled in row.request
         if ruled.absorbed_by is not None
     }

@@ -24,7 +24,7 @@ from pathlib import Path
 
 from openprogram.providers.recording.errors import open_for_reading
 from openprogram.providers.recording.rows import ROW_TYPES, classify_row_tail
-from tui.model.file_stamp import FileStamp
+from openprogram.recordings import FileStamp
 from tui.model.key_priority import KEYS, KeyPriority
 from tui.model.row_preview import int_field, peek_row
 

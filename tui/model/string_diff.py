@@ -15,9 +15,10 @@ differing character to the last.
 from __future__ import annotations
 
 import difflib
-import re
 from dataclasses import dataclass
 from typing import Any, Literal
+
+from openprogram.word_diff import WORDS_AND_MARKS, WordChange, word_diff
 
 LONG_STRING = 40
 """Strings at least this long (or with a newline) get a diff under the panes."""
@@ -44,8 +45,6 @@ DiffLineKind = Literal["same", "removed", "added", "skipped"]
 SegmentKind = Literal["same", "changed", "elided"]
 """`elided`: unchanged (or overlong changed) text left out; the segment's text says how much."""
 Segment = tuple[str, SegmentKind]
-_WORD = re.compile(r"\w+|\s+|[^\w\s]")
-"""Changed lines are compared word by word: runs of word characters, of spaces, single marks."""
 _BLOCK = 4_096
 
 
@@ -147,22 +146,29 @@ def _widen(old: str, new: str, start: int, end: int) -> tuple[int, int]:
 def _words_marked(old: str, new: str) -> tuple[list[Segment], list[Segment]]:
     """Both texts with the changed words marked; two long words that differ are compared by
     their characters (their common start and end stay unmarked)."""
-    old_words, new_words = _WORD.findall(old), _WORD.findall(new)
-    matcher = difflib.SequenceMatcher(None, old_words, new_words, autojunk=False)
     removed: list[Segment] = []
     added: list[Segment] = []
-    for tag, a1, a2, b1, b2 in matcher.get_opcodes():
-        before, after = "".join(old_words[a1:a2]), "".join(new_words[b1:b2])
-        if tag == "equal":
-            removed.append((before, "same"))
-            added.append((after, "same"))
-        elif tag == "replace" and max(len(before), len(after)) >= LONG_TOKEN:
-            start, end = _ends(before, after)
-            removed += _split(before, start, end)
-            added += _split(after, start, end)
+    changes = word_diff(old, new, WORDS_AND_MARKS) or (WordChange("equal", old),)
+    for number, change in enumerate(changes):
+        follows = changes[number + 1] if number + 1 < len(changes) else None
+        if change.op == "equal":
+            removed.append((change.text, "same"))
+            added.append((change.text, "same"))
+        elif change.op == "insert" and number and changes[number - 1].op == "delete":
+            continue  # the second half of a replaced run, marked with its first
+        elif change.op == "delete" and follows is not None and follows.op == "insert":
+            before, after = change.text, follows.text
+            if max(len(before), len(after)) >= LONG_TOKEN:
+                start, end = _ends(before, after)
+                removed += _split(before, start, end)
+                added += _split(after, start, end)
+            else:
+                removed.append((before, "changed"))
+                added.append((after, "changed"))
+        elif change.op == "delete":
+            removed.append((change.text, "changed"))
         else:
-            removed.append((before, "changed"))
-            added.append((after, "changed"))
+            added.append((change.text, "changed"))
     return removed, added
 
 

@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+from openprogram.text import shorten
+from openprogram.visible_text import visible_line
+
 PREVIEW_LIMIT = 60
-_VISIBLE = str.maketrans({"\n": "⏎", "\r": "␍", "\t": "⇥"})
+_FOLDED = str.maketrans({"\n": "⏎", "\t": "⇥"})
 
 
 def preview_line(text: str, limit: int = PREVIEW_LIMIT) -> str:
-    """`text` on one line (newlines shown as ⏎), cut to `limit` characters with an ellipsis."""
-    shown = text.translate(_VISIBLE)
-    shown = "".join(ch if ch.isprintable() else "·" for ch in shown[: limit + 1])
-    return shown if len(shown) <= limit else shown[: limit - 1] + "…"
+    """`text` on one line (newlines shown as ⏎, escapes and other controls as visible marks:
+    `visible_line`), cut to `limit` characters with an ellipsis."""
+    shown = visible_line(text[: limit + 1].translate(_FOLDED))
+    shown = "".join(ch if ch.isprintable() else f"<U+{ord(ch):04X}>" for ch in shown)
+    return shorten(shown, limit)

@@ -23,6 +23,7 @@ from openprogram.providers.types import (
     UserMessage,
 )
 from openprogram.text import human_size
+from openprogram.visible_text import visible, visible_line
 
 ENTRY_TEXT_LIMIT = 8000
 """An entry shows at most this many characters (drawing wraps every one); the Raw tab has all."""
@@ -51,7 +52,22 @@ class TranscriptEntry:
 
 
 def bounded_entry(entry: TranscriptEntry, limit: int = ENTRY_TEXT_LIMIT) -> TranscriptEntry:
-    """`entry` with its text cut to `limit` characters in all, and a note saying how much is left."""
+    """`entry` with its text cut to `limit` characters in all, and a note saying how much is left;
+    every text made safe for the terminal (`visible`: escapes and bidi controls as marks)."""
+    safe = TranscriptEntry(
+        entry.role,
+        visible_line(entry.title),
+        tuple(
+            TranscriptPart(
+                part.kind,
+                visible(part.text),
+                visible_line(part.title) if part.title else part.title,
+            )
+            for part in entry.parts
+        ),
+        entry.is_error,
+    )
+    entry = entry if safe == entry else safe  # the same object when nothing had to change
     total = sum(len(part.text) for part in entry.parts)
     if total <= limit:
         return entry

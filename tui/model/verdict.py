@@ -13,13 +13,11 @@ progress, not a problem.
 
 from __future__ import annotations
 
-import dataclasses
 import os
 import signal
 import subprocess
 import sys
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict
@@ -28,8 +26,9 @@ import tui
 from openprogram.providers.recording.errors import RecordingFileError
 from openprogram.providers.recording.reader import scan_facts
 from openprogram.providers.recording.scan_facts import INVALID, ScanFacts, ScanProblem
+from openprogram.recordings import stamp_of
 from openprogram.text import plural
-from tui.model.file_stamp import FileChange, compare, stamp_of
+from tui.model.file_stamp import FileChange, compare
 
 IN_PROCESS_LIMIT = 4 << 20
 """Files up to this size are scanned in-process; bigger ones in a child process."""
@@ -39,18 +38,11 @@ FILE_CHANGED = "file changed"
 OUT_OF_MEMORY = "out of memory"
 
 
-class VerdictReport(BaseModel):
-    """What the child process prints: the facts, or why the check stopped."""
+class Verdict(BaseModel):
+    """What the strict reader says about the file at `path`: the library's `ScanFacts`. The child
+    process of `check_file_isolated` prints it as JSON and the parent reads it back."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
-    facts: ScanFacts | None = None
-    stopped: str | None = None
-
-
-@dataclass(frozen=True)
-class Verdict:
-    """What the strict reader says about the file at `path`: the library's `ScanFacts`."""
-
     path: Path
     facts: ScanFacts
     stopped: str | None = None
@@ -61,11 +53,11 @@ class Verdict:
     @classmethod
     def stopped_by(cls, path: Path, reason: str) -> Verdict:
         """A check that could not finish, and why."""
-        return cls(path, ScanFacts(size=0), stopped=reason)
+        return cls(path=path, facts=ScanFacts(size=0), stopped=reason)
 
     def while_following(self, following: bool) -> Verdict:
         """The same facts, read as a file being written (`following`) or as a finished one."""
-        return dataclasses.replace(self, following=following)
+        return self.model_copy(update={"following": following})
 
     @property
     def problem_count(self) -> int:
@@ -124,17 +116,12 @@ class Verdict:
 
     def to_json(self) -> str:
         """The verdict as JSON (what the child process prints)."""
-        if self.stopped is not None:
-            return VerdictReport(stopped=self.stopped).model_dump_json()
-        return VerdictReport(facts=self.facts).model_dump_json()
+        return self.model_dump_json(exclude={"following"})
 
     @classmethod
     def from_json(cls, path: Path, text: str) -> Verdict:
-        """Rebuild a verdict printed by `to_json`; raises `ValueError` for anything else."""
-        report = VerdictReport.model_validate_json(text)
-        if report.facts is not None:
-            return cls(path, report.facts)
-        return cls.stopped_by(path, report.stopped or "the checker gave no reason")
+        """Rebuild a verdict printed by `to_json` for `path`; raises `ValueError` for anything else."""
+        return cls.model_validate_json(text).model_copy(update={"path": path})
 
 
 def check_file(path: str | os.PathLike[str]) -> Verdict:
@@ -147,12 +134,12 @@ def check_file(path: str | os.PathLike[str]) -> Verdict:
     try:
         facts = scan_facts(target)  # memory bounded by the longest line, not the file
     except RecordingFileError as exc:
-        return Verdict(target, ScanFacts.refused(0, exc.reason))
+        return Verdict(path=target, facts=ScanFacts.refused(0, exc.reason))
     except MemoryError:
         return Verdict.stopped_by(target, OUT_OF_MEMORY)
     if before is None or compare(before, stamp_of(target)) is not FileChange.SAME:
         return Verdict.stopped_by(target, FILE_CHANGED)
-    return Verdict(target, facts)
+    return Verdict(path=target, facts=facts)
 
 
 def check_file_isolated(

@@ -12,8 +12,9 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Button, Static
 
-from openprogram.recordings.rerun import AcceptedCall
+from openprogram.recordings.check import AcceptedCall
 from openprogram.text import plural
+from openprogram.visible_text import visible_line
 from tui.theme import rich_style
 
 
@@ -68,9 +69,11 @@ class AcceptReviewScreen(ModalScreen[bool]):
 
     def compose(self) -> ComposeResult:
         with Vertical() as dialog:
-            dialog.border_title = (
-                f"Accept the new requests of {plural(len(self.accepted), 'call')} "
-                f"into {self.recording_name}?"
+            dialog.border_title = Text(
+                visible_line(
+                    f"Accept the new requests of {plural(len(self.accepted), 'call')} "
+                    f"into {self.recording_name}?"
+                )
             )
             with VerticalScroll():
                 yield Static(

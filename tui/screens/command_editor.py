@@ -11,12 +11,14 @@ from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Input, Static
 
-from tui.model.rerun_commands import (
+from openprogram.visible_text import visible, visible_line
+from tui.model.check_commands import (
     CommandSyntaxError,
     RerunCommand,
     format_command,
     parse_command,
 )
+from tui.widgets.common.key_footer import KeyFooter
 
 SOURCE_NOTES = {
     "given": "The command given on the command line.",
@@ -41,7 +43,9 @@ class CommandEditorScreen(ModalScreen[list[str] | None]):
         background: $background 50%;
         & > Vertical {
             width: 100;
+            max-width: 100%;
             height: auto;
+            max-height: 100%;
             padding: 1 2;
             background: $panel;
             border: thick $primary;
@@ -62,7 +66,7 @@ class CommandEditorScreen(ModalScreen[list[str] | None]):
     def compose(self) -> ComposeResult:
         command = self.command
         with Vertical() as dialog:
-            dialog.border_title = f"Rerun {self.recording_name}"
+            dialog.border_title = Text(visible_line(f"Rerun {self.recording_name}"))
             yield Static(Text(SOURCE_NOTES[command.source]), classes="command-editor--note")
             yield Input(
                 format_command(command.argv),
@@ -71,6 +75,7 @@ class CommandEditorScreen(ModalScreen[list[str] | None]):
                 id="command-input",
             )
             yield Static(id="command-error")
+            yield Static(self._whole(self.command_text()), id="command-whole")
             where = command.cwd or "the directory openprogram-tui was started in"
             lines = [f"Runs in {where}, with replay forced on this recording."]
             if command.source == "remembered" and command.recorded_argv:
@@ -80,6 +85,7 @@ class CommandEditorScreen(ModalScreen[list[str] | None]):
             )
             lines.append("enter runs · esc cancels")
             yield Static(Text("\n".join(lines)), classes="command-editor--note")
+        yield KeyFooter(compact=True)  # this dialog's keys, not the screen's below (e is a letter)
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         event.stop()
@@ -92,8 +98,20 @@ class CommandEditorScreen(ModalScreen[list[str] | None]):
             return
         self.dismiss(argv)
 
+    def command_text(self) -> str:
+        """The command line as it stands in the field."""
+        fields = self.query(Input)
+        return fields.first().value if fields else format_command(self.command.argv)
+
+    @staticmethod
+    def _whole(text: str) -> Text:
+        # The field scrolls sideways: the whole command is also shown wrapped, so every argument
+        # that will run is seen before enter.
+        return Text.assemble(("Will run: ", "bold"), visible(text) or "(nothing yet)")
+
     def on_input_changed(self, event: Input.Changed) -> None:
         self.query_one("#command-error", Static).remove_class("-shown")
+        self.query_one("#command-whole", Static).update(self._whole(event.value))
 
     def action_cancel(self) -> None:
         self.dismiss(None)

@@ -27,6 +27,7 @@ from textual.worker import Worker, WorkerState
 
 from openprogram.errors import OpenProgramError
 from openprogram.text import plural
+from tui.messages import CallOpenRequested
 from tui.model.index_pair import IndexPair
 from tui.model.paths import display_path
 from tui.theme import rich_style
@@ -35,9 +36,9 @@ from tui.widgets.common.title_bar import TitleBar
 
 if TYPE_CHECKING:
     from openprogram.providers.recording.differences import PathToken
-    from openprogram.recordings.diff import WordChange
+    from openprogram.word_diff import WordChange
     from tui.model.lazy_diff import DiffRow, LazyDiff
-    from tui.widgets.rerun.mismatch_view import MismatchView
+    from tui.widgets.check.mismatch_view import MismatchView
 
 TABS = ("diff-tab-request", "diff-tab-answer")
 STATUS_STYLES = {
@@ -109,15 +110,6 @@ class DiffScreen(Screen[None]):
             super().__init__()
             self.reason = reason
 
-    class CallOpenRequested(Message):
-        """Show call `call_index` of `recording`, at the field `path_tokens`."""
-
-        def __init__(
-            self, recording: Path, call_index: int, path_tokens: tuple[PathToken, ...] = ()
-        ) -> None:
-            super().__init__()
-            self.recording, self.call_index, self.path_tokens = recording, call_index, path_tokens
-
     def __init__(self, a: Path, b: Path) -> None:
         super().__init__()
         self.a, self.b = a, b
@@ -178,7 +170,7 @@ class DiffScreen(Screen[None]):
         # Imported here, once the calls are on screen: the row models, the rules, the request
         # panes. In this thread: an import in a worker takes half as long again beside the app.
         import tui.model.lazy_diff
-        import tui.widgets.rerun.mismatch_view  # noqa: F401 (the first row shows one)
+        import tui.widgets.check.mismatch_view  # noqa: F401 (the first row shows one)
 
         self._compare()
 
@@ -339,7 +331,7 @@ class DiffScreen(Screen[None]):
 
     async def _show_row(self, number: int, at_end: bool = False) -> None:
         from tui.model.recording_diff import call_row, request_comparison
-        from tui.widgets.rerun.mismatch_view import MismatchView
+        from tui.widgets.check.mismatch_view import MismatchView
 
         assert self.diff is not None
         self.row = number
@@ -423,7 +415,7 @@ class DiffScreen(Screen[None]):
     # -- moving --
 
     async def action_step(self, step: int) -> None:
-        from tui.widgets.rerun.mismatch_view import MismatchView
+        from tui.widgets.check.mismatch_view import MismatchView
 
         view = self.query(MismatchView)
         if view and self.diff is not None and self.diff.rows[self.row].request:
@@ -466,9 +458,10 @@ class DiffScreen(Screen[None]):
     def action_focus_calls(self) -> None:
         self.query_one("#diff-calls").focus()
 
-    def on_mismatch_view_call_open_requested(self, message: MismatchView.CallOpenRequested) -> None:
-        message.stop()
-        self.action_open("a", message.path_tokens)
+    def on_call_open_requested(self, message: CallOpenRequested) -> None:
+        if message.recording is None:  # from the mismatch view: the call of A, at its field
+            message.stop()
+            self.action_open("a", message.path_tokens)
 
     def action_open(self, side: str, path_tokens: tuple[PathToken, ...] = ()) -> None:
         if self.diff is None or not 0 <= self.row < len(self.diff.rows):
@@ -479,9 +472,9 @@ class DiffScreen(Screen[None]):
         if call is None:
             self.notify(f"This call is not in {side.upper()}.", severity="warning")
             return
-        from tui.widgets.rerun.mismatch_view import MismatchView
+        from tui.widgets.check.mismatch_view import MismatchView
 
         view = self.query(MismatchView)
         if not path_tokens and view and row.request:
             path_tokens = view.first().difference.path_tokens
-        self.post_message(self.CallOpenRequested(recording, call, path_tokens))
+        self.post_message(CallOpenRequested(call, path_tokens, recording=recording))

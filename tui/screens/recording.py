@@ -28,9 +28,10 @@ from textual.screen import Screen
 from textual.widgets import Input
 
 from openprogram.providers.recording.errors import RecordingFileError
+from openprogram.recordings import FileStamp, stamp_of
 from openprogram.text import plural
 from tui.model.call_rows import CallTable
-from tui.model.file_stamp import FileChange, FileStamp, compare, stamp_of
+from tui.model.file_stamp import FileChange, compare
 from tui.model.key_priority import KEYS
 from tui.model.recording_index import RecordingIndex
 from tui.widgets.common.key_footer import KeyFooter
@@ -131,10 +132,10 @@ class RecordingScreen(Screen[None]):
         """How the file on disk differs from what is shown, when it does."""
         self._verdict_due = False
         self._follow_on_reload = False
+        """Followed until the file changed under it: the reload follows it again."""
         self._reload_note = (
             f"{reloaded_because.notice()} — read again" if reloaded_because is not None else None
         )
-        """Followed until the file changed under it: the reload follows it again."""
         self._start_at = start_at
         self._start_field = field
         self.index: RecordingIndex | None = None
@@ -606,7 +607,10 @@ class RecordingScreen(Screen[None]):
         self._update_facts()
 
     def action_reload(self) -> None:
-        """Read the file again from the start (after it changed on disk)."""
+        """Read the file again from the start (after it changed on disk), and the status."""
+        refresh = getattr(self.app, "refresh_status", None)
+        if callable(refresh):
+            refresh()
         self._reload(self.following or self._follow_on_reload)
 
     def _reload(self, follow: bool, because: FileChange | None = None) -> None:
@@ -617,7 +621,7 @@ class RecordingScreen(Screen[None]):
         self.app.switch_screen(screen)
 
     def action_rerun(self) -> None:
-        from tui.screens.rerun import RerunScreen
+        from tui.screens.check import RerunScreen
 
         self.app.push_screen(RerunScreen(self.path))
 

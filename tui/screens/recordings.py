@@ -47,9 +47,9 @@ STATUS_WIDTH = 44
 
 def created_label(summary: RecordingSummary) -> str:
     """`2026-01-05 09:30` from the header's `created_at`, else `—`."""
-    if not summary.created_at:
+    if not summary.facts.created_at:
         return "—"
-    return summary.created_at.replace("T", " ")[:16]
+    return summary.facts.created_at.replace("T", " ")[:16]
 
 
 class RecordingsScreen(Screen[None]):
@@ -195,7 +195,7 @@ class RecordingsScreen(Screen[None]):
             name = Text.assemble((f"[{side}] ", accent), name)
         status = (
             Text(f"✓ {summary.facts.validity_word}", self._theme_style("$text-success"))
-            if summary.valid
+            if summary.facts.valid
             else Text(
                 f"✗ {summary.facts.validity_word}"
                 if narrow
@@ -203,14 +203,14 @@ class RecordingsScreen(Screen[None]):
                 self._theme_style("$text-error"),
             )
         )
-        events = () if narrow else (Text(f"{summary.events:,}", justify="right"),)
+        events = () if narrow else (Text(f"{summary.facts.events:,}", justify="right"),)
         return (
             active,
             name,
             Text(created_label(summary)),
-            Text(f"{summary.calls:,}", justify="right"),
+            Text(f"{summary.facts.calls:,}", justify="right"),
             *events,
-            Text(human_size(summary.size), justify="right"),
+            Text(human_size(summary.facts.size), justify="right"),
             status,
         )
 
@@ -235,9 +235,9 @@ class RecordingsScreen(Screen[None]):
             text.append(f"  ·  active in this demo ({summary.mode}): r reruns it with its program")
         elif summary.active:
             text.append(f"  ·  active: the next start uses it to {summary.mode}")
-        if not summary.valid:
-            more = summary.problem_count - 1
-            reason = f"\n✗ {summary.reason}" + (f"  (+{more} more)" if more > 0 else "")
+        if not summary.facts.valid:
+            more = summary.facts.problem_count - 1
+            reason = f"\n✗ {summary.facts.reason}" + (f"  (+{more} more)" if more > 0 else "")
             text.append(reason, self._theme_style("$text-error"))
         detail.update(text)
 
@@ -264,7 +264,7 @@ class RecordingsScreen(Screen[None]):
     def action_rerun(self) -> None:
         summary = self._selected()
         if summary is not None:
-            from tui.screens.rerun import RerunScreen
+            from tui.screens.check import RerunScreen
 
             self.app.push_screen(RerunScreen(summary.path))
 
@@ -303,8 +303,8 @@ class RecordingsScreen(Screen[None]):
             self.notify(str(exc), title="Not deleted", severity="error")
             return
         question = (
-            f"Delete recording {recording_id}?\n{plural(planned.calls, 'call')}, "
-            f"{plural(planned.events, 'event')}, {human_size(planned.size)}. This cannot be undone."
+            f"Delete recording {recording_id}?\n{plural(planned.facts.calls, 'call')}, "
+            f"{plural(planned.facts.events, 'event')}, {human_size(planned.facts.size)}. This cannot be undone."
         )
 
         def answered(yes: bool | None) -> None:

@@ -18,6 +18,7 @@ from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import Button, Input, Label, RadioButton, RadioSet, Select, Static
 
+from openprogram.providers.recording.config import RECORD_REPLAY_MODES
 from openprogram.recordings import (
     APPLIES_ON_NEXT_START,
     RecordingListing,
@@ -27,7 +28,6 @@ from openprogram.recordings import (
 )
 from tui.model.paths import display_path
 from tui.model.settings import (
-    MODES,
     RulesInForce,
     SettingsChoice,
     SettingsOutcome,
@@ -146,7 +146,7 @@ class SettingsScreen(Screen[None]):
             yield Static("reading the configuration…", id="settings-status")
             yield Label("Mode", classes="settings-label")
             with RadioSet(id="settings-mode"):
-                for mode in MODES:
+                for mode in RECORD_REPLAY_MODES:
                     yield RadioButton(MODE_LABELS[mode], id=f"mode-{mode}", value=mode == "off")
             with Vertical(id="record-fields", classes="settings-group"):
                 yield Label("New recording name (blank: a fresh timestamped ID)")
@@ -201,7 +201,7 @@ class SettingsScreen(Screen[None]):
         choices = replay_choices(message.listing) if message.listing else []
         select = self.query_one("#replay-id", Select)
         select.set_options(choices)
-        mode = status.mode if status.mode in MODES else "off"
+        mode = status.mode if status.mode in RECORD_REPLAY_MODES else "off"
         self.query_one(f"#mode-{mode}", RadioButton).value = True
         if mode == "replay" and status.file:
             if status.file in {value for _, value in choices}:

@@ -9,42 +9,23 @@
 - `config`, `store`: the next-start configuration and the managed recordings root;
   `activation`: applies that configuration when the provider runtime starts.
 
-This layer imports the provider boundary, never the reverse. The public names below load on first
-use, so `rows` and `errors` can be imported without building the pydantic models.
+This layer imports the provider boundary, never the reverse. The public names below are written
+once and load on first use (`openprogram.lazy_names`), so `rows` and `errors` can be imported
+without building the pydantic models.
 """
 
 from __future__ import annotations
 
-import importlib
 from typing import TYPE_CHECKING
 
+from openprogram import lazy_names
+
 if TYPE_CHECKING:
+    from openprogram.providers.recording.differences import NON_DETERMINISTIC_FIELD_NAMES
     from openprogram.providers.recording.recorder import RecordingProvider
-    from openprogram.providers.recording.redaction import remove_secret_values
+    from openprogram.providers.recording.redaction import SECRET_FIELD_NAMES, remove_secret_values
     from openprogram.providers.recording.rows import RECORDING_FORMAT_VERSION
     from openprogram.providers.recording.writer import RecordingWriteError
 
-_PUBLIC_NAMES = {
-    "RECORDING_FORMAT_VERSION": "rows",
-    "RecordingProvider": "recorder",
-    "RecordingWriteError": "writer",
-    "remove_secret_values": "redaction",
-}
-"""Each public name and the submodule that defines it."""
-
-__all__ = [
-    "RECORDING_FORMAT_VERSION",
-    "RecordingProvider",
-    "RecordingWriteError",
-    "remove_secret_values",
-]
-
-
-def __getattr__(name: str) -> object:
-    """A public name, imported from its submodule the first time it is asked for."""
-    source = _PUBLIC_NAMES.get(name)
-    if source is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(f"{__name__}.{source}"), name)
-    globals()[name] = value
-    return value
+__all__, __getattr__, __dir__ = lazy_names.lazy_facade(__name__)
+"""The public names: the imports above, each loaded from its module the first time it is asked for."""

@@ -7,32 +7,35 @@ installs a fail-closed provider for every api instead: nothing silently goes liv
 
 from __future__ import annotations
 
-import json
 import logging
-import os
-from collections.abc import AsyncIterator, Callable
-from typing import Any
+from collections.abc import AsyncIterator
 
 from openprogram.errors import OpenProgramError
 from openprogram.providers.api_registry import configure_provider_transform
+from openprogram.providers.recording.check_protocol import (
+    ChildRunSpec,
+    RerecordSpec,
+    RulesRow,
+    RunSpecError,
+    read_run_spec,
+    report_writer,
+)
 from openprogram.providers.recording.config import (
-    REPLAY_ACCEPT_ENV,
-    REPLAY_REPORT_ENV,
-    REPLAY_RESUME_ENV,
-    REPLAY_RULES_ENV,
     ConfigError,
+    RecordReplayConfig,
     config_path,
     read_record_replay_config,
+    state_dir,
 )
 from openprogram.providers.recording.errors import RecordingFileError
+from openprogram.providers.recording.file_policy import require_usable
 from openprogram.providers.recording.recorder import RecordingProvider
 from openprogram.providers.recording.redaction import remove_secret_text
-from openprogram.providers.recording.resume import ResumeState, ResumingApi
+from openprogram.providers.recording.rerecord import RerecordingApi, RerecordState
 from openprogram.providers.recording.rules import RulesConfigError
-from openprogram.providers.recording.rules_sources import rules_from_json
+from openprogram.providers.recording.rules_sources import rules_from_tables
 from openprogram.providers.recording.store import (
     RecordingSelectorError,
-    check_recording_file,
     ensure_recordings_dir,
     locate_recording,
 )
@@ -47,16 +50,6 @@ from openprogram.providers.types import (
 )
 
 logger = logging.getLogger("openprogram.providers")
-
-
-def replay_reporter(path: str) -> Callable[[dict[str, Any]], None]:
-    """Append each report row as one JSON line (0600, whole lines) to `path`."""
-    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
-
-    def report(row: dict[str, Any]) -> None:
-        os.write(fd, (json.dumps(row, ensure_ascii=False, default=repr) + "\n").encode("utf-8"))
-
-    return report
 
 
 class RecordReplayBlockedError(OpenProgramError, RuntimeError):
@@ -109,55 +102,57 @@ def _start_record(selector: str | None) -> RecordingSink:
         )
     ensure_recordings_dir()
     if location.path.exists() or location.path.is_symlink():
-        check_recording_file(location, repair_managed=True)
+        require_usable(location, tighten=True)
     sink = RecordingSink(location.path)
     sink.ensure_header()
     return sink
 
 
-def _start_replay(selector: str | None) -> ReplayProvider:
+def _start_replay(selector: str | None, spec: ChildRunSpec | None) -> ReplayProvider:
     if not selector:
         raise ActivationError("mode is replay but no file is configured")
     location = locate_recording(selector)
-    check_recording_file(location, repair_managed=True)
-    report_path = os.environ.get(REPLAY_REPORT_ENV)
-    given = os.environ.get(REPLAY_RULES_ENV)
-    rules = rules_from_json(given, "the command line's rules") if given else None
-    report = replay_reporter(report_path) if report_path else None
-    accept_into = os.environ.get(REPLAY_ACCEPT_ENV) or None
-    replay = ReplayProvider(location.path, rules=rules, on_report=report, accept_into=accept_into)
+    require_usable(location, tighten=True)
+    if spec is None:
+        return ReplayProvider(location.path)
+    rules = rules_from_tables(
+        spec.rules or {}, {}, "the command line's rules", "the command line's rules"
+    )
+    report = report_writer(spec.report) if spec.report else None
+    replay = ReplayProvider(
+        location.path, rules=rules, on_report=report, accept_into=spec.accept_into
+    )
     if report is not None:
-        report({"type": "rules", "rules": replay.rules.describe()})
+        report(RulesRow(rules=replay.rules.describe()))
     return replay
 
 
-def _resume_state(replay: ReplayProvider, setting: str) -> ResumeState:
-    """Resume mode (`openprogram recordings rerecord`): replay, then live into a new file."""
-    try:
-        value = json.loads(setting)
-        into, from_call = str(value["into"]), value.get("from_call")
-    except (ValueError, KeyError, TypeError):
-        raise ActivationError(f"{REPLAY_RESUME_ENV} is not usable: {setting!r}") from None
-    sink = RecordingSink(into, dict(replay.recording.header.model_extra or {}))
+def _rerecord_state(replay: ReplayProvider, rerecord: RerecordSpec) -> RerecordState:
+    """Rerecord (`openprogram recordings rerecord`): replay, then live into a new file."""
+    sink = RecordingSink(rerecord.into, dict(replay.recording.header.model_extra or {}))
     sink.ensure_header()
-    return ResumeState(replay, sink, from_call if isinstance(from_call, int) else None)
+    return RerecordState(replay, sink, rerecord.from_call)
 
 
 def activate_record_replay() -> str:
     """Apply the configured mode to the registry; returns `off`, `record`, `replay` or `blocked`."""
     try:
-        config = read_record_replay_config()
+        spec = read_run_spec(state_dir())
+        config = (
+            RecordReplayConfig(mode=spec.mode, file=spec.recording)
+            if spec is not None
+            else read_record_replay_config()
+        )
         if config.mode == "off":
             return "off"
         if config.mode == "record":
             sink = _start_record(config.file)
             configure_provider_transform(lambda api, provider: RecordingProvider(provider, sink))
             return "record"
-        replay = _start_replay(config.file)
-        resume = os.environ.get(REPLAY_RESUME_ENV)
-        if resume:
-            state = _resume_state(replay, resume)
-            configure_provider_transform(lambda api, provider: ResumingApi(state, provider))
+        replay = _start_replay(config.file, spec)
+        if spec is not None and spec.rerecord is not None:
+            state = _rerecord_state(replay, spec.rerecord)
+            configure_provider_transform(lambda api, provider: RerecordingApi(state, provider))
             return "replay"
         configure_provider_transform(lambda api, provider: replay)
         return "replay"
@@ -167,6 +162,7 @@ def activate_record_replay() -> str:
         RecordingFileError,
         RecordingSelectorError,
         RulesConfigError,
+        RunSpecError,
         OSError,
     ) as exc:
         cause = remove_secret_text(str(exc))

@@ -11,7 +11,7 @@ import json
 import os
 import time
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
@@ -31,10 +31,6 @@ from openprogram.providers.recording.state_files import (
 # the configuration's callers have always found them.
 __all__ = [
     "RECORD_REPLAY_MODES",
-    "REPLAY_ACCEPT_ENV",
-    "REPLAY_REPORT_ENV",
-    "REPLAY_RESUME_ENV",
-    "REPLAY_RULES_ENV",
     "ConfigError",
     "RecordReplayConfig",
     "RecordReplayMode",
@@ -51,20 +47,8 @@ __all__ = [
     "write_record_replay_config",
 ]
 
-REPLAY_REPORT_ENV = "OPENPROGRAM_REPLAY_REPORT"
-REPLAY_RULES_ENV = "OPENPROGRAM_REPLAY_RULES"
-REPLAY_RESUME_ENV = "OPENPROGRAM_REPLAY_RESUME"
-"""Set by `openprogram recordings rerecord`: JSON `{"into": PATH, "from_call": K or null}`; calls
-replay while they match, then go live and are recorded into PATH (a new version)."""
-REPLAY_ACCEPT_ENV = "OPENPROGRAM_REPLAY_ACCEPT"
-"""Set by `openprogram recordings accept`: replay keeps every recorded answer and writes each call,
-with the incoming request where it differs, into this file (a new version, checked before use)."""
-"""Matching rules given on a command line (`check --ignore ...`), as the header's `rules` JSON."""
-"""Set by `openprogram recordings check`: a file where replay reports progress and mismatches,
-so the parent learns what happened even when the program swallows the exception."""
-
 RecordReplayMode = Literal["off", "record", "replay"]
-RECORD_REPLAY_MODES: tuple[str, ...] = ("off", "record", "replay")
+RECORD_REPLAY_MODES: tuple[RecordReplayMode, ...] = get_args(RecordReplayMode)
 
 
 class RecordReplayConfig(BaseModel):

@@ -6,6 +6,7 @@ its own so that catching it needs no pydantic import. `open_for_reading` is how 
 
 from __future__ import annotations
 
+import errno
 import os
 import stat
 from pathlib import Path
@@ -38,15 +39,20 @@ class RecordingFileError(OpenProgramError, ValueError):
 def open_for_reading(path: str | os.PathLike[str]) -> tuple[int, os.stat_result]:
     """A read-only descriptor of the recording at `path` and its `fstat`.
 
-    Refuses a missing file and anything not a regular file (a directory, a FIFO, which would
-    block) with a `RecordingFileError`; the caller closes the descriptor.
+    Refuses a missing file, a symlink and anything not a regular file (a directory, a FIFO,
+    which would block) with a `RecordingFileError`; the caller closes the descriptor. This is
+    the file policy (`file_policy`) checked on the open descriptor itself, so no swap of the path
+    between a check and the open can lead the reader elsewhere.
     """
     target = Path(path)
     try:
-        fd = os.open(target, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+        fd = os.open(target, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC | os.O_NOFOLLOW)
     except FileNotFoundError:
         raise RecordingFileError(target, None, None, "file not found") from None
     except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            reason = "is a symlink; refusing to follow it"
+            raise RecordingFileError(target, None, None, reason) from None
         raise RecordingFileError(target, None, None, f"cannot open: {exc.strerror}") from None
     info = os.fstat(fd)
     if not stat.S_ISREG(info.st_mode):

@@ -3,6 +3,7 @@
 `context.messages[*].content[*].text` matches the text of every block of every message;
 `options.metadata.*` any key of the metadata; `**.request_id` a `request_id` key at any depth;
 `["odd.key"]` a key holding a dot. A pattern also covers everything below the field it names.
+A field path (`--field` of the TUI) is a pattern without wildcards, read by `parse_field_path`.
 """
 
 from __future__ import annotations
@@ -30,12 +31,12 @@ _TOKEN = re.compile(
 
 
 class FieldPatternError(OpenProgramError, ValueError):
-    """A field pattern that cannot be parsed; `pattern` and `reason` say why."""
+    """A field pattern (or field path) that cannot be parsed; `pattern` and `reason` say why."""
 
-    def __init__(self, pattern: str, reason: str) -> None:
+    def __init__(self, pattern: str, reason: str, what: str = "field pattern") -> None:
         self.pattern = pattern
         self.reason = reason
-        super().__init__(f"field pattern {pattern!r}: {reason}")
+        super().__init__(f"{what} {pattern!r}: {reason}")
 
 
 @dataclass(frozen=True)
@@ -72,14 +73,29 @@ class FieldPattern:
 
 def parse_field_pattern(text: str) -> FieldPattern:
     """Parse `context.messages[*].content[*].text`-style text; raises `FieldPatternError`."""
+    return FieldPattern(text, _pattern_tokens(text, "field pattern"))
+
+
+def parse_field_path(text: str) -> tuple[PathToken, ...]:
+    """A field path as a mismatch prints it, read back: `context.messages[2].content[0].text` →
+    `("context", "messages", 2, "content", 0, "text")`; raises `FieldPatternError`."""
+    tokens = _pattern_tokens(text, "field path")
+    if any(token.value is None for token in tokens):
+        raise FieldPatternError(text, "a field path names one field: no wildcards", "field path")
+    return tuple(token.value for token in tokens if token.value is not None)
+
+
+def _pattern_tokens(text: str, what: str) -> tuple[PatternToken, ...]:
     tokens: list[PatternToken] = []
     position = 0
     while position < len(text):
-        if tokens and text[position] == ".":
+        after_dot = bool(tokens) and text[position] == "."
+        if after_dot:
             position += 1
         match = _TOKEN.match(text, position)
         if match is None:
-            raise FieldPatternError(text, f"cannot read it from column {position + 1}")
+            expected = "a key name after '.'" if after_dot else '.key, [index] or ["key"]'
+            raise FieldPatternError(text, f"expected {expected} at column {position + 1}", what)
         position = match.end()
         kind = match.lastgroup
         if kind == "quoted":
@@ -93,8 +109,8 @@ def parse_field_pattern(text: str) -> FieldPattern:
             wildcard: TokenKind = "any_depth" if kind == "any_depth" else "any_key"
             tokens.append(PatternToken("any_index" if kind == "any_index" else wildcard))
     if not tokens:
-        raise FieldPatternError(text, "it is empty")
-    return FieldPattern(text, tuple(tokens))
+        raise FieldPatternError(text, "it is empty", what)
+    return tuple(tokens)
 
 
 def _step(token: PatternToken, value: PathToken) -> bool:

@@ -29,6 +29,7 @@ from openprogram.providers.recording.differences import (
 )
 from openprogram.providers.recording.redaction import remove_secret_values
 from openprogram.providers.recording.rules import suggest_rule
+from openprogram.text import shorten
 
 MismatchKind = Literal["request", "extra_call", "unconsumed", "read_past_end"]
 
@@ -43,7 +44,7 @@ def format_value(value: Any, limit: int = VALUE_LIMIT) -> str:
     text = repr(clean) if isinstance(clean, str) else json.dumps(clean, ensure_ascii=False)
     if len(text) <= limit:
         return text
-    return f"{text[: limit - 1]}… ({len(text)} characters)"
+    return f"{shorten(text, limit)} ({len(text)} characters)"
 
 
 class MismatchReport(BaseModel):

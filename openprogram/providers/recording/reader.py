@@ -1,17 +1,15 @@
 """The strict reader: the one parser of recording files, used by replay, the CLI, rerun and the TUI.
 
 `read_recording` refuses a file on its first problem; `scan_recording` reads on and reports every
-problem with the calls that are still whole, for tools that show or salvage damaged files.
+problem with the calls that are still whole, for tools that show or salvage damaged files;
+`read_header` reads the header alone.
 """
 
 from __future__ import annotations
 
-import contextlib
-import gc
 import io
 import json
 import os
-import threading
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -71,58 +69,47 @@ class Recording:
     header: HeaderRow
     calls: tuple[RecordedCall, ...]
 
-    @property
-    def event_count(self) -> int:
-        """Events over all calls."""
-        return sum(len(call.events) for call in self.calls)
-
 
 @dataclass(frozen=True)
 class RecordingScan:
-    """What a tolerant read found: the whole calls and every problem (empty when valid)."""
+    """What a tolerant read found: the whole calls, every problem (empty when valid), and the
+    file's `facts` (totals and the first problems, what every view shows)."""
 
     path: Path
     header: HeaderRow | None
     calls: tuple[RecordedCall, ...]
     problems: tuple[RecordingFileError, ...]
-    unfinished_calls: tuple[int, ...]
-    line_count: int
-    size: int
-    events_seen: int = 0
-    """Events over the whole calls (also when they were not kept)."""
-    calls_found: int = 0
-    """Request rows read, whole calls or not (what every view counts as calls)."""
-    events_found: int = 0
-    """Event rows read in an open call, whole or not (what every view counts as events)."""
-    problems_dropped: int = 0
-    """Problems found past the `MAX_PROBLEMS` kept (`scan_facts` keeps no more)."""
+    facts: ScanFacts
 
     @property
     def valid(self) -> bool:
         """True when the strict reader would accept the file."""
         return not self.problems
 
-    @property
-    def event_count(self) -> int:
-        """Events over the whole calls."""
-        return self.events_seen
 
-    def facts(self) -> ScanFacts:
-        """What this scan found, as the facts every view shares."""
-        created = (self.header.model_extra or {}).get("created_at") if self.header else None
-        return ScanFacts(
-            size=self.size,
-            created_at=created if _is_timestamp(created) else None,
-            format_version=self.header.format_version if self.header else None,
-            calls=self.calls_found,
-            events=self.events_found,
-            unfinished_calls=self.unfinished_calls,
-            problems=tuple(
-                ScanProblem(line_number=p.line_number, call_index=p.call_index, reason=p.reason)
-                for p in self.problems[:MAX_PROBLEMS]
-            ),
-            problem_count=len(self.problems) + self.problems_dropped,
-        )
+def _facts(
+    header: HeaderRow | None,
+    size: int,
+    calls: int,
+    events: int,
+    unfinished_calls: tuple[int, ...],
+    problems: _Problems,
+) -> ScanFacts:
+    """The facts of one reading: calls and events are the rows found, whole or not."""
+    created = (header.model_extra or {}).get("created_at") if header else None
+    return ScanFacts(
+        size=size,
+        created_at=created if _is_timestamp(created) else None,
+        format_version=header.format_version if header else None,
+        calls=calls,
+        events=events,
+        unfinished_calls=unfinished_calls,
+        problems=tuple(
+            ScanProblem(line_number=p.line_number, call_index=p.call_index, reason=p.reason)
+            for p in problems.found[:MAX_PROBLEMS]
+        ),
+        problem_count=len(problems.found) + problems.dropped,
+    )
 
 
 def _is_timestamp(value: object) -> bool:
@@ -199,49 +186,40 @@ def _explain(line: bytes, exc: ValidationError) -> tuple[int | None, str]:
     return call_index, f"{kind} row field {location}: {first['msg']}"
 
 
-_gc_lock = threading.Lock()
-_gc_pauses = 0
-_gc_was_enabled = False
-
-
-@contextlib.contextmanager
-def _collector_paused() -> Iterator[None]:
-    """Pause the cyclic garbage collector while a file's rows are turned into objects.
-
-    A large recording becomes millions of new objects that all stay alive; the collector would
-    traverse them again and again while they are made (about half of the reading time). Nothing
-    made here is garbage, so nothing is lost by waiting; it runs again as usual afterwards.
-    Nested and concurrent reads keep it paused until the last one ends.
-    """
-    global _gc_pauses, _gc_was_enabled
-    with _gc_lock:
-        if _gc_pauses == 0:
-            _gc_was_enabled = gc.isenabled()
-            gc.disable()
-        _gc_pauses += 1
-    try:
-        yield
-    finally:
-        with _gc_lock:
-            _gc_pauses -= 1
-            if _gc_pauses == 0 and _gc_was_enabled:
-                gc.enable()
-
-
 def _read(path: str | os.PathLike[str], strict: bool) -> RecordingScan:
     target = Path(path)
     data = read_recording_bytes(target)
-    with _collector_paused():
-        return _parse(target, io.BytesIO(data), len(data), strict, keep_calls=True)
+    return _parse(target, io.BytesIO(data), len(data), strict, keep_calls=True)
 
 
 def scan_facts(path: str | os.PathLike[str]) -> ScanFacts:
-    """`scan_recording(path).facts()` in memory bounded by the longest line, not the file: the
+    """`scan_recording(path).facts` in memory bounded by the longest line, not the file: the
     same rows validated the same way, with no event kept (for list, show, status and the TUI)."""
     target = Path(path)
     fd, info = open_for_reading(target)
     with os.fdopen(fd, "rb", buffering=1 << 20) as rows:
-        return _parse(target, rows, info.st_size, strict=False, keep_calls=False).facts()
+        return _parse(target, rows, info.st_size, strict=False, keep_calls=False).facts
+
+
+def read_header(path: str | os.PathLike[str]) -> HeaderRow:
+    """The header of a recording, strictly validated, reading no row after it (for callers that
+    need only the header: the recorded command, rules, provenance). Raises `RecordingFileError`
+    with the strict reader's message when the file does not begin with a supported header; the
+    calls are not checked."""
+    target = Path(path)
+    fd, info = open_for_reading(target)
+    with os.fdopen(fd, "rb") as rows:
+        scan = _parse(target, _through_first_row(rows), info.st_size, strict=True, keep_calls=False)
+    assert scan.header is not None
+    return scan.header
+
+
+def _through_first_row(rows: Iterable[bytes]) -> Iterator[bytes]:
+    """The lines up to and including the first that is not blank."""
+    for line in rows:
+        yield line
+        if line.strip():
+            return
 
 
 def _parse(
@@ -258,8 +236,8 @@ def _parse(
     open_calls: dict[int, _OpenCall] = {}
     next_call = 0
     foreign = False
-    line_count = 0
-    events_seen = calls_found = events_found = 0
+    line_count = 0  # the last line's number
+    calls_found = events_found = 0
     for number, line, ended in lines:
         line_count = number
         if not ended:  # the text after the last newline
@@ -342,7 +320,6 @@ def _parse(
                 f"{current.event_count} events recorded",
             )
         elif not current.damaged:
-            events_seen += current.event_count
             if not keep_calls:
                 continue
             calls.append(
@@ -369,13 +346,7 @@ def _parse(
         header=header,
         calls=tuple(calls),
         problems=tuple(problems.found),
-        unfinished_calls=tuple(sorted(open_calls)),
-        line_count=line_count,
-        size=size,
-        events_seen=events_seen,
-        calls_found=calls_found,
-        events_found=events_found,
-        problems_dropped=problems.dropped,
+        facts=_facts(header, size, calls_found, events_found, tuple(sorted(open_calls)), problems),
     )
 
 

@@ -45,6 +45,7 @@ from openprogram.providers.types import (
     SimpleStreamOptions,
     StreamOptions,
 )
+from openprogram.text import one_line, shorten
 
 __all__ = ["RecordingProvider", "redact_request_dump", "request_dump", "request_payload"]
 
@@ -138,8 +139,7 @@ def event_json(event: AssistantMessageEvent) -> str:
 
 def describe_error(exc: BaseException) -> str:
     """`Type: message`, redacted, on one line and bounded, for a call_end row or a diagnostic."""
-    text = remove_secret_text(" ".join(f"{type(exc).__name__}: {exc}".split()))
-    return text if len(text) <= MAX_ERROR_TEXT else text[: MAX_ERROR_TEXT - 1] + "…"
+    return shorten(remove_secret_text(one_line(f"{type(exc).__name__}: {exc}")), MAX_ERROR_TEXT)
 
 
 class RecordingProvider:

@@ -13,6 +13,16 @@ from collections.abc import AsyncIterator, Callable
 from typing import Any
 
 from openprogram.errors import OpenProgramError
+from openprogram.providers.recording.check_protocol import (
+    AbsorbedDifference,
+    AbsorbedRow,
+    AcceptedCall,
+    AcceptedDifference,
+    AcceptedRow,
+    ConsumedRow,
+    MismatchRow,
+    ReportRow,
+)
 from openprogram.providers.recording.differences import (
     FieldDifference,
     PathToken,
@@ -22,7 +32,9 @@ from openprogram.providers.recording.mismatch import ReplayMismatch, format_valu
 from openprogram.providers.recording.reader import RecordedCall, Recording, read_recording
 from openprogram.providers.recording.recorder import redact_request_dump, request_dump
 from openprogram.providers.recording.rules import (
+    IgnoreRule,
     MatchingRules,
+    NormalizeRule,
     RuledDifference,
     iter_ruled_differences,
     scrub_value,
@@ -77,7 +89,7 @@ class ReplayProvider:
         *,
         rules: MatchingRules | None = None,
         project_rules: bool = True,
-        on_report: Callable[[dict[str, Any]], None] | None = None,
+        on_report: Callable[[ReportRow], None] | None = None,
         accept_into: str | os.PathLike[str] | None = None,
     ) -> None:
         self.recording = path if isinstance(path, Recording) else read_recording(path)
@@ -89,54 +101,56 @@ class ReplayProvider:
         self._lock = threading.Lock()
         self._consumed = 0
         self._on_report = on_report
-        """Told `{"type": "consumed", ...}` per matched call and `{"type": "mismatch", ...}`."""
+        """Told a `ConsumedRow` per matched call, a `MismatchRow`, `AbsorbedRow`s, `AcceptedRow`s."""
         self._accepted: RecordingSink | None = None
         """Accept mode (`accept_into`): a request that differs is accepted instead of refused,
-        and every call is written there, with its recorded answer (told as `{"type": "accepted"}`)."""
+        and every call is written there, with its recorded answer (told as an `AcceptedRow`)."""
         if accept_into is not None:
             self._accepted = RecordingSink(
                 accept_into, dict(self.recording.header.model_extra or {})
             )
             self._accepted.ensure_header()
 
-    def _report(self, row: dict[str, Any]) -> None:
+    def _report(self, row: ReportRow) -> None:
         if self._on_report is not None:
             self._on_report(row)
 
     def _mismatch(self, mismatch: ReplayMismatch) -> ReplayMismatch:
-        self._report({"type": "mismatch", **mismatch.report().model_dump(mode="json")})
+        self._report(MismatchRow(mismatch=mismatch.report()))
         return mismatch
 
     def _report_absorbed(self, call_index: int, ruled: list[RuledDifference]) -> None:
         """Tell which differences of a call the rules absorbed (also of a call that mismatches)."""
         for r in ruled:
             if r.absorbed_by is not None:
+                rule = r.absorbed_by
                 self._report(
-                    {
-                        "type": "absorbed",
-                        "call_index": call_index,
-                        "field_path": r.difference.field_path,
-                        "rule": r.absorbed_by.describe(),
-                        "source": r.absorbed_by.source,
-                    }
+                    AbsorbedRow(
+                        absorbed=AbsorbedDifference(
+                            call_index=call_index,
+                            field_path=r.difference.field_path,
+                            rule=rule.describe(),
+                            source=rule.source,
+                            absorbed_by=rule
+                            if isinstance(rule, IgnoreRule | NormalizeRule)
+                            else None,
+                        )
+                    )
                 )
 
     def _accept(
         self, call_index: int, differences: list[FieldDifference], incoming: dict[str, Any]
     ) -> None:
+        differences_kept = [
+            AcceptedDifference(
+                field_path=d.field_path,
+                recorded=format_value(d.recorded, ACCEPTED_VALUE_LIMIT),
+                incoming=format_value(d.incoming, ACCEPTED_VALUE_LIMIT),
+            )
+            for d in differences
+        ]
         self._report(
-            {
-                "type": "accepted",
-                "call_index": call_index,
-                "differences": [
-                    {
-                        "field_path": d.field_path,
-                        "recorded": format_value(d.recorded, ACCEPTED_VALUE_LIMIT),
-                        "incoming": format_value(d.incoming, ACCEPTED_VALUE_LIMIT),
-                    }
-                    for d in differences
-                ],
-            }
+            AcceptedRow(accepted=AcceptedCall(call_index=call_index, differences=differences_kept))
         )
 
     def _write_accepted(self, request: dict[str, Any], call: RecordedCall) -> None:
@@ -231,7 +245,7 @@ class ReplayProvider:
             if self._accepted is not None:
                 self._write_accepted(recorded, recorded_call)
             self._consumed += 1
-            self._report({"type": "consumed", "call_index": index, "calls_recorded": total})
+            self._report(ConsumedRow(call_index=index, calls_recorded=total))
             return recorded_call
 
     def stream(

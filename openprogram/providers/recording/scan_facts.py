@@ -1,6 +1,6 @@
 """What one strict-reader scan of a file found, as facts every view shares.
 
-`RecordingScan.facts()` produces them; `recordings status`, `list`, `show`, the summary cache and
+`RecordingScan.facts` holds them; `recordings status`, `list`, `show`, the summary cache and
 the TUI's verdict all read this one type (JSON-safe, so it crosses processes and sits in a cache),
 and say its totals and validity in the words it gives (`totals()`, `validity()`), so a file has
 the same numbers and the same word everywhere.
@@ -49,7 +49,7 @@ class ScanProblem(BaseModel):
 
 
 class ScanFacts(BaseModel):
-    """A file's totals and validity: whole calls and their events, and every problem found."""
+    """A file's totals and validity: the calls and events found, and every problem found."""
 
     model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
     size: int

@@ -1,8 +1,8 @@
-"""The managed recordings root (`<state>/recordings`, 0700): IDs, paths and safe file checks.
+"""The managed recordings root (`<state>/recordings`, 0700): IDs and paths.
 
 A selector is a managed recording ID (`20261202T101500Z-1a2b3c4d`, or a name given with `--name`)
-or a path to a recording file anywhere. Nothing here follows a symlink inside the managed root or
-changes the permissions of a file outside it.
+or a path to a recording file anywhere. Whether a file may be used is decided in one place,
+`openprogram.providers.recording.file_policy`.
 """
 
 from __future__ import annotations
@@ -10,13 +10,12 @@ from __future__ import annotations
 import os
 import re
 import secrets
-import stat
 import time
 from dataclasses import dataclass
 from pathlib import Path
 
 from openprogram.errors import OpenProgramError
-from openprogram.providers.recording.config import ensure_private_dir, state_dir
+from openprogram.providers.recording.state_files import ensure_private_dir, state_dir
 
 RECORDING_SUFFIX = ".jsonl"
 RECORDING_ID_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,127}\Z")
@@ -101,36 +100,3 @@ def locate_recording(selector: str) -> RecordingLocation:
         if RECORDING_ID_PATTERN.match(stem) and ".." not in stem:
             return RecordingLocation(path, stem)
     return RecordingLocation(path, None)
-
-
-def check_recording_file(
-    location: RecordingLocation, *, repair_managed: bool = False, permissions: bool = True
-) -> None:
-    """Refuse a symlink, a non-regular file, or (unless `permissions` is off) permissions wider
-    than 0600.
-
-    A managed file of ours with wide permissions is tightened when `repair_managed` is set; an
-    external file is never chmod-ed (the message says how to fix it).
-    """
-    path = location.path
-    if location.managed and recordings_dir().is_symlink():
-        raise RecordingSelectorError(
-            str(path), f"the managed recordings root {recordings_dir()} is a symlink; refusing it"
-        )
-    try:
-        info = path.lstat()
-    except FileNotFoundError:
-        raise RecordingSelectorError(str(path), "file not found") from None
-    if stat.S_ISLNK(info.st_mode):
-        raise RecordingSelectorError(str(path), "is a symlink; refusing to follow it")
-    if not stat.S_ISREG(info.st_mode):
-        raise RecordingSelectorError(str(path), "is not a regular file")
-    if permissions and info.st_mode & 0o077:
-        if repair_managed and location.managed and info.st_uid == os.getuid():
-            path.chmod(0o600)
-            return
-        raise RecordingSelectorError(
-            str(path),
-            f"permissions {stat.S_IMODE(info.st_mode):04o} are too wide (recordings may hold "
-            f"prompts and personal data); run: chmod 600 {path}",
-        )

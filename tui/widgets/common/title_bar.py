@@ -7,6 +7,7 @@ from textual.app import ComposeResult
 from textual.containers import Horizontal
 from textual.widgets import Label
 
+from openprogram.visible_text import visible_line
 from tui.widgets.common.mode_badge import ModeBadge
 
 
@@ -30,16 +31,16 @@ class TitleBar(Horizontal):
         self._facts = facts
 
     def compose(self) -> ComposeResult:
-        yield Label(Text(self._title), id="title")
-        yield Label(Text(self._facts), id="facts")
+        yield Label(Text(visible_line(self._title)), id="title")
+        yield Label(Text(visible_line(self._facts)), id="facts")
         yield ModeBadge()
 
     def set_title(self, title: str) -> None:
         """Change the title."""
-        self.query_one("#title", Label).update(Text(title))
+        self.query_one("#title", Label).update(Text(visible_line(title)))
 
     def set_facts(self, facts: str, problem: bool = False) -> None:
         """Change the facts; `problem` colours them as an error."""
         label = self.query_one("#facts", Label)
-        label.update(Text(facts))
+        label.update(Text(visible_line(facts)))
         label.set_class(problem, "-problem")

@@ -7,6 +7,7 @@ from typing import ClassVar
 from rich.text import Text
 from textual.message import Message
 
+from openprogram.text import shorten
 from tui.model.call_rows import BAD_OUTCOMES, IN_PROGRESS, PENDING, CallTable
 from tui.widgets.common.row_list import RowList
 
@@ -96,9 +97,7 @@ class CallList(RowList):
         outcome = NARROW_MARKS.get(summary.outcome, "✗") if narrow else summary.outcome
         outcome_width = 1 if narrow else OUTCOME_WIDTH
         model_width = max(4, width - len(number) - len(count) - outcome_width - 6)
-        model = summary.model_label
-        if len(model) > model_width:
-            model = model[: model_width - 1] + "…"
+        model = shorten(summary.model_label, model_width)
         text = Text(" ")
         index_style = "call-list--failed" if summary.failed else "call-list--index"
         text.append(number, style(index_style))

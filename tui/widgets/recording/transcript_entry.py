@@ -78,5 +78,5 @@ class TranscriptEntryBox(LazyStatic):
         if wanted != current:  # a class change restyles the box; skip it when nothing changes
             self.remove_class(*(current - wanted))
             self.add_class(*(wanted - current))
-        self.border_title = entry.title
+        self.border_title = Text(entry.title)  # text, never markup (a tool named `echo[/]`)
         self.update(entry_text(entry))

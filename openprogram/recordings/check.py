@@ -9,7 +9,6 @@ reported even when the program catches the exception and exits 0.
 from __future__ import annotations
 
 import contextlib
-import json
 import os
 import shutil
 import signal
@@ -25,20 +24,27 @@ from typing import IO, Any, Literal
 from pydantic import BaseModel
 
 from openprogram.errors import OpenProgramError
-from openprogram.providers.recording.config import (
-    REPLAY_ACCEPT_ENV,
-    REPLAY_REPORT_ENV,
-    REPLAY_RESUME_ENV,
-    REPLAY_RULES_ENV,
-    RecordReplayConfig,
+from openprogram.providers.recording.check_protocol import (
+    AbsorbedDifference,
+    AbsorbedRow,
+    AcceptedCall,
+    AcceptedRow,
+    ChildRunSpec,
+    ConsumedRow,
+    MismatchRow,
+    ReportReader,
+    RerecordSpec,
+    RulesRow,
+    write_run_spec,
 )
 from openprogram.providers.recording.errors import RecordingFileError
+from openprogram.providers.recording.file_policy import require_usable
 from openprogram.providers.recording.mismatch import MismatchReport
-from openprogram.providers.recording.reader import read_recording
+from openprogram.providers.recording.reader import Recording, read_header, read_recording
 from openprogram.providers.recording.rules import MatchingRules, validate_rules
 from openprogram.providers.recording.rules_sources import header_rules_value
 from openprogram.providers.recording.scan_facts import ScanProblem
-from openprogram.providers.recording.store import check_recording_file, locate_recording
+from openprogram.providers.recording.store import locate_recording
 
 CheckStatus = Literal["ok", "mismatch", "incomplete", "error"]
 OUTPUT_TAIL_LINES = 20
@@ -61,32 +67,6 @@ class CheckProgress(BaseModel):
 
     calls_consumed: int
     calls_recorded: int
-
-
-class AbsorbedDifference(BaseModel):
-    """A request difference a matching rule absorbed during the rerun."""
-
-    call_index: int
-    field_path: str
-    rule: str | None
-    """The rule, as `describe()` writes it: `ignore options.metadata.request_id`."""
-    source: str | None = None
-    """Where the rule was declared: a `pyproject.toml` path, `recording header` or `caller`."""
-
-
-class AcceptedDifference(BaseModel):
-    """One field of a request that accept mode took as the new recorded value (both bounded)."""
-
-    field_path: str
-    recorded: str
-    incoming: str
-
-
-class AcceptedCall(BaseModel):
-    """A call whose incoming request accept mode kept, with every difference it accepted."""
-
-    call_index: int
-    differences: list[AcceptedDifference]
 
 
 class CheckResult(BaseModel):
@@ -115,6 +95,11 @@ class CheckResult(BaseModel):
     """Every request difference the rules absorbed, per call."""
     accepted: list[AcceptedCall] = []
     """In accept mode (`openprogram recordings accept`): each call whose new request was kept."""
+
+    def json_value(self) -> dict[str, Any]:
+        """The `--json` form: every field, the absorbing rules as their one-line description
+        (`rule`, `source`) as before, without the structured rule the TUI reads in process."""
+        return self.model_dump(mode="json", exclude={"absorbed": {"__all__": {"absorbed_by"}}})
 
     def summary(self) -> str:
         """One line a person reads first."""
@@ -158,26 +143,31 @@ def check_refused(selector: str, argv: Sequence[str] | None, error: BaseExceptio
     )
 
 
-def entry_of(path: Path) -> RecordingEntry | None:
-    """The `entry` header metadata of a recording, when it has a usable one."""
-    entry = read_recording(path).header.model_extra or {}
-    raw = entry.get("entry")
+def entry_of(recording: Path | Recording) -> RecordingEntry | None:
+    """The `entry` header metadata of a recording (a path, whose header alone is read, or a
+    recording already read), when it has a usable one."""
+    header = recording.header if isinstance(recording, Recording) else read_header(recording)
+    raw = (header.model_extra or {}).get("entry")
     try:
         return RecordingEntry.model_validate(raw) if raw else None
     except ValueError:
         return None
 
 
-def _read_report(path: Path) -> list[dict[str, Any]]:
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        return []
-    rows = []
-    for line in text.splitlines():
-        with contextlib.suppress(json.JSONDecodeError):
-            rows.append(json.loads(line))
-    return rows
+CREDENTIAL_SUFFIXES = ("_API_KEY", "_KEY", "_TOKEN", "_SECRET", "_PASSWORD", "_CREDENTIALS")
+"""Environment variables ending so are left out of a replaying child's environment."""
+
+
+def child_environment(home: Path, *, live: bool) -> dict[str, str]:
+    """The child's environment: ours with its private state directory and, unless some calls go
+    live (rerecord), without credential variables: replay never needs them."""
+    env = {
+        name: value
+        for name, value in os.environ.items()
+        if live or not name.upper().endswith(CREDENTIAL_SUFFIXES)
+    }
+    env["OPENPROGRAM_HOME"] = str(home)
+    return env
 
 
 class OutputTail:
@@ -217,12 +207,8 @@ class OutputTail:
         return list(self._lines)
 
 
-def _child_home(recording: Path) -> Path:
-    home = Path(tempfile.mkdtemp(prefix="openprogram-check-"))
-    config = RecordReplayConfig(mode="replay", file=str(recording))
-    (home / "config.json").write_text(json.dumps({"record_replay": config.model_dump()}) + "\n")
-    (home / "config.json").chmod(0o600)
-    return home
+def _child_home() -> Path:
+    return Path(tempfile.mkdtemp(prefix="openprogram-check-"))  # mkdtemp makes it 0700
 
 
 def run_check(
@@ -235,19 +221,21 @@ def run_check(
     cancel: threading.Event | None = None,
     rules: MatchingRules | None = None,
     accept_into: Path | None = None,
-    resume: str | None = None,
+    rerecord: RerecordSpec | None = None,
 ) -> CheckResult:
     """Rerun the program that made a recording (or `argv`) with replay forced on it; report how it went.
 
     `on_progress` is called from this thread as calls are consumed; setting `cancel` stops the child.
     With `accept_into`, replay runs in accept mode: a request that differs is accepted, and every
     call is written into that file with its recorded answer (`openprogram.recordings.accept`).
+    With `rerecord`, calls replay while they match, then go live into a new file
+    (`openprogram.recordings.rerecord`).
     """
     location = locate_recording(selector)
-    check_recording_file(location, repair_managed=True)
+    require_usable(location, tighten=True)
     recording = read_recording(location.path)
     total = len(recording.calls)
-    entry = entry_of(location.path)
+    entry = entry_of(recording)
     if not argv:
         if entry is None:
             raise CheckUsageError(
@@ -256,15 +244,18 @@ def run_check(
             )
         argv, cwd = entry.argv, cwd or entry.cwd
     run_cwd = cwd or os.getcwd()
-    home = _child_home(location.path.resolve())
-    report = home / "replay-report.jsonl"
-    env = {**os.environ, "OPENPROGRAM_HOME": str(home), REPLAY_REPORT_ENV: str(report)}
-    if rules:
-        env[REPLAY_RULES_ENV] = json.dumps(header_rules_value(validate_rules(rules)))
-    if accept_into is not None:
-        env[REPLAY_ACCEPT_ENV] = str(accept_into)
-    if resume is not None:  # `openprogram.recordings.rerecord`: its JSON setting
-        env[REPLAY_RESUME_ENV] = resume
+    home = _child_home()
+    report = ReportReader(home / "replay-report.jsonl")
+    spec = ChildRunSpec(
+        mode="replay",
+        recording=str(location.path.resolve()),
+        report=str(report.path),
+        rules=header_rules_value(validate_rules(rules)) if rules else None,
+        accept_into=str(accept_into) if accept_into is not None else None,
+        rerecord=rerecord,
+    )
+    write_run_spec(home, spec)
+    env = child_environment(home, live=rerecord is not None)
     started = time.monotonic()
     error: str | None = None
     exit_code: int | None = None
@@ -313,23 +304,18 @@ def run_check(
                     os.killpg(child.pid, signal.SIGKILL)
                 exit_code = child.wait()
                 break
-            now = sum(row.get("type") == "consumed" for row in _read_report(report))
-            if now != consumed and on_progress is not None:
-                on_progress(CheckProgress(calls_consumed=now, calls_recorded=total))
-            consumed = now
+            if any(isinstance(row, ConsumedRow) for row in report.read_new()):
+                consumed = len(report.of_type(ConsumedRow))
+                if on_progress is not None:
+                    on_progress(CheckProgress(calls_consumed=consumed, calls_recorded=total))
         # A grandchild may hold the pipes open after the child ended: wait for it a little only.
         deadline = time.monotonic() + READER_JOIN_SECONDS
         stdout_lines, stderr_lines = stdout_tail.lines(deadline), stderr_tail.lines(deadline)
-        rows = _read_report(report)
+        report.read_new()
     finally:
         shutil.rmtree(home, ignore_errors=True)
-    consumed = sum(row.get("type") == "consumed" for row in rows)
-    reported = next((row for row in rows if row.get("type") == "mismatch"), None)
-    mismatch = (
-        MismatchReport.model_validate({k: v for k, v in reported.items() if k != "type"})
-        if reported is not None
-        else None
-    )
+    consumed = len(report.of_type(ConsumedRow))
+    mismatch = next((row.mismatch for row in report.of_type(MismatchRow)), None)
     status: CheckStatus
     if mismatch is not None:
         status = "mismatch"
@@ -354,15 +340,7 @@ def run_check(
         error=error,
         stderr_tail=stderr_lines,
         stdout_tail=stdout_lines,
-        rules=next((row["rules"] for row in rows if row.get("type") == "rules"), []),
-        absorbed=[
-            AbsorbedDifference.model_validate({k: v for k, v in row.items() if k != "type"})
-            for row in rows
-            if row.get("type") == "absorbed"
-        ],
-        accepted=[
-            AcceptedCall.model_validate({k: v for k, v in row.items() if k != "type"})
-            for row in rows
-            if row.get("type") == "accepted"
-        ],
+        rules=next((row.rules for row in report.of_type(RulesRow)), []),
+        absorbed=[row.absorbed for row in report.of_type(AbsorbedRow)],
+        accepted=[row.accepted for row in report.of_type(AcceptedRow)],
     )

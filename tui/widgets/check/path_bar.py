@@ -10,7 +10,7 @@ from textual.widgets import Static
 from openprogram.providers.recording.differences import FieldDifference
 from openprogram.providers.recording.mismatch import format_value
 from openprogram.providers.recording.replayer import describe_path
-from tui.model.rerun import describe_difference
+from tui.model.check import describe_difference
 
 SEPARATOR = " › "
 VALUE_LIMIT = 80
@@ -49,13 +49,17 @@ class PathBar(Static):
         self.breadcrumb = ""
         """The path shown, as `describe_path` writes it (what the tmux test looks for)."""
 
-    def show_no_difference(self) -> None:
-        """No request difference here (a call whose answer alone changed, or that is the same)."""
+    def show_no_difference(self, only: str | None = None) -> None:
+        """No request difference here (a call whose answer alone changed, or that is the same);
+        `only`: the one side that has this call (the other has no request to compare)."""
         self.breadcrumb = ""
         self.set_class(False, "-absorbed")
-        self.update(
-            Text("The requests are the same.", self.get_component_rich_style("pathbar--label"))
+        said = (
+            f"Only one side has this call ({only}): there is no other request to compare."
+            if only
+            else "The requests are the same."
         )
+        self.update(Text(said, self.get_component_rich_style("pathbar--label")))
 
     def show_difference(
         self,

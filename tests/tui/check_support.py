@@ -31,6 +31,7 @@ from openprogram.providers import (
     ToolResultMessage,
     UserMessage,
 )
+from openprogram.providers.recording.check_protocol import AbsorbedDifference
 from openprogram.providers.recording.recorder import RecordingProvider, request_payload
 from openprogram.providers.recording.rules import (
     MatchingRules,
@@ -45,11 +46,11 @@ from openprogram.providers.replay import (
 )
 from openprogram.providers.scripted import ScriptedProvider, TextStep
 from openprogram.recordings import CheckResult
-from openprogram.recordings.rerun import AbsorbedDifference
 from tests.tui.pilot_support import until
 from tui.theme import DARK_THEME, THEMES
-from tui.widgets.rerun.mismatch_view import MismatchView
-from tui.widgets.rerun.rerun_outcome import RerunOutcome
+from tui.widgets.check.check_outcome import RerunOutcome
+from tui.widgets.check.json_pane import JsonPane
+from tui.widgets.check.mismatch_view import MismatchView
 
 CLOCK = 1_767_605_400_000
 ECHO_ARGV = ["python", "examples/echo_agent.py", "bye"]
@@ -100,7 +101,7 @@ class RerunHost(App[None]):
         else:
             self.exit()
 
-    def on_rerun_screen_call_open_requested(self, message: Any) -> None:
+    def on_call_open_requested(self, message: Any) -> None:
         self.opened.append(message)
 
 
@@ -186,6 +187,7 @@ def absorbed_mismatch() -> CheckResult:
             field_path=r.difference.field_path,
             rule=r.absorbed_by.describe(),
             source=r.absorbed_by.source,
+            absorbed_by=r.absorbed_by,
         )
         for r in ruled
         if r.absorbed_by is not None
@@ -360,6 +362,17 @@ def record_one_call(path: Path) -> Path:
     return path
 
 
+async def marks_revealed(pilot: Pilot[None]) -> None:
+    """Wait until each request pane has put its marked field under its cursor, in view."""
+
+    def revealed() -> bool:
+        panes = pilot.app.screen.query(JsonPane)
+        return all(pane.marked is None or pane.cursor_node is pane.marked for pane in panes)
+
+    await until(pilot, revealed)
+    await pilot.pause()
+
+
 def after_result(*keys: str) -> Callable[[Pilot[None]], Awaitable[None]]:
     """Wait until the result is on screen, press `keys`, let everything settle."""
 
@@ -369,6 +382,7 @@ def after_result(*keys: str) -> Callable[[Pilot[None]], Awaitable[None]]:
             return bool(screen.query(MismatchView) or screen.query(RerunOutcome))
 
         await until(pilot, shown)
+        await marks_revealed(pilot)
         await pilot.press(*keys)
         await pilot.app.workers.wait_for_complete()
         await pilot.pause()

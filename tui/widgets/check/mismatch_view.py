@@ -15,13 +15,14 @@ from textual.containers import Horizontal, Vertical
 from textual.message import Message
 from textual.reactive import reactive
 
-from openprogram.providers.recording.differences import MISSING, FieldDifference, PathToken
-from tui.model.rerun import RequestComparison
+from openprogram.providers.recording.differences import MISSING, FieldDifference
+from tui.messages import CallOpenRequested
+from tui.model.check import RequestComparison
 from tui.model.rule_offers import RuleKind, why_not_normalizable
 from tui.model.string_diff import string_diff, wants_string_diff
-from tui.widgets.rerun.json_pane import JsonPane
-from tui.widgets.rerun.path_bar import PathBar
-from tui.widgets.rerun.string_diff import StringDiffView
+from tui.widgets.check.json_pane import JsonPane
+from tui.widgets.check.path_bar import PathBar
+from tui.widgets.check.string_diff import StringDiffView
 
 
 class MismatchView(Vertical):
@@ -44,13 +45,6 @@ class MismatchView(Vertical):
 
     position: reactive[int] = reactive(0, init=False)
     """Which of the report's differences is shown (0-based); starts at the one replay reported."""
-
-    class CallOpenRequested(Message):
-        """The user asked to see call `call_index` in the recording, at the field `path_tokens`."""
-
-        def __init__(self, call_index: int, path_tokens: tuple[PathToken, ...]) -> None:
-            super().__init__()
-            self.call_index, self.path_tokens = call_index, path_tokens
 
     class RuleOffered(Message):
         """The user asked to absorb `difference` with a rule of `kind` (`ignore`, `normalize`)."""
@@ -129,7 +123,12 @@ class MismatchView(Vertical):
 
     def _show(self, position: int) -> None:
         if not self.report.differences:
-            self.query_one(PathBar).show_no_difference()
+            requests = (self.report.recorded_request, self.report.incoming_request)
+            present = [
+                title for title, request in zip(self.titles, requests, strict=True) if request
+            ]
+            only = present[0] if len(present) == 1 else None
+            self.query_one(PathBar).show_no_difference(only)
             self.query_one(StringDiffView).show_diff(None)
             return
         difference = self.report.differences[position]
@@ -193,6 +192,4 @@ class MismatchView(Vertical):
         self.post_message(self.RuleOffered(kind, self.difference))
 
     def action_open_call(self) -> None:
-        self.post_message(
-            self.CallOpenRequested(self.report.call_index, self.difference.path_tokens)
-        )
+        self.post_message(CallOpenRequested(self.report.call_index, self.difference.path_tokens))

@@ -10,12 +10,11 @@ from pathlib import Path
 
 import pytest
 
-from openprogram.providers.recording.differences import MISSING, format_field_path
+from openprogram.providers.recording.differences import MISSING
 from openprogram.recordings import CheckResult
 from tests.recording_files import REPO_ROOT, write_recording
-from tests.tui import rerun_support as fixtures
-from tui.model.field_paths import FieldPathError, parse_field_path
-from tui.model.rerun import (
+from tests.tui import check_support as fixtures
+from tui.model.check import (
     EXPLANATIONS,
     RequestComparison,
     describe_difference,
@@ -27,7 +26,7 @@ from tui.model.rerun import (
     run_rerun,
     value_at,
 )
-from tui.model.rerun_commands import (
+from tui.model.check_commands import (
     CommandSyntaxError,
     choose_command,
     commands_path,
@@ -178,30 +177,6 @@ def test_a_program_that_does_not_exist_is_an_error_with_its_name(tmp_path: Path)
     result = run_rerun(recording, [str(tmp_path / "no-such-program")], cwd=str(REPO_ROOT))
     assert result.status == "error"
     assert "cannot start" in (result.error or "")
-
-
-# -- field paths --
-
-
-@pytest.mark.parametrize(
-    "tokens",
-    [
-        ("context", "messages", 2, "content", 0, "text"),
-        ("options", "headers", "x-api-key"),
-        ("options", "metadata", "a.b[c]"),
-        ("weird", 'quote"and\\slash'),
-        ("model",),
-    ],
-)
-def test_field_paths_read_back_what_the_library_prints(tokens: tuple[str | int, ...]) -> None:
-    assert parse_field_path(format_field_path(list(tokens))) == tokens
-
-
-@pytest.mark.parametrize("text", ["", ".a", "a..b", "a[", "a[x]", "a b"])
-def test_a_bad_field_path_says_where(text: str) -> None:
-    with pytest.raises(FieldPathError) as caught:
-        parse_field_path(text)
-    assert "field path" in str(caught.value) and caught.value.text == text
 
 
 # -- string diffs --

@@ -1,24 +1,29 @@
 """Which command reruns a recording: the one edited in the TUI, else the one recorded in `entry`.
 
 Edited commands are remembered per recording in `<state>/tui-commands.json`
-(`{"/abs/path.jsonl": ["python", "agent.py", "bye"]}`), written atomically and private (0600).
-An unreadable file is treated as empty: losing a remembered command must never block a rerun.
+(`{"/abs/path.jsonl": ["python", "agent.py", "bye"]}`), read and replaced (atomically, private:
+0600) by the library's state-file functions, as `tui.json` is. An unreadable file is treated as
+empty: losing a remembered command must never block a rerun.
 """
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
 import shlex
-import tempfile
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from openprogram.providers.recording.config import state_dir
 from openprogram.providers.recording.errors import RecordingFileError
+from openprogram.providers.recording.redaction import remove_secret_argv
+from openprogram.providers.recording.state_files import (
+    ConfigError,
+    atomic_write_bytes,
+    read_config_document,
+    state_dir,
+)
 from openprogram.recordings import entry_of
 
 COMMANDS_FILE = "tui-commands.json"
@@ -46,10 +51,8 @@ def _key(recording: Path) -> str:
 
 def _load() -> dict[str, list[str]]:
     try:
-        data = json.loads(commands_path().read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return {}
-    if not isinstance(data, dict):
+        data = read_config_document(commands_path())
+    except ConfigError:
         return {}
     return {
         key: value
@@ -61,19 +64,8 @@ def _load() -> dict[str, list[str]]:
 def _store(commands: dict[str, list[str]]) -> None:
     path = commands_path()
     path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-    fd, temporary = tempfile.mkstemp(prefix=".tui-commands-", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            json.dump(commands, handle, indent=2, sort_keys=True, ensure_ascii=False)
-            handle.write("\n")
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.chmod(temporary, 0o600)
-        os.replace(temporary, path)
-    except BaseException:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(temporary)
-        raise
+    text = json.dumps(commands, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
+    atomic_write_bytes(path, text.encode("utf-8"))
 
 
 def remembered_command(recording: Path) -> list[str] | None:
@@ -85,7 +77,7 @@ def remember_command(recording: Path, argv: Sequence[str] | None) -> None:
     """Remember `argv` for `recording`; `None` forgets it (the recorded command applies again)."""
     commands = _load()
     if argv:
-        commands[_key(recording)] = list(argv)
+        commands[_key(recording)] = remove_secret_argv(argv)  # never a credential on disk
     elif commands.pop(_key(recording), None) is None:
         return
     _store(commands)

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from openprogram.errors import OpenProgramError
+from openprogram.providers.recording.check_protocol import AbsorbedDifference, AbsorbingRule
 from openprogram.providers.recording.differences import (
     MISSING,
     DifferenceKind,
@@ -24,9 +25,10 @@ from openprogram.providers.recording.differences import (
 from openprogram.providers.recording.errors import RecordingFileError
 from openprogram.providers.recording.reader import read_recording
 from openprogram.providers.recording.replayer import describe_path
+from openprogram.providers.recording.rules import IgnoreRule
 from openprogram.providers.replay import MismatchKind, MismatchReport
 from openprogram.recordings import CheckProgress, CheckResult, run_check
-from openprogram.recordings.rerun import AbsorbedDifference, check_refused
+from openprogram.recordings.check import check_refused
 from openprogram.text import plural
 from tui.model.event_rows import preview_event
 
@@ -194,8 +196,8 @@ class RequestComparison:
     incoming_request: dict[str, Any] | None
     differences: tuple[FieldDifference, ...]
     first: int
-    absorbed: Mapping[str, str] = field(default_factory=dict)
-    """Field path → the rule that absorbed that difference, with its source (from the rerun)."""
+    absorbed: Mapping[str, AbsorbingRule] = field(default_factory=dict)
+    """Field path → the rule that absorbed that difference (kind, path, preset, source)."""
 
     @classmethod
     def from_mismatch(
@@ -221,26 +223,25 @@ class RequestComparison:
             differences=tuple(found),
             first=tokens.index(reported.path_tokens),
             absorbed={
-                row.field_path: f"{row.rule}  ({row.source})" if row.source else str(row.rule)
+                row.field_path: row.absorbed_by
                 for row in absorbed
-                if row.call_index == mismatch.call_index
+                if row.call_index == mismatch.call_index and row.absorbed_by is not None
             },
         )
 
     def rule_of(self, position: int) -> str | None:
-        """The rule that absorbed difference `position`, or None when it counts."""
-        return self.absorbed.get(self.differences[position].field_path)
+        """The rule that absorbed difference `position` with its source, or None when it counts."""
+        rule = self.absorbed.get(self.differences[position].field_path)
+        return None if rule is None else f"{rule.describe()}  ({rule.source})"
 
     def effect_of(self, position: int) -> str | None:
         """What the rule did to difference `position`, briefly: `ignored`, `≈ iso-datetime`."""
-        rule = self.rule_of(position)
+        rule = self.absorbed.get(self.differences[position].field_path)
         if rule is None:
             return None
-        kind, _, rest = rule.partition(" ")
-        if kind == "ignore":
+        if isinstance(rule, IgnoreRule):
             return "ignored"
-        how = rest.partition(" ")[2].split("  (")[0]
-        return f"≈ {how}" if how else kind
+        return f"≈ {rule.preset or f'{rule.regex} -> {rule.replace}'}"
 
     @property
     def absorbed_count(self) -> int:

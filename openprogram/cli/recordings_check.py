@@ -13,16 +13,17 @@ from openprogram.cli.commands import add_command
 from openprogram.cli.output import Output, UsageRefused
 from openprogram.errors import OpenProgramError
 from openprogram.providers.recording.rules import IgnoreRule, MatchingRules, NormalizeRule
-from openprogram.recordings.oneshot import record_command
-from openprogram.recordings.repair import repair_recording
-from openprogram.recordings.rerun import (
+from openprogram.recordings.check import (
     CheckProgress,
     CheckResult,
     CheckUsageError,
     check_refused,
     run_check,
 )
+from openprogram.recordings.oneshot import record_command
+from openprogram.recordings.repair import repair_recording
 from openprogram.text import plural
+from openprogram.visible_text import visible
 
 if TYPE_CHECKING:
     from openprogram.cli.commands import Subcommands
@@ -64,8 +65,10 @@ def record_once(args: argparse.Namespace, out: Output) -> int:
     result = record_command(args.command, name=args.name, keep_failed=args.keep_failed)
     where = result.path if result.kept else "dropped (the command failed; --keep-failed keeps it)"
     print(
-        f"openprogram: recorded {result.calls} calls, {result.events} events as "
-        f"{result.recording_id}: {where}",
+        visible(
+            f"openprogram: recorded {result.calls} calls, {result.events} events as "
+            f"{result.recording_id}: {where}"
+        ),
         file=out.stderr,
         flush=True,
     )
@@ -199,13 +202,13 @@ def check(args: argparse.Namespace, out: Output) -> int:
             if isinstance(exc, CheckUsageError):
                 raise UsageRefused(str(exc)) from None
             raise
-        out.json(check_refused(args.selector, args.command, exc).model_dump(mode="json"))
+        out.json(check_refused(args.selector, args.command, exc).json_value())
         return 2 if isinstance(exc, CheckUsageError) else 1
     finally:
         if progress is not None:
             out.stderr.write("\r\033[K")
     if args.json:
-        out.json(result.model_dump(mode="json"))
+        out.json(result.json_value())
     else:
         print_check(result, out, args.command)
     return 0 if result.status == "ok" else 1

@@ -1,6 +1,6 @@
 """Record again from the diverging call: replay while the run matches, then go live and record.
 
-`ResumeState` holds one replay and one new file. Every provider api is wrapped in a `ResumingApi`:
+`RerecordState` holds one replay and one new file. Every provider api is wrapped in a `RerecordingApi`:
 calls are answered from the recording while they match it (and come before `from_call`), and
 copied into the new file as they were recorded; from the first call that differs, or `from_call`,
 or the first call past the end, every call goes to the real provider and is recorded into the new
@@ -26,7 +26,7 @@ from openprogram.providers.types import (
 )
 
 
-class ResumeState:
+class RerecordState:
     """The replay, the new file, and whether the run has gone live yet (shared by every api)."""
 
     def __init__(self, replay: ReplayProvider, sink: RecordingSink, from_call: int | None) -> None:
@@ -49,12 +49,12 @@ class ResumeState:
             return self.live_from is None
 
 
-class ResumingApi:
-    """One api's provider in resume mode: replayed while the run matches, then live and recorded."""
+class RerecordingApi:
+    """One api's provider in rerecord mode: replayed while the run matches, then live and recorded."""
 
     requires_credentials = True
 
-    def __init__(self, state: ResumeState, provider: ApiProvider) -> None:
+    def __init__(self, state: RerecordState, provider: ApiProvider) -> None:
         self.state = state
         self.recorder = RecordingProvider(provider, state.sink)
 

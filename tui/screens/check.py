@@ -11,6 +11,7 @@ import shutil
 import tempfile
 import threading
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import ClassVar
 
@@ -26,22 +27,23 @@ from textual.widgets import Static
 from textual.worker import Worker, WorkerState
 
 from openprogram.errors import OpenProgramError
-from openprogram.providers.recording.differences import PathToken
+from openprogram.providers.recording.rules import NO_RULES
 from openprogram.recordings import CheckProgress, CheckResult
-from openprogram.recordings.accept import AcceptRun, run_accept, write_accepted
+from openprogram.recordings.accept import run_accept
 from openprogram.recordings.rerecord import (
     RerecordPlan,
-    RerecordRun,
     plan_rerecord,
     run_rerecord,
-    write_rerecorded,
 )
 from openprogram.recordings.rule_edits import (
     add_rule_to_header,
     add_rule_to_pyproject,
     project_rules_file,
+    rules_in_force,
 )
-from tui.model.rerun import (
+from openprogram.recordings.versions import RewriteRun, write_rewrite
+from tui.messages import CallOpenRequested
+from tui.model.check import (
     EventTimeline,
     RequestComparison,
     event_timeline,
@@ -52,7 +54,7 @@ from tui.model.rerun import (
     run_rerun,
     value_at,
 )
-from tui.model.rerun_commands import (
+from tui.model.check_commands import (
     CommandSource,
     RerunCommand,
     choose_command,
@@ -63,13 +65,14 @@ from tui.screens.accept_review import AcceptReviewScreen
 from tui.screens.command_editor import CommandEditorScreen
 from tui.screens.confirm import ConfirmScreen
 from tui.screens.rule_editor import RuleChoice, RuleEditorScreen
+from tui.screens.rules import RulesScreen
+from tui.widgets.check.check_outcome import RerunOutcome
+from tui.widgets.check.check_progress import RerunProgress
+from tui.widgets.check.event_timeline import EventTimelineView
+from tui.widgets.check.json_pane import JsonPane
+from tui.widgets.check.mismatch_view import MismatchView
 from tui.widgets.common.key_footer import KeyFooter
 from tui.widgets.common.title_bar import TitleBar
-from tui.widgets.rerun.event_timeline import EventTimelineView
-from tui.widgets.rerun.json_pane import JsonPane
-from tui.widgets.rerun.mismatch_view import MismatchView
-from tui.widgets.rerun.rerun_outcome import RerunOutcome
-from tui.widgets.rerun.rerun_progress import RerunProgress
 
 
 class RerunScreen(Screen[None]):
@@ -82,6 +85,7 @@ class RerunScreen(Screen[None]):
         Binding("o", "open_call", "Open call", id="rerun.open-call"),
         Binding("a", "accept", "Accept", id="rerun.accept"),
         Binding("R", "rerecord", "Record again", show=False, id="rerun.rerecord"),
+        Binding("u", "rules", "Rules", show=False, id="rerun.rules"),
     ]
     DEFAULT_CSS = """
     RerunScreen {
@@ -116,7 +120,7 @@ class RerunScreen(Screen[None]):
     class AcceptFinished(Message):
         """An accept-mode run ended: `run` holds what it would write (or why it cannot)."""
 
-        def __init__(self, run: int, accepted: AcceptRun) -> None:
+        def __init__(self, run: int, accepted: RewriteRun) -> None:
             super().__init__()
             self.run, self.accepted = run, accepted
 
@@ -129,9 +133,9 @@ class RerunScreen(Screen[None]):
             self.previous, self.error = previous, error
 
     class RerecordFinished(Message):
-        """A resume-mode run ended: `rerecorded` holds the new version (or why there is none)."""
+        """A rerecord-mode run ended: `rerecorded` holds the new version (or why there is none)."""
 
-        def __init__(self, run: int, rerecorded: RerecordRun) -> None:
+        def __init__(self, run: int, rerecorded: RewriteRun) -> None:
             super().__init__()
             self.run, self.rerecorded = run, rerecorded
 
@@ -141,20 +145,6 @@ class RerunScreen(Screen[None]):
         def __init__(self, choice: RuleChoice | None, text: str) -> None:
             super().__init__()
             self.choice, self.text = choice, text
-
-    class CallOpenRequested(Message):
-        """Show call `call_index` of `recording` at field `path_tokens` (or at `event_index`)."""
-
-        def __init__(
-            self,
-            recording: Path,
-            call_index: int,
-            path_tokens: tuple[PathToken, ...] = (),
-            event_index: int | None = None,
-        ) -> None:
-            super().__init__()
-            self.recording, self.call_index = recording, call_index
-            self.path_tokens, self.event_index = path_tokens, event_index
 
     def __init__(
         self,
@@ -283,22 +273,42 @@ class RerunScreen(Screen[None]):
             facts = [("error", f"{type(error).__name__}: {error}")]
             outcome.show_outcome("error", "✗ error · the rerun itself failed", facts)
 
-    def on_mismatch_view_call_open_requested(self, message: MismatchView.CallOpenRequested) -> None:
-        message.stop()
-        self.post_message(
-            self.CallOpenRequested(self.recording, message.call_index, message.path_tokens)
-        )
+    def on_call_open_requested(self, message: CallOpenRequested) -> None:
+        if message.recording is None:  # from the mismatch view: in this screen's recording
+            message.stop()
+            self.post_message(replace(message, recording=self.recording))
 
     def on_mismatch_view_rule_offered(self, message: MismatchView.RuleOffered) -> None:
         message.stop()
         if self.running:
             return
+        project = project_rules_file(self._start_dir())
+        try:  # what replay merges: the preview judges the new rule together with these
+            in_force = rules_in_force(self.recording, self._start_dir())
+        except OpenProgramError:
+            in_force = NO_RULES
+        editor = RuleEditorScreen(
+            message.kind, message.difference, self.recording, project, in_force
+        )
+        self.app.push_screen(editor, lambda choice: self._save_rule(choice, project))
+
+    def _start_dir(self) -> Path:
+        """Where the program runs: the project's rules are found from there."""
         cwd = (self.command.cwd if self.command else None) or (
             self.result.cwd if self.result else None
         )
-        project = project_rules_file(Path(cwd) if cwd else Path.cwd())
-        editor = RuleEditorScreen(message.kind, message.difference, self.recording, project)
-        self.app.push_screen(editor, lambda choice: self._save_rule(choice, project))
+        return Path(cwd) if cwd else Path.cwd()
+
+    def action_rules(self) -> None:
+        """List the rules in force for this recording; removing one runs the check again."""
+        if self.running:
+            return
+
+        async def after(removed: bool | None) -> None:
+            if removed:
+                await self.action_run_again()
+
+        self.app.push_screen(RulesScreen(self.recording, self._start_dir()), after)
 
     def _save_rule(self, choice: RuleChoice | None, project: Path) -> None:
         if choice is not None:
@@ -309,15 +319,16 @@ class RerunScreen(Screen[None]):
     def _write_rule(self, choice: RuleChoice, project: Path) -> None:
         # A recording's header is rewritten by copying the file: a thread, not the screen's loop.
         try:
-            if choice.scope == "project":
-                where = str(add_rule_to_pyproject(project, choice.rule))
-            else:
-                add_rule_to_header(self.recording, choice.rule)
-                where = f"the header of {self.recording.name}"
+            for rule in choice.rules:
+                if choice.scope == "project":
+                    where = str(add_rule_to_pyproject(project, rule))
+                else:
+                    add_rule_to_header(self.recording, rule)
+                    where = f"the header of {self.recording.name}"
         except (OpenProgramError, OSError) as exc:
             self.post_message(self.RuleSaved(None, str(exc)))
             return
-        self.post_message(self.RuleSaved(choice, f"Added `{choice.rule.describe()}` to {where}."))
+        self.post_message(self.RuleSaved(choice, f"Added `{choice.describe()}` to {where}."))
 
     async def on_rerun_screen_rule_saved(self, message: RuleSaved) -> None:
         if message.choice is None:
@@ -385,9 +396,9 @@ class RerunScreen(Screen[None]):
 
         self.app.push_screen(AcceptReviewScreen(accepted.accepted, self.recording.name), answered)
 
-    def _write_accepted(self, accepted: AcceptRun) -> None:
+    def _write_accepted(self, accepted: RewriteRun) -> None:
         command = self.command.argv if self.command is not None else accepted.result.argv
-        self._write_version(lambda: write_accepted(accepted, command))
+        self._write_version(lambda: write_rewrite(accepted, command))
 
     @work(thread=True, exclusive=True, group="version-write", exit_on_error=False)
     def _write_version(self, write: Callable[[], object]) -> None:
@@ -491,7 +502,7 @@ class RerunScreen(Screen[None]):
             )
             return
         command = self.command.argv if self.command is not None else rerecorded.result.argv
-        self._write_version(lambda: write_rerecorded(rerecorded, command))
+        self._write_version(lambda: write_rewrite(rerecorded, command))
 
     # -- showing --
 
@@ -616,12 +627,12 @@ class RerunScreen(Screen[None]):
         mismatch = result.mismatch
         if kind == "mismatch" and mismatch is not None:
             tokens = tuple(mismatch.path_tokens)
-            return self.CallOpenRequested(self.recording, mismatch.call_index, tokens)
+            return CallOpenRequested(mismatch.call_index, tokens, recording=self.recording)
         if kind == "position" and mismatch is not None:
             call, event = mismatch.call_index, mismatch.event_index or 0
-            return self.CallOpenRequested(self.recording, call, event_index=max(event - 1, 0))
+            return CallOpenRequested(call, event_index=max(event - 1, 0), recording=self.recording)
         if kind == "incomplete" and result.never_requested:
-            return self.CallOpenRequested(self.recording, result.never_requested[0])
+            return CallOpenRequested(result.never_requested[0], recording=self.recording)
         return None
 
     def action_open_call(self) -> None:

@@ -3,7 +3,7 @@
 Results are built with the library's own comparison on requests with fixed timestamps, and the
 screen shows the recording's name only, so nothing depends on the clock or a temporary path.
 After a change that alters a picture on purpose, look at the report, then run
-`pytest tests/tui/test_snapshots_rerun.py --snapshot-update`.
+`pytest tests/tui/test_snapshots_check.py --snapshot-update`.
 """
 
 from __future__ import annotations
@@ -16,10 +16,10 @@ from textual.pilot import Pilot
 
 from openprogram.recordings import CheckResult
 from tests.recording_files import write_recording
-from tests.tui import rerun_support as fixtures
+from tests.tui import check_support as fixtures
 from tests.tui.pilot_support import until
+from tui.screens.check import RerunScreen
 from tui.screens.command_editor import CommandEditorScreen
-from tui.screens.rerun import RerunScreen
 
 SIZE = (120, 40)
 SnapCompare = Callable[..., bool]
@@ -90,8 +90,11 @@ def test_call_past_the_end(
     assert shot(snap_compare, result, recording)
 
 
-def test_command_editor(snap_compare: SnapCompare, tmp_path: Path) -> None:
-    entry = {"argv": ["python", "examples/echo_agent.py", "hi"], "cwd": "/work/main"}
+@pytest.mark.parametrize("size", [SIZE, (80, 24)], ids=["wide", "80x24"])
+def test_command_editor(snap_compare: SnapCompare, tmp_path: Path, size: tuple[int, int]) -> None:
+    # At 80 columns the dialog fits, and the whole command is shown wrapped under the field.
+    argv = ["python", "examples/echo_agent.py", "--flag", "a-long-argument-past-the-field", "hi"]
+    entry = {"argv": argv, "cwd": "/work/main"}
     recording = write_recording(tmp_path / "echo.jsonl", header={"entry": entry})
     app = fixtures.RerunHost(RerunScreen(recording))
 
@@ -100,7 +103,7 @@ def test_command_editor(snap_compare: SnapCompare, tmp_path: Path) -> None:
         await pilot.press("backspace", "backspace", *"bye")
         await pilot.pause()
 
-    assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
+    assert snap_compare(app, terminal_size=size, run_before=run_before)
 
 
 def test_absorbed_difference_is_dimmed_with_its_rule(snap_compare: SnapCompare) -> None:
