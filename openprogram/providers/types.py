@@ -113,6 +113,9 @@ class AssistantMessage(_Record):
     stop_reason: StopReason = "stop"
     error_message: str | None = None
     timestamp: int = Field(default_factory=now_ms)
+    vendor_items: list[dict[str, Any]] | None = Field(default=None, exclude_if=_unset)
+    """What the vendor sent that these types cannot hold (built-in tool items, citations, grounding),
+    as JSON, as it came: kept for the record and the TUI, never sent back to a vendor."""
 
 
 class ToolResultMessage(_Record):

@@ -58,6 +58,7 @@ def expected_responses(body: str) -> dict[str, Any]:
     end: str | None = None
     usage: dict[str, Any] = {}
     calls = 0
+    kept: list[dict[str, Any]] = []  # what our types cannot hold: other items, annotations
     for name, data in sse_data(body):
         if data.strip() == "[DONE]":
             break
@@ -90,6 +91,10 @@ def expected_responses(body: str) -> dict[str, Any]:
             blocks.append(entry)
         elif kind == "response.output_item.done":
             item = event["item"]
+            if item["type"] == "message":
+                kept += [a for c in item["content"] for a in c.get("annotations") or []]
+            elif item["type"] not in ("reasoning", "function_call"):
+                kept.append(item)
             if item["type"] == "reasoning":
                 by_key[(at, 0)]["sig"] = item
             elif item["type"] == "function_call" and not by_key[(at, 0)]["args"]:
@@ -117,6 +122,7 @@ def expected_responses(body: str) -> dict[str, Any]:
         "blocks": [_final(b) for b in blocks],
         "stop": stop,
         "usage": (usage["input_tokens"] - cached, usage["output_tokens"], cached),
+        "kept": kept,
     }
 
 
@@ -134,6 +140,7 @@ def expected_gemini(body: str) -> dict[str, Any]:
     open_block: dict[str, Any] | None = None
     streaming: dict[str, Any] | None = None
     finish, usage, calls = None, None, 0
+    kept: list[dict[str, Any]] = []  # parts and candidate metadata our types cannot hold
     if not sse_data(body):  # an error status with one JSON object under an SSE content type
         return {"error": json.loads(body)["error"]["message"]}
     for _, data in sse_data(body):
@@ -175,6 +182,11 @@ def expected_gemini(body: str) -> dict[str, Any]:
                 assert open_block is not None
                 open_block["text"] += part["text"]
                 open_block["sig"] = sig or open_block["sig"]
+            elif set(part) - {"thoughtSignature", "thought"}:
+                kept.append(part)
+        kept += [
+            {k: candidate[k]} for k in ("groundingMetadata", "citationMetadata") if candidate.get(k)
+        ]
         finish = candidate.get("finishReason") or finish
     if finish not in ("STOP", "MAX_TOKENS"):
         return {"error": finish or "ended before a finishReason"}
@@ -187,6 +199,7 @@ def expected_gemini(body: str) -> dict[str, Any]:
         "blocks": [_final(b) for b in blocks],
         "stop": stop,
         "usage": (prompt - cached, output, cached),
+        "kept": kept,
     }
 
 
@@ -222,7 +235,30 @@ def answer_of(message: AssistantMessage, api: str) -> dict[str, Any]:
         "blocks": blocks,
         "stop": message.stop_reason,
         "usage": (usage.input, usage.output, usage.cache_read),
+        "kept": message.vendor_items or [],
     }
+
+
+KEPT_KINDS = {
+    "openai_responses_web_search_annotations": [
+        "web_search_call",
+        "web_search_call",
+        "url_citation",
+    ],
+    "openai_responses_web_search_cached": ["web_search_call"],
+    "gemini_code_execution": ["executableCode", "codeExecutionResult"],
+    "gemini_web_search_grounding": ["groundingMetadata"],
+}
+
+
+@pytest.mark.parametrize(("api", "name"), [s for s in STREAMS if s[1] in KEPT_KINDS])
+def test_what_the_types_cannot_hold_is_kept_from_the_streams_that_carry_it(
+    api: str, name: str
+) -> None:
+    fold = expected_responses if api == "openai-responses" else expected_gemini
+    kept = fold((FOLDER / api / f"{name}.sse").read_text(encoding="utf-8"))["kept"]
+    kinds = [item.get("type") or next(k for k in item if k != "thoughtSignature") for item in kept]
+    assert kinds == KEPT_KINDS[name]  # the run below checks the message holds exactly these
 
 
 # ---- the run: live over loopback, recorded, replayed offline, scanned ----

@@ -6,8 +6,9 @@ Requests go to `{model.base_url or https://generativelanguage.googleapis.com}/v1
 tool calls (`functionCall`, several per chunk for parallel calls, or streamed as Vertex's
 `partialArgs`). A part's `thoughtSignature` stays on the block the part went into and goes back
 with it on the next turn. `usageMetadata` is cumulative on every chunk: the last one with token
-counts wins. Code execution parts and grounding metadata have no place in our types and are not
-mapped.
+counts wins. Parts and candidate metadata with no place in our types (`executableCode`,
+`codeExecutionResult`, a non-empty `groundingMetadata` or `citationMetadata`) are kept as sent in the
+final message's `vendor_items`, metadata under its own key (`{"groundingMetadata": {...}}`).
 """
 
 from __future__ import annotations
@@ -37,6 +38,9 @@ API = "google-generative-ai"
 DEFAULT_BASE_URL = "https://generativelanguage.googleapis.com"
 THINKING_BUDGETS = {"minimal": 128, "low": 2048, "medium": 8192, "high": 24576}
 """`thinkingConfig.thinkingBudget` for each vendor-neutral reasoning effort."""
+
+_METADATA_KEPT = ("groundingMetadata", "citationMetadata")
+"""Candidate fields our types cannot hold, kept in `vendor_items` when not empty."""
 
 _FINISH_REASONS: dict[str, DoneReason] = {
     "STOP": "stop",
@@ -259,6 +263,9 @@ class _Translator(BlockTranslator):
         for part in (candidate.get("content") or {}).get("parts") or []:
             if isinstance(part, dict):
                 events += self._part(part)
+        for key in _METADATA_KEPT:
+            if candidate.get(key):
+                self.keep({key: candidate[key]})
         if candidate.get("finishReason"):
             self.finish_reason = str(candidate["finishReason"])
         return events
@@ -289,7 +296,11 @@ class _Translator(BlockTranslator):
         if text is None and signature and set(part) <= {"thoughtSignature", "thought"}:
             text = ""  # a signature on its own signs the block it follows
         if not isinstance(text, str):
-            return []  # executableCode, codeExecutionResult, inlineData, ...: not in our types
+            if set(part) - {"thoughtSignature", "thought"}:
+                self.keep(
+                    part
+                )  # executableCode, codeExecutionResult, inlineData, ...: not in our types
+            return []
         kind: Literal["text", "thinking"] = "thinking" if part.get("thought") else "text"
         events: list[AssistantMessageEvent] = []
         current = self._current

@@ -5,8 +5,9 @@ Requests go to `{model.base_url or https://api.openai.com/v1}/responses` with `s
 encrypted content is asked for with `include`). Stream events are keyed by `output_index`, since
 parallel calls interleave: reasoning becomes thinking whose `signature` is the whole reasoning item
 as JSON (sent back as it came), message text becomes text (refusals marked), function calls become
-tool calls. Built-in tool items (web search) and annotations have no place in our types; they stay
-in the vendor's stream and are not mapped.
+tool calls. Other finished items (built-in tools: web search, code interpreter, ...) and the
+annotations of message text (`url_citation`, ...) have no place in our types: they are kept as sent
+in the final message's `vendor_items`.
 """
 
 from __future__ import annotations
@@ -278,6 +279,14 @@ class _Translator(BlockTranslator):
 
     def _done(self, index: int, item: dict[str, Any]) -> list[AssistantMessageEvent]:
         events: list[AssistantMessageEvent] = []
+        kind = item.get("type")
+        if kind == "message":
+            for content in item.get("content") or []:
+                for annotation in (content or {}).get("annotations") or []:
+                    if isinstance(annotation, dict):
+                        self.keep(annotation)
+        elif kind not in ("reasoning", "function_call"):
+            self.keep(item)
         if item.get("type") == "function_call" and (index, 0) not in self._blocks:
             events += self._added(index, item)  # a call announced only when done
         for key in sorted(k for k in self._blocks if k[0] == index):
