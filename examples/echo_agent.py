@@ -6,6 +6,12 @@ second call diverges exactly where the tool result differs.
 
     python examples/echo_agent.py hi            # the scripted provider, no API key needed
     OPENPROGRAM_EXAMPLE_MODEL=openai:gpt-4o-mini python examples/echo_agent.py hi   # a real model
+    OPENPROGRAM_EXAMPLE_MODEL=openai-responses:gpt-5-mini python examples/echo_agent.py hi
+    OPENPROGRAM_EXAMPLE_MODEL=google:gemini-2.5-flash python examples/echo_agent.py hi
+
+The key comes from the vendor's variable: OPENAI_API_KEY (both OpenAI apis), ANTHROPIC_API_KEY or
+GOOGLE_API_KEY. OPENPROGRAM_EXAMPLE_BASE_URL points the call elsewhere (a proxy, Azure's
+`https://RESOURCE.openai.azure.com/openai/v1`, a compatible server).
 
 Record it once, then check it against the current code:
 
@@ -25,9 +31,12 @@ from openprogram.errors import OpenProgramError
 from openprogram.providers import Context, Model, TextContent, UserMessage
 
 REAL_MODELS = {
-    "openai": ("openai-completions", "https://api.openai.com/v1"),
-    "anthropic": ("anthropic-messages", "https://api.anthropic.com"),
+    "openai": ("openai-completions", "openai", "https://api.openai.com/v1"),
+    "openai-responses": ("openai-responses", "openai", "https://api.openai.com/v1"),
+    "anthropic": ("anthropic-messages", "anthropic", "https://api.anthropic.com"),
+    "google": ("google-generative-ai", "google", "https://generativelanguage.googleapis.com"),
 }
+"""The prefix of OPENPROGRAM_EXAMPLE_MODEL: (api, provider, whose key variable is used, base URL)."""
 
 
 def pick_model() -> Model:
@@ -35,8 +44,9 @@ def pick_model() -> Model:
     choice = os.environ.get("OPENPROGRAM_EXAMPLE_MODEL", "")
     if not choice:
         return Model(id="echo-1", name="Echo", api="scripted", provider="scripted")
-    provider, _, model_id = choice.partition(":")
-    api, base_url = REAL_MODELS[provider]
+    prefix, _, model_id = choice.partition(":")
+    api, provider, base_url = REAL_MODELS[prefix]
+    base_url = os.environ.get("OPENPROGRAM_EXAMPLE_BASE_URL") or base_url
     return Model(id=model_id, name=model_id, api=api, provider=provider, base_url=base_url)
 
 

@@ -43,7 +43,7 @@ def openprogram_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterato
     """Every test gets its own `$OPENPROGRAM_HOME` and starts with a NEW provider runtime."""
     home = tmp_path / "openprogram-home"
     monkeypatch.setenv("OPENPROGRAM_HOME", str(home))
-    for name in ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "SCRIPTED_API_KEY"):
+    for name in ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "GOOGLE_API_KEY", "SCRIPTED_API_KEY"):
         monkeypatch.delenv(name, raising=False)
     _reset_runtime()
     yield home

@@ -88,6 +88,7 @@ class MessageAccumulator:
             elif isinstance(event, TextEndEvent) and isinstance(block, TextContent):
                 block.text = event.content
                 block.refusal = event.refusal
+                block.signature = event.signature
             elif isinstance(event, ThinkingDeltaEvent) and isinstance(block, ThinkingContent):
                 block.thinking += event.delta
             elif isinstance(event, ThinkingEndEvent) and isinstance(block, ThinkingContent):

@@ -77,12 +77,16 @@ _registry = _Registry()
 def builtin_providers() -> dict[str, ApiProvider]:
     """One instance of every built-in provider, keyed by api name."""
     from openprogram.providers.http.anthropic_messages import AnthropicMessagesProvider
+    from openprogram.providers.http.google_generative_ai import GoogleGenerativeAIProvider
     from openprogram.providers.http.openai_completions import OpenAICompletionsProvider
+    from openprogram.providers.http.openai_responses import OpenAIResponsesProvider
     from openprogram.providers.scripted import ScriptedProvider, echo_responder
 
     return {
         "openai-completions": OpenAICompletionsProvider(),
         "anthropic-messages": AnthropicMessagesProvider(),
+        "openai-responses": OpenAIResponsesProvider(),
+        "google-generative-ai": GoogleGenerativeAIProvider(),
         "scripted": ScriptedProvider(responder=echo_responder),
     }
 

@@ -37,6 +37,9 @@ class TextContent(_Record):
     text: str
     refusal: bool | None = Field(default=None, exclude_if=_unset)
     """True when the text is the model's refusal (OpenAI's `delta.refusal`), not an answer."""
+    signature: str | None = Field(default=None, exclude_if=_unset)
+    """The vendor's opaque token for this block (Gemini's `thoughtSignature` on a text part), sent
+    back unchanged on the next turn."""
 
 
 class ThinkingContent(_Record):
@@ -65,6 +68,9 @@ class ToolCall(_Record):
     id: str
     name: str
     arguments: dict[str, Any] = Field(default_factory=dict)
+    signature: str | None = Field(default=None, exclude_if=_unset)
+    """The vendor's opaque token for this call (Gemini's `thoughtSignature`, which Gemini 3 requires
+    back with the call on the next turn)."""
 
 
 UserBlock = Annotated[TextContent | ImageContent, Field(discriminator="type")]
@@ -107,6 +113,9 @@ class AssistantMessage(_Record):
     stop_reason: StopReason = "stop"
     error_message: str | None = None
     timestamp: int = Field(default_factory=now_ms)
+    vendor_items: list[dict[str, Any]] | None = Field(default=None, exclude_if=_unset)
+    """What the vendor sent that these types cannot hold (built-in tool items, citations, grounding),
+    as JSON, as it came: kept for the record and the TUI, never sent back to a vendor."""
 
 
 class ToolResultMessage(_Record):
@@ -215,6 +224,7 @@ class TextEndEvent(_Event):
     content_index: int
     content: str
     refusal: bool | None = Field(default=None, exclude_if=_unset)
+    signature: str | None = Field(default=None, exclude_if=_unset)
 
 
 class ThinkingStartEvent(_Event):

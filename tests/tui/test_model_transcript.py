@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from openprogram.providers.recording.reader import scan_recording
-from openprogram.providers.types import AssistantMessage, TextContent, ToolCall
+from openprogram.providers.types import AssistantMessage, TextContent, ThinkingContent, ToolCall
 from tui.model.transcript import message_entry, transcript_of
 
 
@@ -66,3 +66,52 @@ def test_a_streaming_tool_call_without_arguments_says_so() -> None:
     )
     assert message_entry(message, streaming=True).parts[0].text == "(arguments still streaming)"
     assert message_entry(message).parts[0].text == "{}"
+
+
+def test_signed_blocks_of_the_new_apis_say_what_they_carry() -> None:
+    message = AssistantMessage(
+        api="google-generative-ai",
+        provider="google",
+        model="m",
+        content=[
+            ThinkingContent(thinking="", signature='{"type":"reasoning","encrypted_content":"x"}'),
+            TextContent(text="Paris", signature="S1"),
+            TextContent(text="", signature="S2"),
+            ToolCall(id="f#0", name="look", arguments={}, signature="S3"),
+        ],
+    )
+    parts = message_entry(message).parts
+    assert [(p.kind, p.text, p.title) for p in parts[:3]] == [
+        ("thinking", "(encrypted by the vendor)", "encrypted reasoning"),
+        ("text", "Paris", "signed"),
+        ("text", "(no text: the vendor's signature)", "signed"),
+    ]
+    assert parts[3].title == "look (f#0) · signed"
+
+
+def test_what_the_types_could_not_hold_is_named_on_one_line() -> None:
+    items = [
+        {"type": "web_search_call", "id": "ws_1", "status": "completed"},
+        {"type": "url_citation", "url": "https://example.com", "start_index": 0},
+        {"type": "web_search_call", "id": "ws_2", "status": "completed"},
+        {"executableCode": {"language": "PYTHON", "code": "print(1)"}, "thoughtSignature": "s"},
+        {"groundingMetadata": {"webSearchQueries": ["q"]}},
+        {"type": "x\x1b]52;c;aGk=\x07\u202e\nevil"},
+        {"type": "dropped", "count": 3},
+    ]
+    message = AssistantMessage(
+        api="a", provider="p", model="m", content=[TextContent(text="hi")], vendor_items=items
+    )
+    parts = message_entry(message).parts
+    assert [p.kind for p in parts] == ["text", "note"]
+    line = parts[1].text
+    assert line == (
+        "not shown: 2 web_search_call, 1 url_citation, 1 executableCode, 1 groundingMetadata, "
+        "1 x␛]52;c;aGk=␇<U+202E>␊evil, 3 more not kept (the Raw tab has them)"
+    )
+    assert "\x1b" not in line and "\n" not in line
+
+
+def test_a_message_with_nothing_left_out_has_no_not_shown_line() -> None:
+    message = AssistantMessage(api="a", provider="p", model="m", content=[TextContent(text="hi")])
+    assert all("not shown" not in p.text for p in message_entry(message).parts)

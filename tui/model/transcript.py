@@ -120,12 +120,17 @@ def message_entry(
             parts.append(
                 TranscriptPart("thinking", "(encrypted by the vendor)", "redacted thinking")
             )
+        elif isinstance(block, ThinkingContent) and not block.thinking and block.signature:
+            # OpenAI reasoning with no summary: only the encrypted item, kept to send back.
+            parts.append(
+                TranscriptPart("thinking", "(encrypted by the vendor)", "encrypted reasoning")
+            )
         elif isinstance(block, ThinkingContent):
             parts.append(TranscriptPart("thinking", block.thinking))
         elif isinstance(block, TextContent):
-            parts.append(TranscriptPart("text", block.text, "refusal" if block.refusal else None))
+            parts.append(_text_part(block))
         elif isinstance(block, ToolCall):
-            title_text = f"{block.name} ({block.id})"
+            title_text = f"{block.name} ({block.id})" + (" · signed" if block.signature else "")
             arguments = (
                 "(arguments still streaming)"
                 if streaming and not block.arguments
@@ -134,10 +139,48 @@ def message_entry(
             parts.append(TranscriptPart("tool_call", arguments, title_text))
     if message.error_message:
         parts.append(TranscriptPart("error", message.error_message))
+    if message.vendor_items:
+        parts.append(TranscriptPart("note", not_shown_line(message.vendor_items)))
     if not parts:
         parts.append(TranscriptPart("note", "(no content yet)"))
     heading = f"{title} · {message.stop_reason}" if message.stop_reason != "stop" else title
     return TranscriptEntry("assistant", heading, tuple(parts), is_error=bool(message.error_message))
+
+
+def vendor_item_kind(item: dict[str, Any]) -> str:
+    """What a vendor item is: its `type` (Responses items and annotations), else its first key other
+    than a signature (Gemini parts and metadata: `executableCode`, `groundingMetadata`)."""
+    kind = item.get("type")
+    if isinstance(kind, str) and kind:
+        return kind
+    return next((key for key in item if key not in ("thoughtSignature", "thought")), "item")
+
+
+def not_shown_line(items: list[dict[str, Any]]) -> str:
+    """One line counting the vendor items the types could not hold, by kind in order of first sight,
+    e.g. `not shown: 2 web_search_call, 1 url_citation (the Raw tab has them)`; names from the file
+    are made visible and cut to 40 characters."""
+    counts: dict[str, int] = {}
+    dropped = 0
+    for item in items:
+        if item.get("type") == "dropped" and isinstance(item.get("count"), int):
+            dropped += item["count"]
+            continue
+        kind = visible_line(vendor_item_kind(item))
+        kind = kind if len(kind) <= 40 else kind[:39] + "…"
+        counts[kind] = counts.get(kind, 0) + 1
+    listed = ", ".join(f"{count} {kind}" for kind, count in counts.items())
+    more = f", {dropped} more not kept" if dropped else ""
+    return f"not shown: {listed}{more} (the Raw tab has them)"
+
+
+def _text_part(block: TextContent) -> TranscriptPart:
+    """A text block; a vendor signature on it (Gemini's) is named, and an empty signed block says so."""
+    labels = [
+        label for label, on in (("refusal", block.refusal), ("signed", block.signature)) if on
+    ]
+    text = block.text if block.text or not block.signature else "(no text: the vendor's signature)"
+    return TranscriptPart("text", text, " · ".join(labels) or None)
 
 
 def _tool_result_entry(message: ToolResultMessage) -> TranscriptEntry:

@@ -118,6 +118,11 @@ class Block:
     """A thinking block the vendor encrypted (`signature` holds its data)."""
 
 
+VENDOR_ITEMS_KEPT = 100
+"""At most this many vendor items are kept on a message; a `{"type": "dropped", "count": N}` note
+follows them when more came."""
+
+
 class BlockTranslator:
     """Base of a vendor's translator from SSE events to ours (one instance per call).
 
@@ -132,6 +137,16 @@ class BlockTranslator:
         self.complete = False
         """Set when the vendor has said the response is over, so reading stops."""
         self._count = 0
+        self.vendor_items: list[dict[str, Any]] = []
+        """Items the types cannot hold, as the vendor sent them (at most `VENDOR_ITEMS_KEPT`)."""
+        self.vendor_items_dropped = 0
+
+    def keep(self, item: dict[str, Any]) -> None:
+        """Keep one vendor item our types cannot hold, for the final message's `vendor_items`."""
+        if len(self.vendor_items) < VENDOR_ITEMS_KEPT:
+            self.vendor_items.append(item)
+        else:
+            self.vendor_items_dropped += 1
 
     def feed(self, event: SSEEvent) -> list[AssistantMessageEvent]:
         """Our events for one SSE event; raises `ProviderStreamError` for vendor errors."""
@@ -179,7 +194,12 @@ class BlockTranslator:
         """The end event of `block`; tool arguments are parsed from the streamed JSON."""
         if block.kind == "text":
             refusal = True if block.refusal else None
-            return TextEndEvent(content_index=block.index, content=block.text, refusal=refusal)
+            return TextEndEvent(
+                content_index=block.index,
+                content=block.text,
+                refusal=refusal,
+                signature=block.signature,
+            )
         if block.kind == "thinking":
             return ThinkingEndEvent(
                 content_index=block.index,
@@ -187,7 +207,12 @@ class BlockTranslator:
                 signature=block.signature,
                 redacted=True if block.redacted else None,
             )
-        call = ToolCall(id=block.id, name=block.name, arguments=parse_partial_json(block.text))
+        call = ToolCall(
+            id=block.id,
+            name=block.name,
+            arguments=parse_partial_json(block.text),
+            signature=block.signature,
+        )
         return ToolCallEndEvent(content_index=block.index, tool_call=call)
 
 
@@ -297,4 +322,9 @@ class SseProvider:
         update: dict[str, Any] = {"usage": translator.usage, "stop_reason": stop_reason}
         if error_message is not None:
             update["error_message"] = error_message
+        if translator.vendor_items:
+            items = [*translator.vendor_items]
+            if translator.vendor_items_dropped:
+                items.append({"type": "dropped", "count": translator.vendor_items_dropped})
+            update["vendor_items"] = items
         return accumulator.message.model_copy(deep=True, update=update)
