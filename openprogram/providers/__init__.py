@@ -34,6 +34,7 @@ if TYPE_CHECKING:
     )
     from openprogram.providers.http.anthropic_messages import AnthropicMessagesProvider
     from openprogram.providers.http.openai_completions import OpenAICompletionsProvider
+    from openprogram.providers.recording.differences import NON_DETERMINISTIC_FIELD_NAMES
     from openprogram.providers.stream import (
         StreamEndedWithoutResultError,
         complete,
@@ -72,6 +73,7 @@ if TYPE_CHECKING:
     )
 
 __all__ = [
+    "NON_DETERMINISTIC_FIELD_NAMES",
     "AnthropicMessagesProvider",
     "ApiProvider",
     "AssistantMessage",
@@ -140,6 +142,7 @@ _PUBLIC_NAMES: dict[str, str] = {
     "stream_simple": "stream",
     "OpenAICompletionsProvider": "http.openai_completions",
     "AnthropicMessagesProvider": "http.anthropic_messages",
+    "NON_DETERMINISTIC_FIELD_NAMES": "recording.differences",
     "AssistantMessage": "types",
     "AssistantMessageEvent": "types",
     "Context": "types",

@@ -24,7 +24,7 @@ from openprogram.providers.recording.redaction import REDACTION_VERSION
 from openprogram.providers.recording.resume import ResumeState, ResumingApi
 from openprogram.providers.recording.rules import MatchingRules
 from openprogram.providers.recording.writer import RecordingSink
-from openprogram.providers.replay import MismatchReport, ReplayMismatch, ReplayProvider
+from openprogram.providers.replay import ReplayMismatch, ReplayProvider
 from openprogram.text import plural
 
 RecordMode = Literal["none", "once", "rewrite", "accept", "resume"]
@@ -107,7 +107,6 @@ class OpenProgramRecording:
             record_mode in ("once", "resume") and not _exists(path)
         )
         self.replay: ReplayProvider | None = None
-        self.mismatches: list[ReplayMismatch] = []
         self.accepting = record_mode == "accept"
         self.resuming = record_mode == "resume" and _exists(path)
         """Resume mode: the matching calls replayed, the rest live, all written to a new file
@@ -121,6 +120,11 @@ class OpenProgramRecording:
         self._sink: _CountingSink | None = None
         self._partial: Path | None = None
         self._stack = ExitStack()
+
+    @property
+    def mismatches(self) -> list[ReplayMismatch]:
+        """Every `ReplayMismatch` replay raised, even ones the code under test caught."""
+        return self.replay.mismatches if self.replay is not None else []
 
     @property
     def mode(self) -> Literal["replay", "record"]:
@@ -157,11 +161,6 @@ class OpenProgramRecording:
         def on_report(row: dict[str, Any]) -> None:
             if row.get("type") == "accepted":
                 self.accepted_calls.append(int(row["call_index"]))
-            if row.get("type") == "mismatch":
-                fields = {key: value for key, value in row.items() if key != "type"}
-                self.mismatches.append(
-                    ReplayMismatch.from_report(MismatchReport.model_validate(fields))
-                )
 
         try:
             if self.accepting:

@@ -50,7 +50,7 @@ async def test_a_changed_tool_result_names_call_1_and_the_exact_field(tmp_path: 
     mismatch = caught.value
     assert mismatch.call_index == 1
     assert mismatch.field_path == "context.messages[2].content[0].text"
-    assert mismatch.path_tokens == ("context", "messages", 2, "content", 0, "text")
+    assert mismatch.report.path_tokens == ["context", "messages", 2, "content", 0, "text"]
     assert (mismatch.recorded, mismatch.incoming) == ("echo:hi", "echo:bhi")
     assert str(mismatch) == (
         "replay mismatch at call 1, field context.messages[2].content[0].text:\n"

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from openprogram.providers.recording.difference_text import describe_difference
 from openprogram.providers.recording.differences import MISSING, format_field_path
 from openprogram.recordings import CheckResult
 from tests.recording_files import REPO_ROOT, write_recording
@@ -18,7 +19,6 @@ from tui.model.field_paths import FieldPathError, parse_field_path
 from tui.model.rerun import (
     EXPLANATIONS,
     RequestComparison,
-    describe_difference,
     event_timeline,
     headline,
     never_requested_text,

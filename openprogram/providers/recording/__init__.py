@@ -4,8 +4,10 @@
 - `errors`: `RecordingFileError`, and opening a file for reading safely.
 - `reader`: the one strict reader; `writer`: `RecordingSink`, lines appended under a lock.
 - `redaction`: secrets removed before anything reaches a file.
-- `differences`: the walk that finds where two requests differ.
-- `recorder`: `RecordingProvider`; `replayer`: `ReplayProvider` and `ReplayMismatch`.
+- `differences`: the walk that finds where two requests differ; `difference_text`: how a
+  difference reads (values, paths, kinds) in every message, the CLI and the TUI.
+- `recorder`: `RecordingProvider`; `replayer`: `ReplayProvider`; `mismatch`: `ReplayMismatch`
+  and the one `MismatchReport` it holds.
 - `config`, `store`: the next-start configuration and the managed recordings root;
   `activation`: applies that configuration when the provider runtime starts.
 
@@ -19,12 +21,14 @@ import importlib
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from openprogram.providers.recording.differences import NON_DETERMINISTIC_FIELD_NAMES
     from openprogram.providers.recording.recorder import RecordingProvider
     from openprogram.providers.recording.redaction import remove_secret_values
     from openprogram.providers.recording.rows import RECORDING_FORMAT_VERSION
     from openprogram.providers.recording.writer import RecordingWriteError
 
 _PUBLIC_NAMES = {
+    "NON_DETERMINISTIC_FIELD_NAMES": "differences",
     "RECORDING_FORMAT_VERSION": "rows",
     "RecordingProvider": "recorder",
     "RecordingWriteError": "writer",
@@ -33,6 +37,7 @@ _PUBLIC_NAMES = {
 """Each public name and the submodule that defines it."""
 
 __all__ = [
+    "NON_DETERMINISTIC_FIELD_NAMES",
     "RECORDING_FORMAT_VERSION",
     "RecordingProvider",
     "RecordingWriteError",

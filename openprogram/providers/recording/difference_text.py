@@ -1,0 +1,88 @@
+"""How a difference reads: values, field paths and the kinds of difference, in words.
+
+The one place the wording lives, for every surface: the `ReplayMismatch` message, `recordings diff`
+and the TUI's rerun view. Values shown in a line are escaped, redacted and cut to a bound; the JSON
+forms keep them whole.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from openprogram.providers.recording.differences import (
+    MISSING,
+    DifferenceKind,
+    FieldDifference,
+    PathToken,
+    format_field_path,
+    json_type_name,
+)
+from openprogram.providers.recording.redaction import remove_secret_values
+
+VALUE_LIMIT = 200
+"""How many characters of a value a message shows."""
+
+
+def cut(text: str, limit: int = VALUE_LIMIT) -> str:
+    """`text` when it fits in `limit` characters, else its start and how long it was."""
+    if len(text) <= limit:
+        return text
+    return f"{text[: limit - 1]}… ({len(text)} characters)"
+
+
+def format_value(value: Any, limit: int = VALUE_LIMIT) -> str:
+    """A value for a one-glance message: escaped, secrets removed, at most `limit` characters."""
+    if value is MISSING:
+        return "<missing>"
+    clean = remove_secret_values(value)
+    text = repr(clean) if isinstance(clean, str) else json.dumps(clean, ensure_ascii=False)
+    return cut(text, limit)
+
+
+def describe_path(call_index: int, tokens: tuple[PathToken, ...]) -> str:
+    """A breadcrumb: `call 1 › context › messages[2] › content[0] › text`."""
+    crumbs = [f"call {call_index}"]
+    for token in tokens:
+        if isinstance(token, int) and len(crumbs) > 1:
+            crumbs[-1] += f"[{token}]"
+        else:
+            crumbs.append(format_field_path([token]))
+    return " › ".join(crumbs)
+
+
+def describe_difference(difference: FieldDifference) -> str:
+    """What kind of difference (the TUI's words): `changed`, `type changed: string → number`,
+    `missing in the incoming request`..."""
+    if difference.kind == "missing":
+        return "missing in the incoming request"
+    if difference.kind == "added":
+        return "added in the incoming request (not recorded)"
+    if difference.kind == "inserted":
+        return "inserted in the incoming request (not recorded)"
+    if difference.kind == "removed":
+        return "removed: recorded, not in the incoming request"
+    if difference.kind == "type_changed":
+        before, after = json_type_name(difference.recorded), json_type_name(difference.incoming)
+        return f"type changed: {before} → {after}"
+    return "changed"
+
+
+def mismatch_values(kind: DifferenceKind | None, recorded: Any, incoming: Any) -> str:
+    """The values line of a mismatch message: both values, or for a list item on one side only,
+    which side has it."""
+    if kind == "inserted":
+        return f"the incoming request inserted {format_value(incoming)} here (not recorded)"
+    if kind == "removed":
+        return f"the incoming request removed the recorded {format_value(recorded)}"
+    return f"recorded {format_value(recorded)}, incoming {format_value(incoming)}"
+
+
+def diff_change(difference: FieldDifference) -> str:
+    """A difference between recordings A and B (`recordings diff`): `'a' → 'b'`, or for a list
+    item on one side only, which side has it."""
+    if difference.kind == "inserted":
+        return f"inserted in B: {format_value(difference.incoming)}"
+    if difference.kind == "removed":
+        return f"removed in B: {format_value(difference.recorded)}"
+    return f"{format_value(difference.recorded)} → {format_value(difference.incoming)}"
