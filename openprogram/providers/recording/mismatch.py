@@ -3,16 +3,17 @@
 Four kinds, a `Literal` everyone compares instead of sentinel field names:
 
 - `request`: call `call_index` was asked with a request that differs at `field_path`;
-- `extra_call`: the run made call `call_index`, past the last recorded call;
+- `extra_call`: the run made call `call_index`, past the last recorded call (`field_path` is
+  `call_index`);
 - `unconsumed`: the run ended with recorded calls never requested (from `call_index` on);
 - `read_past_end`: the run read past where the recorded stream of `call_index` stopped
   (`event_index` says where).
 
-`field_path` is the real path of the differing field for `request`, and None for the others;
-`difference_kind` says how a `request` field differs (`changed`, `inserted`...).
-`MismatchReport` is the one value: built once (message, suggestion, secrets removed) by
-`of_difference` or `of_call`, it is what the exception holds and the JSON form used by
-`check --json`, the TUI's rerun view and the plugin.
+`field_path` is the real path of the differing field for `request`, `call_index` for
+`extra_call`, and None for the others; `difference_kind` says how a `request` field differs
+(`changed`, `inserted`...). `MismatchReport` is the one value: built once (message, suggestion,
+secrets removed) by `of_difference` or `of_call`, it is what the exception holds and the JSON
+form used by `check --json`, the TUI's rerun view and the plugin.
 """
 
 from __future__ import annotations
@@ -34,6 +35,9 @@ from openprogram.providers.recording.redaction import remove_secret_values
 from openprogram.providers.recording.rules import suggest_rule
 
 MismatchKind = Literal["request", "extra_call", "unconsumed", "read_past_end"]
+
+EXTRA_CALL_FIELD = "call_index"
+"""The `field_path` of an `extra_call` mismatch: the call index itself is what diverged."""
 
 
 class MismatchReport(BaseModel):
@@ -123,6 +127,7 @@ class MismatchReport(BaseModel):
             kind=kind,
             call_index=call_index,
             event_index=event_index,
+            field_path=EXTRA_CALL_FIELD if kind == "extra_call" else None,
             recorded=None,
             recorded_present=False,
             incoming=None,
@@ -164,7 +169,7 @@ class ReplayMismatch(OpenProgramError, AssertionError):
 
     @property
     def field_path(self) -> str | None:
-        """The differing field (`request` only), else None."""
+        """The differing field (`request`), `call_index` (`extra_call`), else None."""
         return self._report.field_path
 
     @property
