@@ -90,6 +90,22 @@ def test_a_field_on_one_side_only_reads_as_missing_on_the_other(tmp_path: Path) 
     assert not mismatch.report.recorded_present
 
 
+def test_a_long_field_path_with_control_characters_is_escaped_and_cut(tmp_path: Path) -> None:
+    """Issue #28 item 15: a 5,000-character key gave a 5,190-character message with raw escapes."""
+    key = "\x1b[2J\n\u202e" + "k" * 5000
+    provider = ReplayProvider(record(tmp_path / "r.jsonl", {}), project_rules=False)
+    mismatch = mismatch_of(provider, {key: 1})
+
+    where, values = str(mismatch).split("\n")
+    assert where.startswith('replay mismatch at call 0, field options.metadata["\\x1b[2J\\n\\u202e')
+    assert where.endswith("… (5035 characters):") and len(where) < 300  # as escaped
+    assert values == "recorded <missing>, incoming 1"
+    assert all(c.isprintable() for c in where + values)
+    # The path itself stays whole and exact where a program reads it.
+    assert mismatch.field_path == f'options.metadata["{key}"]'
+    assert mismatch.report.path_tokens == ["options", "metadata", key]
+
+
 def test_a_plain_field_path_reads_as_before(tmp_path: Path) -> None:
     provider = ReplayProvider(record(tmp_path / "r.jsonl", {"it's": "a"}), project_rules=False)
     mismatch = mismatch_of(provider, {"it's": "b"})

@@ -1,8 +1,8 @@
 """How a difference reads: values, field paths and the kinds of difference, in words.
 
 The one place the wording lives, for every surface: the `ReplayMismatch` message, `recordings diff`
-and the TUI's rerun view. Values shown in a line are escaped, redacted and cut to a bound; the JSON
-forms keep them whole.
+and the TUI's rerun view. Values and paths shown in a line are escaped (no control character
+reaches a terminal), redacted (values) and cut to a bound; the JSON forms keep them whole.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from openprogram.providers.recording.differences import (
 from openprogram.providers.recording.redaction import remove_secret_values
 
 VALUE_LIMIT = 200
-"""How many characters of a value a message shows."""
+"""How many characters of a value (or a field path) a message shows."""
 
 
 def cut(text: str, limit: int = VALUE_LIMIT) -> str:
@@ -38,6 +38,13 @@ def format_value(value: Any, limit: int = VALUE_LIMIT) -> str:
     clean = remove_secret_values(value)
     text = repr(clean) if isinstance(clean, str) else json.dumps(clean, ensure_ascii=False)
     return cut(text, limit)
+
+
+def format_path(field_path: str, limit: int = VALUE_LIMIT) -> str:
+    """A field path for a one-glance message: one line, bounded like a value, and every character
+    a terminal would act on (newline, escape, other invisible ones) written as its escape."""
+    shown = "".join(c if c.isprintable() else repr(c)[1:-1] for c in field_path)
+    return cut(shown, limit)
 
 
 def describe_path(call_index: int, tokens: tuple[PathToken, ...]) -> str:

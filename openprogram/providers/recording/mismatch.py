@@ -24,6 +24,7 @@ from pydantic import BaseModel, ConfigDict
 
 from openprogram.errors import OpenProgramError
 from openprogram.providers.recording.difference_text import (
+    format_path,
     mismatch_values,
 )
 from openprogram.providers.recording.differences import (
@@ -86,7 +87,7 @@ class MismatchReport(BaseModel):
             )
         hint = (
             f"\nthis value looks like one that changes by itself; the rule "
-            f"`{suggestion}` would absorb it "
+            f"`{format_path(suggestion)}` would absorb it "
             "(docs/replay-and-mismatches.md)"
             if suggestion
             else ""
@@ -102,7 +103,7 @@ class MismatchReport(BaseModel):
             incoming=None if incoming is MISSING else remove_secret_values(incoming),
             incoming_present=incoming is not MISSING,
             message=f"replay mismatch at call {call_index}, field "
-            f"{difference.field_path}:\n"
+            f"{format_path(difference.field_path)}:\n"
             f"{mismatch_values(difference.kind, recorded, incoming)}{hint}",
             recorded_request=remove_secret_values(recorded_request),
             incoming_request=remove_secret_values(incoming_request),
