@@ -26,7 +26,7 @@ an `OSError`). The tree, with the module that defines each error:
     │   └── ActivationError .......................... activation: why (becomes the blocked cause)
     ├── management and tools
     │   ├── RecordingRemovalError (RuntimeError) ..... recordings.removal: refused or failed delete
-    │   ├── CheckUsageError (ValueError) ............. recordings.rerun: a check that cannot start
+    │   ├── CheckUsageError (ValueError) ............. recordings.check: a check that cannot start
     │   ├── RuleEditError (ValueError) ............... recordings.rule_edits: a rule not written
     │   ├── AcceptRefused (RuntimeError) ............. recordings.accept: no new version to write
     │   ├── RerecordRefused (RuntimeError) ........... recordings.rerecord: no new version to write

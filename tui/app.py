@@ -31,8 +31,8 @@ from tui.theme import DARK_THEME, LIGHT_THEME, THEMES, start_theme, theme_variab
 
 if TYPE_CHECKING:
     from openprogram.recordings import RecordReplayStatus
+    from tui.screens.check import RerunScreen
     from tui.screens.diff import DiffScreen
-    from tui.screens.rerun import RerunScreen
 
 
 class OpenProgramTUI(App[None]):
@@ -111,7 +111,7 @@ class OpenProgramTUI(App[None]):
             self.push_screen(DiffScreen(*self.diff))
             return
         if self.check is not None:
-            from tui.screens.rerun import RerunScreen
+            from tui.screens.check import RerunScreen
 
             self.refresh_status()
             self.push_screen(RerunScreen(self.check, self.check_command or None, edit_first=False))

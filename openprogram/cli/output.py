@@ -1,7 +1,9 @@
 """How the CLI writes: results to stdout, `error: …` lines and prompts to stderr, colour only on a TTY.
 
 Colour is used only when stdout is a terminal and `NO_COLOR` is not set. Text is never wrapped or
-parsed as markup, so paths and recorded text print exactly as they are.
+parsed as markup, and every character of it that a terminal would interpret (escape sequences,
+other controls, bidi overrides) is shown as a visible mark (`visible_text.visible`): recorded text
+is untrusted. JSON is written as JSON encodes it.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from rich.text import Text
 
 from openprogram.errors import OpenProgramError
 from openprogram.text import one_line
+from openprogram.visible_text import visible
 
 
 class UsageRefused(OpenProgramError):
@@ -52,27 +55,28 @@ class Output:
         text = Text()
         for part in parts:
             if isinstance(part, tuple):
-                text.append(part[0], style=part[1])
+                text.append(visible(part[0]), style=part[1])
             else:
-                text.append(part)
+                text.append(visible(part))
         self.console.print(text)
 
     def raw(self, text: str) -> None:
-        """Write `text` to stdout exactly as given (JSON, recorded content)."""
-        self.stdout.write(text)
+        """Write `text` to stdout as given, but for what a terminal would interpret (`visible`)."""
+        self.stdout.write(visible(text))
         self.stdout.flush()
 
     def json(self, data: Any) -> None:
-        """Print `data` as indented JSON."""
-        self.raw(json.dumps(data, indent=2, ensure_ascii=False, default=str) + "\n")
+        """Print `data` as indented JSON (control characters are escaped by JSON itself)."""
+        self.stdout.write(json.dumps(data, indent=2, ensure_ascii=False, default=str) + "\n")
+        self.stdout.flush()
 
     def note(self, message: str) -> None:
         """A remark on stderr that is not a failure."""
-        print(f"note: {message}", file=self.stderr, flush=True)
+        print(f"note: {visible(message)}", file=self.stderr, flush=True)
 
     def error(self, message: object) -> None:
         """The one-line `error: …` diagnostic on stderr."""
-        print(f"error: {one_line(message)}", file=self.stderr, flush=True)
+        print(f"error: {visible(one_line(message))}", file=self.stderr, flush=True)
 
     def confirm(self, question: str, *, assume_yes: bool, what: str) -> None:
         """Ask on a terminal; without one, `--yes` is required. Raises `UsageRefused` otherwise."""

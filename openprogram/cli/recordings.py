@@ -10,10 +10,11 @@ import argparse
 from typing import TYPE_CHECKING
 
 from openprogram.cli import (
+    recordings_check,
     recordings_diff,
     recordings_removal,
-    recordings_rerun,
     recordings_resolve,
+    recordings_rules,
     recordings_views,
 )
 from openprogram.cli.commands import add_command
@@ -48,6 +49,7 @@ examples:
   openprogram recordings record --name echo -- python examples/echo_agent.py hi
   openprogram recordings check echo
   openprogram recordings repair echo
+  openprogram recordings rules echo --remove 1
 
 Modes apply on the next start of a program. Recordings live in $OPENPROGRAM_HOME/recordings
 (default ~/.openprogram/recordings); they can hold prompts, answers and personal data."""
@@ -71,10 +73,11 @@ def register_recordings_command(commands: Subcommands) -> None:
     register_off(subcommands)
     recordings_views.register(subcommands)
     recordings_removal.register(subcommands)
-    recordings_rerun.register_check(subcommands)
-    recordings_rerun.register_repair(subcommands)
+    recordings_check.register_check(subcommands)
+    recordings_check.register_repair(subcommands)
     recordings_diff.register_diff(subcommands)
     recordings_resolve.register(subcommands)
+    recordings_rules.register(subcommands)
 
 
 def register_status(commands: Subcommands) -> None:
@@ -113,7 +116,7 @@ def register_record(commands: Subcommands) -> None:
         action="store_true",
         help="with --name: record into that recording when it exists (new calls follow its last one)",
     )
-    recordings_rerun.extend_record(parser)
+    recordings_check.extend_record(parser)
 
 
 def register_replay(commands: Subcommands) -> None:
@@ -207,7 +210,7 @@ def record(args: argparse.Namespace, out: Output) -> int:
             raise UsageRefused(
                 "--append does not go with `-- COMMAND` (a one-shot recording is new)"
             )
-        return recordings_rerun.record_once(args, out)
+        return recordings_check.record_once(args, out)
     if args.keep_failed:
         raise UsageRefused("--keep-failed needs a COMMAND after `--`")
     path = start_recording(args.name, append=args.append)

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 from openprogram.cli.commands import add_command
 from openprogram.cli.output import Output, UsageRefused
-from openprogram.cli.recordings_rerun import progress_printer
+from openprogram.cli.recordings_check import progress_printer
 from openprogram.recordings.accept import AcceptRun, run_accept, write_accepted
 from openprogram.recordings.rerecord import plan_rerecord, run_rerecord, write_rerecorded
 from openprogram.recordings.versions import list_versions, restore_version

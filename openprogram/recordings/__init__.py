@@ -28,6 +28,15 @@ if TYPE_CHECKING:
         recordings_dir,
         validate_recording_id,
     )
+    from openprogram.recordings.check import (
+        CheckProgress,
+        CheckResult,
+        CheckStatus,
+        CheckUsageError,
+        RecordingEntry,
+        entry_of,
+        run_check,
+    )
     from openprogram.recordings.details import (
         FIRST_TEXT_LIMIT,
         CallRow,
@@ -46,15 +55,6 @@ if TYPE_CHECKING:
         prune_recordings,
     )
     from openprogram.recordings.repair import DroppedPart, RepairReport, repair_recording
-    from openprogram.recordings.rerun import (
-        CheckProgress,
-        CheckResult,
-        CheckStatus,
-        CheckUsageError,
-        RecordingEntry,
-        entry_of,
-        run_check,
-    )
     from openprogram.recordings.selection import (
         recording_into,
         select_replay,
@@ -76,10 +76,10 @@ if TYPE_CHECKING:
 _MODULE_OF = {
     "APPLIES_ON_NEXT_START": "openprogram.recordings.status",
     "CallRow": "openprogram.recordings.details",
-    "CheckProgress": "openprogram.recordings.rerun",
-    "CheckResult": "openprogram.recordings.rerun",
-    "CheckStatus": "openprogram.recordings.rerun",
-    "CheckUsageError": "openprogram.recordings.rerun",
+    "CheckProgress": "openprogram.recordings.check",
+    "CheckResult": "openprogram.recordings.check",
+    "CheckStatus": "openprogram.recordings.check",
+    "CheckUsageError": "openprogram.recordings.check",
     "DeletedRecording": "openprogram.recordings.removal",
     "DroppedPart": "openprogram.recordings.repair",
     "FIRST_TEXT_LIMIT": "openprogram.recordings.details",
@@ -90,7 +90,7 @@ _MODULE_OF = {
     "RECORDING_SUFFIX": "openprogram.providers.recording.store",
     "RecordReplayStatus": "openprogram.recordings.status",
     "RecordingDetails": "openprogram.recordings.details",
-    "RecordingEntry": "openprogram.recordings.rerun",
+    "RecordingEntry": "openprogram.recordings.check",
     "RecordingListing": "openprogram.recordings.summary",
     "RecordingLocation": "openprogram.providers.recording.store",
     "RecordingRemovalError": "openprogram.recordings.removal",
@@ -102,7 +102,7 @@ _MODULE_OF = {
     "describe_calls": "openprogram.recordings.details",
     "describe_recording": "openprogram.recordings.details",
     "ensure_recordings_dir": "openprogram.providers.recording.store",
-    "entry_of": "openprogram.recordings.rerun",
+    "entry_of": "openprogram.recordings.check",
     "list_recordings": "openprogram.recordings.summary",
     "locate_recording": "openprogram.providers.recording.store",
     "managed_path": "openprogram.providers.recording.store",
@@ -114,7 +114,7 @@ _MODULE_OF = {
     "record_command": "openprogram.recordings.oneshot",
     "recordings_dir": "openprogram.providers.recording.store",
     "repair_recording": "openprogram.recordings.repair",
-    "run_check": "openprogram.recordings.rerun",
+    "run_check": "openprogram.recordings.check",
     "select_replay": "openprogram.recordings.selection",
     "start_recording": "openprogram.recordings.selection",
     "summarize_recording": "openprogram.recordings.summary",

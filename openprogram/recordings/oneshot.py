@@ -20,7 +20,7 @@ from pydantic import BaseModel
 
 from openprogram.providers.recording.config import RecordReplayConfig, state_dir
 from openprogram.providers.recording.reader import scan_recording
-from openprogram.providers.recording.redaction import remove_secret_text
+from openprogram.providers.recording.redaction import remove_secret_argv
 from openprogram.providers.recording.store import (
     RecordingSelectorError,
     ensure_recordings_dir,
@@ -47,7 +47,7 @@ def _stage(recording_id: str, argv: Sequence[str], cwd: str) -> tuple[Path, Path
     home = Path(tempfile.mkdtemp(prefix=".record-", dir=state_dir()))  # mkdtemp makes it 0700
     (home / "recordings").mkdir(mode=0o700)
     staged = home / "recordings" / f"{recording_id}.jsonl"
-    entry = {"argv": [remove_secret_text(arg) for arg in argv], "cwd": cwd}
+    entry = {"argv": remove_secret_argv(argv), "cwd": cwd}
     create_recording_file(staged, recording_id, entry)
     config = {"record_replay": RecordReplayConfig(mode="record", file=recording_id).model_dump()}
     config_file = home / "config.json"

@@ -20,7 +20,7 @@ from pathlib import Path
 from openprogram.errors import OpenProgramError
 from openprogram.providers.recording.reader import read_recording
 from openprogram.providers.recording.store import locate_recording
-from openprogram.recordings.rerun import CheckProgress, CheckResult, run_check
+from openprogram.recordings.check import CheckProgress, CheckResult, run_check
 from openprogram.recordings.versions import (
     RewriteLock,
     discard_candidate,

@@ -12,6 +12,7 @@ import contextlib
 import json
 import os
 import tomllib
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -32,6 +33,7 @@ from openprogram.providers.recording.rules import (
 from openprogram.providers.recording.rules_sources import (
     HEADER_KEY,
     find_pyproject,
+    project_rules,
     rules_from_header,
     rules_from_tables,
 )
@@ -104,6 +106,26 @@ def add_rule_to_pyproject(path: Path, rule: ComparisonRule) -> Path:
     return path
 
 
+def remove_rule_from_pyproject(path: Path, rule: ComparisonRule) -> Path:
+    """Remove `rule` from `[tool.openprogram.replay]` of `path`; comments and layout survive. A
+    rule that is not there is a `RuleEditError` and nothing is written."""
+    where = f"{path}: tool.openprogram.replay.{_list_key(rule)}"
+    try:
+        document = tomlkit.parse(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, tomlkit.exceptions.TOMLKitError) as exc:
+        raise RuleEditError(f"{path}: cannot be read as TOML ({exc})") from None
+    replay = _table(document, ("tool", "openprogram", "replay"), path)
+    items = replay.get(_list_key(rule))
+    item = _rule_item(rule)
+    if not isinstance(items, Array) or item not in items.unwrap():
+        raise RuleEditError(f"{where}: has no rule `{rule.describe()}`; nothing written")
+    del items[items.unwrap().index(item)]
+    edited = tomlkit.dumps(document)
+    _check_pyproject(edited, path)
+    atomic_write_bytes(path, edited.encode("utf-8"), path.stat().st_mode & 0o777)
+    return path
+
+
 def _table(document: Any, keys: tuple[str, ...], path: Path) -> Table:
     container = document
     for depth, key in enumerate(keys):
@@ -130,6 +152,27 @@ def _check_pyproject(text: str, path: Path) -> None:
         ) from None
 
 
+def header_rules(recording: Path) -> MatchingRules:
+    """The matching rules kept in a recording's header (its first row only is read)."""
+    try:
+        with recording.open("rb") as source:
+            header = _header_row(recording, source.readline())
+    except RecordingFileError as exc:
+        raise RuleEditError(str(exc)) from None
+    except OSError as exc:
+        raise RuleEditError(f"{recording}: {exc.strerror or exc}") from None
+    try:
+        return rules_from_header(header, str(recording))
+    except RulesConfigError as exc:
+        raise RuleEditError(str(exc)) from None
+
+
+def rules_in_force(recording: Path, start: Path) -> MatchingRules:
+    """What replay of `recording` merges for a program run in `start`: the project's rules (the
+    nearest `pyproject.toml` with `[tool.openprogram]`), then the recording's header rules."""
+    return project_rules(start).merged(header_rules(recording))
+
+
 def add_rule_to_header(recording: Path, rule: ComparisonRule) -> MatchingRules:
     """Add `rule` to the `rules` metadata of the recording's header; returns the header's rules.
 
@@ -139,23 +182,58 @@ def add_rule_to_header(recording: Path, rule: ComparisonRule) -> MatchingRules:
     """
     where = f"recording {recording}: header.{HEADER_KEY}.{_list_key(rule)}"
     validate_rule(rule, where)
+
+    def add(items: list[Any]) -> list[Any]:
+        return items if _rule_item(rule) in items else [*items, _rule_item(rule)]
+
+    return _edit_header_rules(recording, _list_key(rule), add)
+
+
+def remove_rule_from_header(recording: Path, rule: ComparisonRule) -> MatchingRules:
+    """Remove `rule` from the recording's header (as `add_rule_to_header` writes); returns the
+    header's rules left. A rule that is not in the header is a `RuleEditError`."""
+    item = _rule_item(rule)
+
+    def remove(items: list[Any]) -> list[Any]:
+        if item not in items:
+            where = f"recording {recording}: header.{HEADER_KEY}.{_list_key(rule)}"
+            raise RuleEditError(f"{where}: has no rule `{rule.describe()}`; nothing written")
+        return [kept for kept in items if kept != item]
+
+    return _edit_header_rules(recording, _list_key(rule), remove)
+
+
+def _header_row(recording: Path, first: bytes) -> dict[str, Any]:
+    try:
+        header = json.loads(first)
+    except ValueError:
+        header = None
+    if not isinstance(header, dict) or header.get("type") != "header":
+        raise RecordingFileError(recording, 1, None, "the first row is not a header")
+    return header
+
+
+def _edit_header_rules(
+    recording: Path, key: str, edit: Callable[[list[Any]], list[Any]]
+) -> MatchingRules:
+    """Rewrite the header's `rules.<key>` list with `edit`; the rows after it byte for byte."""
     try:
         with recording.open("rb") as source:
             before = os.fstat(source.fileno())
-            first = source.readline()
-            try:
-                header = json.loads(first)
-            except ValueError:
-                header = None
-            if not isinstance(header, dict) or header.get("type") != "header":
-                raise RecordingFileError(recording, 1, None, "the first row is not a header")
+            header = _header_row(recording, source.readline())
             value: dict[str, Any] = dict(header.get(HEADER_KEY) or {})
-            items = list(value.get(_list_key(rule), []))
-            if _rule_item(rule) not in items:
-                items.append(_rule_item(rule))
-            value[_list_key(rule)] = items
+            items = edit(list(value.get(key, [])))
+            if items:
+                value[key] = items
+            else:
+                value.pop(key, None)
             rules = rules_from_header({HEADER_KEY: value}, str(recording))
-            rows = encode_row({**header, HEADER_KEY: value})
+            edited = (
+                {**header, HEADER_KEY: value}
+                if value
+                else {name: kept for name, kept in header.items() if name != HEADER_KEY}
+            )
+            rows = encode_row(edited)
             temporary = recording.with_name(f".{recording.name}.{os.getpid()}.rule.tmp")
             flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC | os.O_NOFOLLOW
             fd = os.open(temporary, flags, before.st_mode & 0o777)
@@ -169,7 +247,7 @@ def add_rule_to_header(recording: Path, rule: ComparisonRule) -> MatchingRules:
                 now = os.stat(recording)
                 if (now.st_size, now.st_mtime_ns) != (before.st_size, before.st_mtime_ns):
                     raise RuleEditError(
-                        f"{recording}: it is being written; add the rule once the recording ends"
+                        f"{recording}: it is being written; edit its rules once the recording ends"
                     )
                 os.replace(temporary, recording)
             finally:

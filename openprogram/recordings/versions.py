@@ -24,7 +24,7 @@ from openprogram.errors import OpenProgramError
 from openprogram.providers.recording.config import ensure_private_dir, state_dir
 from openprogram.providers.recording.errors import RecordingFileError
 from openprogram.providers.recording.reader import read_recording
-from openprogram.providers.recording.redaction import remove_secret_text
+from openprogram.providers.recording.redaction import remove_secret_argv
 from openprogram.providers.recording.rows import encode_row
 from openprogram.providers.recording.store import managed_path, validate_recording_id
 
@@ -146,7 +146,7 @@ def _with_provenance(
         header = json.loads(rows.readline())
         if not isinstance(header, dict) or header.get("type") != "header":
             raise RecordingFileError(source, 1, None, "the first row is not a header")
-        argv = [remove_secret_text(arg) for arg in command]
+        argv = remove_secret_argv(command)
         entry = header.get("entry")
         if isinstance(entry, dict) and argv:
             # The requests are now the ones this command makes: a plain `check` reruns it.

@@ -23,7 +23,18 @@ from tests.recording_files import (
     write_recording,
 )
 
-SUBCOMMANDS = ["status", "record", "replay", "off", "list", "show", "delete", "prune", "diff"]
+SUBCOMMANDS = [
+    "status",
+    "record",
+    "replay",
+    "off",
+    "list",
+    "show",
+    "delete",
+    "prune",
+    "diff",
+    "rules",
+]
 
 
 def one_error_line(stderr: str) -> str:

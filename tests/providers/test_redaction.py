@@ -59,7 +59,6 @@ NON_SECRET_NAMES = [
     "content",
     "text",
     "thinking",
-    "signature",
     "id",
     "name",
     "",
@@ -220,7 +219,8 @@ def test_secret_fields_keep_none_and_lose_every_other_value() -> None:
 def test_non_secret_fields_and_scalars_pass_through() -> None:
     payload = {
         "usage": {"input_tokens": 3, "output_tokens": 5, "total_tokens": 8, "cache_key": "k1"},
-        "thinking": "so the key point is", "signature": "c2lnbmF0dXJl", "id": "msg_1",
+        "thinking": "so the key point is", "type": "thinking", "signature": "c2lnbmF0dXJl",
+        "id": "msg_1",
         "temperature": 0.5, "stream": True, "stop": None, 7: "int key",
     }  # fmt: skip
     assert remove_secret_values(payload) == payload

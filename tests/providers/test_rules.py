@@ -18,8 +18,10 @@ from openprogram.providers.recording.rules import (
     NormalizeRule,
     RulesConfigError,
     first_counting_difference,
+    fitting_presets,
     iter_ruled_differences,
     suggest_rule,
+    suggested_rules,
     validate_rules,
 )
 from openprogram.providers.recording.rules_sources import (
@@ -51,6 +53,11 @@ REAL_LOOKING: dict[str, list[tuple[str, str]]] = {
         ("trace 9f86d081884c7d659a2feaa0c55ad015", "trace 2c26b46b68ffc68ff99b453c1d304134")
     ],
     "unix-ms": [("sent at 1764583200123", "sent at 1764669600456")],
+    "unix-s": [("sent at 1764583200", "sent at 1764669600"), ("t=1764583200.25", "t=1764669601.5")],
+    "port": [
+        ("served on http://127.0.0.1:41823/v1", "served on http://127.0.0.1:50112/v1"),
+        ("listening on localhost:8123", "listening on localhost:9001"),
+    ],
 }
 NEAR_MISSES: dict[str, list[str]] = {
     "iso-datetime": ["version 2026-13-45", "phone 2026-12-011", "12-01-2026", "build 20261201"],
@@ -58,6 +65,8 @@ NEAR_MISSES: dict[str, list[str]] = {
     "tmp-path": ["see /tmpfiles/x", "the /temporary folder", "tmp/relative/path"],
     "hex-id": ["deadbeef", "abcdefabcdefabcdef", "1234567890123456", "coffee-is-good-today"],
     "unix-ms": ["176458320012", "17645832001234", "order 0764583200123"],
+    "unix-s": ["176458320", "17645832001", "v1.1764583200", "order 0764583200"],
+    "port": ["at 10:30 today", "example.com:8080", "ratio 3:2"],
 }
 
 
@@ -161,6 +170,58 @@ def test_suggestions_name_the_preset_and_never_ordinary_text() -> None:
         ("context", "system_prompt"), "2026-12-01 hi", "2026-12-02 bye", "changed"
     )
     assert suggest_rule(both) is None  # the date is not all that changed
+
+
+SESSION = "Session {} on {}. Answer briefly."
+
+
+def test_a_date_and_a_uuid_in_one_prompt_are_two_presets_never_the_values_seen() -> None:
+    # The day-two agent: `f"Session {uuid4()} on {date.today()}"` in its system prompt.
+    recorded = SESSION.format("f9cf2c1e-0b7a-4d8e-9a55-3c2e1f0d9b8a", "2026-12-03")
+    incoming = SESSION.format("62276b0d-5f0a-4a4e-8b6c-7d8e9f0a1b2c", "2026-12-04")
+    difference = FieldDifference(("context", "system_prompt"), recorded, incoming, "changed")
+    assert fitting_presets(recorded, incoming) == ("iso-datetime", "uuid")
+    rules = suggested_rules(difference)
+    assert [rule.describe() for rule in rules] == [
+        "normalize context.system_prompt iso-datetime",
+        "normalize context.system_prompt uuid",
+    ]
+    assert suggest_rule(difference) == "normalize context.system_prompt iso-datetime, uuid"
+    # The rules hold on the next run too: a new UUID and another day are absorbed.
+    later = SESSION.format("0d4e9f1c-2b3a-4f5a-8b6c-7d8e9f0a1b2c", "2027-01-15")
+    in_force = MatchingRules(normalize=rules)
+    assert first_counting_difference(request(recorded), request(later), in_force) is None
+
+
+def test_the_suggestion_leaves_out_a_preset_already_in_force() -> None:
+    recorded = SESSION.format("f9cf2c1e-0b7a-4d8e-9a55-3c2e1f0d9b8a", "2026-12-03")
+    incoming = SESSION.format("62276b0d-5f0a-4a4e-8b6c-7d8e9f0a1b2c", "2026-12-04")
+    difference = FieldDifference(("context", "system_prompt"), recorded, incoming, "changed")
+    uuid = NormalizeRule(path="context.system_prompt", preset="uuid")
+    in_force = MatchingRules(normalize=(uuid,))
+    assert suggest_rule(difference, in_force) == "normalize context.system_prompt iso-datetime"
+
+
+@pytest.mark.parametrize(
+    ("recorded", "incoming", "presets"),
+    [
+        (
+            "on 127.0.0.1:41823 at 1764583200",
+            "on 127.0.0.1:50112 at 1764669600",
+            ("unix-s", "port"),
+        ),
+        (
+            "trace 9f86d081884c7d659a2feaa0c55ad015 in /tmp/a1",
+            "trace 2c26b46b68ffc68ff99b453c1d304134 in /tmp/b2",
+            ("tmp-path", "hex-id"),
+        ),
+        ("Be brief on 2026-12-03.", "Be long on 2026-12-04.", ()),
+    ],
+)
+def test_presets_are_found_inside_longer_strings(
+    recorded: str, incoming: str, presets: tuple[str, ...]
+) -> None:
+    assert fitting_presets(recorded, incoming) == presets
 
 
 PYPROJECT = """\

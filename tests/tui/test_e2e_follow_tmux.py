@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from openprogram.recordings import start_recording
-from tests.tui.test_e2e_rerun_tmux import REPO, tui_line
+from tests.tui.test_e2e_check_tmux import REPO, tui_line
 from tests.tui.test_e2e_tmux import DEADLINE, Terminal
 
 pytestmark = pytest.mark.e2e

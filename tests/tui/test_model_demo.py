@@ -9,6 +9,7 @@ from pathlib import Path
 
 from openprogram.providers.recording.config import read_record_replay_config
 from openprogram.providers.recording.reader import scan_recording
+from openprogram.providers.recording.redaction import REDACTION_VERSION
 from openprogram.recordings import entry_of, run_check
 from tui.model.demo import (
     DAMAGED_DEMO_ID,
@@ -29,7 +30,7 @@ def test_demo_shows_tools_thinking_a_loop_and_a_broken_call(demo_file: Path) -> 
     assert scan.header.model_extra == {
         "created_at": "2026-01-05T09:30:00Z",
         "recording_id": "echo-demo",
-        "redaction_version": 1,
+        "redaction_version": REDACTION_VERSION,
     }
     assert [c.outcome for c in scan.calls] == ["complete"] * 4 + ["error"]
     kinds = {e.type for c in scan.calls for e in c.events}

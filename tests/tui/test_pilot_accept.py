@@ -10,14 +10,14 @@ from textual.pilot import Pilot
 from openprogram.recordings import record_command
 from openprogram.recordings.versions import list_versions
 from tests.recording_files import REPO_ROOT
-from tests.tui import rerun_support as fixtures
+from tests.tui import check_support as fixtures
 from tests.tui.pilot_support import until
 from tui.screens.accept_review import AcceptReviewScreen
+from tui.screens.check import RerunScreen
 from tui.screens.confirm import ConfirmScreen
 from tui.screens.diff import DiffScreen
-from tui.screens.rerun import RerunScreen
-from tui.widgets.rerun.mismatch_view import MismatchView
-from tui.widgets.rerun.rerun_outcome import RerunOutcome
+from tui.widgets.check.check_outcome import RerunOutcome
+from tui.widgets.check.mismatch_view import MismatchView
 
 SIZE = (120, 40)
 ECHO = [sys.executable, "examples/echo_agent.py"]

@@ -15,8 +15,8 @@ from tests.tui.pilot_support import until
 from tui.app import OpenProgramTUI
 from tui.screens.diff import DiffScreen
 from tui.screens.recording import RecordingScreen
-from tui.widgets.rerun.json_pane import JsonPane
-from tui.widgets.rerun.path_bar import PathBar
+from tui.widgets.check.json_pane import JsonPane
+from tui.widgets.check.path_bar import PathBar
 
 SIZE = (120, 40)
 

@@ -11,14 +11,14 @@ from textual.widgets import Static
 
 from openprogram.providers.recording.differences import MISSING
 from openprogram.recordings import CheckResult
-from tests.tui import rerun_support as fixtures
+from tests.tui import check_support as fixtures
 from tests.tui.pilot_support import notifications, until
-from tui.screens.rerun import RerunScreen
-from tui.widgets.rerun.json_pane import JsonPane
-from tui.widgets.rerun.mismatch_view import MismatchView
-from tui.widgets.rerun.path_bar import PathBar
-from tui.widgets.rerun.rerun_outcome import RerunOutcome
-from tui.widgets.rerun.string_diff import StringDiffView
+from tui.screens.check import RerunScreen
+from tui.widgets.check.check_outcome import RerunOutcome
+from tui.widgets.check.json_pane import JsonPane
+from tui.widgets.check.mismatch_view import MismatchView
+from tui.widgets.check.path_bar import PathBar
+from tui.widgets.check.string_diff import StringDiffView
 
 SIZE = (120, 40)
 
@@ -29,7 +29,7 @@ async def finished(pilot: Pilot[None]) -> RerunScreen:
     screen = pilot.app.screen
     assert isinstance(screen, RerunScreen)
     await until(pilot, lambda: bool(screen.query(MismatchView) or screen.query(RerunOutcome)))
-    await pilot.pause()
+    await fixtures.marks_revealed(pilot)
     return screen
 
 

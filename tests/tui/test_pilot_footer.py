@@ -9,7 +9,7 @@ import pytest
 from textual.pilot import Pilot
 from textual.widgets._footer import FooterKey
 
-from tests.tui import rerun_support as fixtures
+from tests.tui import check_support as fixtures
 from tests.tui.pilot_support import recording_ready, until
 from tui.app import OpenProgramTUI
 from tui.screens.recordings import RecordingsScreen
@@ -37,7 +37,7 @@ async def settings(pilot: Pilot[None]) -> None:
 
 
 async def rerun_mismatch(pilot: Pilot[None]) -> None:
-    from tui.screens.rerun import RerunScreen
+    from tui.screens.check import RerunScreen
 
     await recordings_list(pilot)
     pilot.app.push_screen(RerunScreen(Path("echo.jsonl"), result=fixtures.content_mismatch()))

@@ -11,9 +11,9 @@ from tests.tui.diff_fixtures import record_diff_pair
 from tests.tui.pilot_support import recording_ready, until
 from tui.app import OpenProgramTUI
 from tui.screens.diff import DiffScreen
+from tui.widgets.check.path_bar import PathBar
 from tui.widgets.recording.call_detail import CallDetail
 from tui.widgets.recording.call_list import CallList
-from tui.widgets.rerun.path_bar import PathBar
 
 
 @pytest.mark.parametrize(("columns", "calls_width"), [(80, 32), (120, 48), (200, 48)])

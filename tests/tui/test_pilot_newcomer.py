@@ -17,8 +17,8 @@ from tests.tui.pilot_support import (
     screen_text,
     until,
 )
+from tests.tui.test_pilot_check import editor, finished
 from tests.tui.test_pilot_recordings import cells, listed
-from tests.tui.test_pilot_rerun import editor, finished
 from tests.tui.test_pilot_settings import save, settings_open
 from tui.app import OpenProgramTUI
 from tui.model.demo import DAMAGED_DEMO_ID, prepare_demo_home

@@ -16,17 +16,19 @@ import pytest
 from textual.pilot import Pilot
 from textual.widgets import Input, RadioSet
 
+from openprogram.providers.recording.rules import NormalizeRule
 from openprogram.providers.recording.rules_sources import rules_from_pyproject
-from openprogram.recordings import record_command
+from openprogram.recordings import record_command, rule_edits
 from tests.recording_files import REPO_ROOT
-from tests.tui import rerun_support as fixtures
+from tests.tui import check_support as fixtures
 from tests.tui.pilot_support import notifications, until
-from tui.screens.rerun import RerunScreen
+from tui.screens.check import RerunScreen
 from tui.screens.rule_editor import RuleEditorScreen
-from tui.widgets.rerun.json_pane import JsonPane
-from tui.widgets.rerun.mismatch_view import MismatchView
-from tui.widgets.rerun.path_bar import PathBar
-from tui.widgets.rerun.rerun_outcome import RerunOutcome
+from tui.screens.rules import RulesScreen
+from tui.widgets.check.check_outcome import RerunOutcome
+from tui.widgets.check.json_pane import JsonPane
+from tui.widgets.check.mismatch_view import MismatchView
+from tui.widgets.check.path_bar import PathBar
 
 SIZE = (120, 40)
 
@@ -79,8 +81,9 @@ async def test_z_normalises_the_date_into_the_header_then_the_temp_path_into_the
         await pilot.press("z")
         editor = await rule_editor(pilot)
         assert editor.query_one("#rule-pattern", Input).value == "iso-datetime"  # the preset fits
-        assert editor.rule is not None
-        assert editor.rule.describe() == "normalize context.system_prompt iso-datetime"
+        assert [rule.describe() for rule in editor.rules] == [
+            "normalize context.system_prompt iso-datetime"
+        ]
         runs = screen._run
         await pilot.press("enter")  # saved to this recording's header (the default)
         assert await result_shown(pilot, screen, runs) == "mismatch"
@@ -142,8 +145,9 @@ async def test_i_ignores_the_field_with_every_index_as_a_star(offline_children: 
         paths = editor.query_one("#rule-path", RadioSet)
         assert paths.has_focus
         await pilot.press("down", "space")
-        assert editor.rule is not None
-        assert editor.rule.describe() == "ignore context.messages[*].content[*].text"
+        assert [rule.describe() for rule in editor.rules] == [
+            "ignore context.messages[*].content[*].text"
+        ]
         runs = screen._run
         await pilot.press("enter")
         assert await result_shown(pilot, screen, runs) == "ok"
@@ -164,7 +168,7 @@ async def test_the_editor_refuses_a_broken_expression_and_esc_writes_nothing(
         pattern = editor.query_one("#rule-pattern", Input)
         pattern.value = "(unclosed"
         await pilot.pause()
-        assert editor.rule is None
+        assert editor.rules == ()
         preview = str(editor.query_one("#rule-preview").render())
         assert preview.startswith("✗") and "regular expression" in preview
         await pilot.press("enter")  # refused: the dialog stays
@@ -172,3 +176,29 @@ async def test_the_editor_refuses_a_broken_expression_and_esc_writes_nothing(
         await pilot.press("escape")
         await until(pilot, lambda: pilot.app.screen is screen)
     assert recording.read_bytes() == b"unchanged"
+
+
+async def test_u_lists_the_rules_in_force_and_x_removes_one_then_the_check_runs_again(
+    dated_project: Path,
+) -> None:
+    # Two presets saved into the header (as `z` writes them); one too many is removed from the TUI.
+    for preset in ("iso-datetime", "uuid"):
+        rule_edits.add_rule_to_header(
+            dated_project, NormalizeRule(path="context.system_prompt", preset=preset)
+        )  # type: ignore[arg-type]
+    screen = RerunScreen(dated_project, edit_first=False)
+    app = fixtures.RerunHost(screen)
+    async with app.run_test(size=SIZE) as pilot:
+        await result_shown(pilot, screen, 0)
+        await pilot.press("u")
+        await until(pilot, lambda: isinstance(app.screen, RulesScreen))
+        rules = app.screen
+        assert isinstance(rules, RulesScreen)
+        await until(pilot, lambda: len(rules.rules) == 2)
+        await pilot.press("down", "x")  # the uuid rule
+        await until(pilot, lambda: len(rules.rules) == 1)
+        assert "Removed `normalize context.system_prompt uuid`." in notifications(app)
+        await pilot.press("escape")  # closes, and the check runs again
+        await result_shown(pilot, screen, 1)
+    kept = [rule.describe() for rule in rule_edits.header_rules(dated_project).all()]
+    assert kept == ["normalize context.system_prompt iso-datetime"]

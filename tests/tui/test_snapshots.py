@@ -19,12 +19,12 @@ from textual.screen import Screen
 from openprogram.providers.recording.rules import IgnoreRule
 from openprogram.recordings import CheckResult
 from openprogram.recordings.rule_edits import add_rule_to_header
-from tests.tui import rerun_support as rerun_fixtures
+from tests.tui import check_support as rerun_fixtures
 from tests.tui.pilot_support import recording_ready, until
 from tui.app import OpenProgramTUI
+from tui.screens.check import RerunScreen
 from tui.screens.recording import RecordingScreen
 from tui.screens.recordings import RecordingsScreen
-from tui.screens.rerun import RerunScreen
 from tui.screens.settings import SettingsScreen
 from tui.theme import DARK_THEME, LIGHT_THEME
 
@@ -145,7 +145,7 @@ def test_diff_view(
 
     from tests.tui.diff_fixtures import record_diff_pair
     from tui.screens.diff import DiffScreen
-    from tui.widgets.rerun.path_bar import PathBar
+    from tui.widgets.check.path_bar import PathBar
 
     monkeypatch.chdir(tmp_path)  # paths are shown relative to the working directory
     a, b = asyncio.run(record_diff_pair(tmp_path))
@@ -206,7 +206,7 @@ async def settings_shown(pilot: Pilot[None]) -> None:
 
 
 def accept_review() -> Screen[Any]:
-    from openprogram.recordings.rerun import AcceptedCall, AcceptedDifference
+    from openprogram.recordings.check import AcceptedCall, AcceptedDifference
     from tui.screens.accept_review import AcceptReviewScreen
 
     field = "context.messages[2].content[0].text"
@@ -276,7 +276,7 @@ def test_diff_every_size(
 
     from tests.tui.diff_fixtures import record_diff_pair
     from tui.screens.diff import DiffScreen
-    from tui.widgets.rerun.path_bar import PathBar
+    from tui.widgets.check.path_bar import PathBar
 
     monkeypatch.chdir(tmp_path)
     a, b = asyncio.run(record_diff_pair(tmp_path))

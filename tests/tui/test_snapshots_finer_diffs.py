@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 
 from openprogram.recordings import CheckResult
-from tests.tui import rerun_support as fixtures
-from tui.screens.rerun import RerunScreen
+from tests.tui import check_support as fixtures
+from tui.screens.check import RerunScreen
 from tui.theme import DARK_THEME, LIGHT_THEME
 
 SnapCompare = Callable[..., bool]

@@ -15,8 +15,8 @@ from openprogram.providers.recording.differences import MISSING
 from openprogram.providers.types import Usage
 from openprogram.recordings.diff import CallStatus
 from openprogram.text import plural
+from tui.model.check import RequestComparison
 from tui.model.lazy_diff import DiffRow, LazyDiff
-from tui.model.rerun import RequestComparison
 
 STATUS_MARKS: dict[CallStatus, tuple[str, str]] = {
     "same": ("=", "same"),

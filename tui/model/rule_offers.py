@@ -1,9 +1,11 @@
 """The rules the mismatch view offers for one difference: ignore the field, or normalise its values.
 
 `i` offers to ignore the field, at its exact path or with every index as `[*]`. `z` offers a
-normalisation: the preset that makes both values equal when one fits (two dates, two UUIDs, …),
-otherwise a regular expression built from the substrings that differ, anchored on the text just
-before them. Every offer is a real `IgnoreRule` / `NormalizeRule` of the library, checked with the
+normalisation: the presets that, with the rules already in force, make both values equal (a date
+and a UUID in one prompt: `uuid, iso-datetime`), otherwise a regular expression built from the
+substrings that differ when they are of one class (digits, hex, a word), anchored on the text just
+before them. Nothing is offered that spells out the values seen: such a rule would not hold on the
+next run. Every offer is a real `IgnoreRule` / `NormalizeRule` of the library, checked with the
 same validation and the same `absorbing_rule` replay uses. This module never imports Textual.
 """
 
@@ -16,12 +18,13 @@ from typing import Literal
 from openprogram.providers.recording.differences import MISSING, FieldDifference
 from openprogram.providers.recording.field_patterns import generalise_path
 from openprogram.providers.recording.rules import (
+    NO_RULES,
     PRESETS,
     IgnoreRule,
     MatchingRules,
     NormalizeRule,
     absorbing_rule,
-    fitting_preset,
+    fitting_presets,
     validate_rule,
 )
 
@@ -37,13 +40,21 @@ CONTEXT_CHARS = 12
 class RuleOffer:
     """What to prefill: the path choices (exact first) and, to normalise, pattern and replacement.
 
-    `pattern` is a preset name when a preset fits, else a regular expression.
+    `pattern` is one or more preset names (`uuid, iso-datetime`) when presets fit, else a
+    regular expression, or empty when nothing that would hold on the next run fits (`why_empty`).
     """
 
     kind: RuleKind
     paths: tuple[str, ...]
     pattern: str = ""
     replace: str = ""
+    why_empty: str = ""
+
+
+NO_PATTERN = (
+    "no preset fits and the values share no pattern that would hold on the next run: "
+    "write one, or esc and i to ignore the field"
+)
 
 
 def path_choices(difference: FieldDifference) -> tuple[str, ...]:
@@ -84,9 +95,11 @@ def _word_class(recorded: str, incoming: str) -> str | None:
     return None
 
 
-def differing_expression(recorded: str, incoming: str) -> str:
+def differing_expression(recorded: str, incoming: str) -> str | None:
     """A regular expression matching the part that differs on both sides, anchored on what
-    comes before it: `(?<=run )\\d+` for `run 41 done` / `run 42 done`."""
+    comes before it: `(?<=run )\\d+` for `run 41 done` / `run 42 done`; None when the differing
+    parts share no class (digits, hex, a word), as an expression naming them would not hold on
+    the next run."""
     start = 0
     limit = min(len(recorded), len(incoming))
     while start < limit and recorded[start] == incoming[start]:
@@ -103,10 +116,7 @@ def differing_expression(recorded: str, incoming: str) -> str:
     before, after = recorded[start : len(recorded) - end], incoming[start : len(incoming) - end]
     body = _word_class(before, after)
     if body is None:
-        choices = sorted({_escape(before), _escape(after)} - {""})
-        body = "(?:" + "|".join(choices) + ")"
-        if not before or not after:
-            body += "?"
+        return None
     return (f"(?<={_escape(left)})" if left else "^") + body
 
 
@@ -115,43 +125,64 @@ def _escape(text: str) -> str:
     return re.escape(text).replace("\\ ", " ")
 
 
-def offer(kind: RuleKind, difference: FieldDifference) -> RuleOffer:
-    """What `i` (ignore) or `z` (normalize) prefills for `difference`."""
+def offer(
+    kind: RuleKind, difference: FieldDifference, in_force: MatchingRules = NO_RULES
+) -> RuleOffer:
+    """What `i` (ignore) or `z` (normalize) prefills for `difference`, given the rules in force."""
     paths = path_choices(difference)
     if kind == "ignore":
         return RuleOffer("ignore", paths)
-    preset = fitting_preset(difference.recorded, difference.incoming)
-    if preset is not None:
+    covering = [rule for rule in in_force.normalize if rule.pattern.matches(difference.path_tokens)]
+    presets = fitting_presets(difference.recorded, difference.incoming, covering)
+    if presets:
         # A preset describes the kind of value: it holds for every index, not only this one.
-        return RuleOffer("normalize", (paths[-1], *paths[:-1]), preset, PRESETS[preset][1])
+        replace = PRESETS[presets[0]][1]
+        return RuleOffer("normalize", (paths[-1], *paths[:-1]), ", ".join(presets), replace)
     texts = _texts(difference)
-    if texts is None:
-        return RuleOffer("normalize", paths)
-    return RuleOffer("normalize", paths, differing_expression(*texts), REPLACEMENT)
+    expression = differing_expression(*texts) if texts is not None else None
+    if expression is None:
+        return RuleOffer("normalize", paths, why_empty=NO_PATTERN if texts else "")
+    return RuleOffer("normalize", paths, expression, REPLACEMENT)
 
 
-def build_rule(
+def preset_names(pattern: str) -> tuple[str, ...] | None:
+    """The presets a pattern field names (`uuid, iso-datetime`), or None when it is an expression."""
+    names = tuple(name.strip() for name in pattern.split(","))
+    return names if names and all(name in PRESETS for name in names) else None
+
+
+def build_rules(
     kind: RuleKind, path: str, pattern: str = "", replace: str = ""
-) -> IgnoreRule | NormalizeRule:
-    """The library rule for the user's choice; raises `RulesConfigError` (or pydantic's
-    `ValidationError`) naming what is wrong: a pattern that can never match, a bad expression."""
-    rule: IgnoreRule | NormalizeRule
+) -> tuple[IgnoreRule | NormalizeRule, ...]:
+    """The library rules for the user's choice (one per preset named); raises `RulesConfigError`
+    (or pydantic's `ValidationError`) naming what is wrong: a pattern that can never match, a bad
+    expression."""
+    rules: tuple[IgnoreRule | NormalizeRule, ...]
+    presets = preset_names(pattern)
     if kind == "ignore":
-        rule = IgnoreRule(path=path, source="tui")
-    elif pattern in PRESETS:
-        rule = NormalizeRule.model_validate({"path": path, "preset": pattern, "source": "tui"})
+        rules = (IgnoreRule(path=path, source="tui"),)
+    elif presets is not None:
+        rules = tuple(
+            NormalizeRule.model_validate({"path": path, "preset": name, "source": "tui"})
+            for name in presets
+        )
     else:
         fields = {"path": path, "pattern": pattern, "replace": replace, "source": "tui"}
-        rule = NormalizeRule.model_validate(fields)
-    validate_rule(rule, "rule")
-    return rule
+        rules = (NormalizeRule.model_validate(fields),)
+    for rule in rules:
+        validate_rule(rule, "rule")
+    return rules
 
 
-def absorbs(rule: IgnoreRule | NormalizeRule, difference: FieldDifference) -> bool:
-    """True when replay would not count `difference` under `rule` (the library's own decision)."""
-    rules = (
-        MatchingRules(ignore=(rule,))
-        if isinstance(rule, IgnoreRule)
-        else MatchingRules(normalize=(rule,))
+def absorbs(
+    rules: tuple[IgnoreRule | NormalizeRule, ...],
+    difference: FieldDifference,
+    in_force: MatchingRules = NO_RULES,
+) -> bool:
+    """True when replay would not count `difference` under `rules` together with the rules
+    already in force (the library's own decision)."""
+    added = MatchingRules(
+        ignore=tuple(rule for rule in rules if isinstance(rule, IgnoreRule)),
+        normalize=tuple(rule for rule in rules if isinstance(rule, NormalizeRule)),
     )
-    return absorbing_rule(difference, rules) is not None
+    return absorbing_rule(difference, in_force.merged(added)) is not None

@@ -8,7 +8,6 @@ nothing.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
@@ -18,7 +17,6 @@ from openprogram.providers.recording.errors import RecordingFileError
 from openprogram.providers.recording.rules import MatchingRules, RulesConfigError
 from openprogram.providers.recording.rules_sources import (
     find_pyproject,
-    rules_from_header,
     rules_from_pyproject,
 )
 from openprogram.recordings import (
@@ -30,6 +28,7 @@ from openprogram.recordings import (
     start_recording,
     turn_off,
 )
+from openprogram.recordings.rule_edits import RuleEditError, header_rules
 from openprogram.text import plural
 
 Mode = Literal["off", "record", "replay"]
@@ -136,12 +135,6 @@ class RulesInForce:
     project_file: Path | None
 
 
-def _header_of(path: Path) -> dict[str, object]:
-    with path.open("rb") as handle:
-        first = json.loads(handle.readline() or b"{}")
-    return first if isinstance(first, dict) else {}
-
-
 def rules_in_force(start: Path, status: RecordReplayStatus | None) -> RulesInForce:
     """The project's rules (the nearest `pyproject.toml` with `[tool.openprogram]` from `start`)
     and, when replay is configured, the header rules of its recording: what replay merges."""
@@ -155,9 +148,7 @@ def rules_in_force(start: Path, status: RecordReplayStatus | None) -> RulesInFor
         problems.append(str(exc))
     if status is not None and status.mode == "replay" and status.path is not None:
         try:
-            header = _header_of(status.path)
-            rules = rules.merged(rules_from_header(header, str(status.path)))
-        except (OSError, ValueError) as exc:  # RulesConfigError is a ValueError
-            if isinstance(exc, RulesConfigError):
-                problems.append(str(exc))
+            rules = rules.merged(header_rules(status.path))
+        except RuleEditError as exc:
+            problems.append(str(exc))
     return RulesInForce(tuple(rules.describe()), tuple(problems), project)

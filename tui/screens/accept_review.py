@@ -12,7 +12,7 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Button, Static
 
-from openprogram.recordings.rerun import AcceptedCall
+from openprogram.recordings.check import AcceptedCall
 from openprogram.text import plural
 from tui.theme import rich_style
 

@@ -11,7 +11,7 @@ from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Input, Static
 
-from tui.model.rerun_commands import (
+from tui.model.check_commands import (
     CommandSyntaxError,
     RerunCommand,
     format_command,

@@ -617,7 +617,7 @@ class RecordingScreen(Screen[None]):
         self.app.switch_screen(screen)
 
     def action_rerun(self) -> None:
-        from tui.screens.rerun import RerunScreen
+        from tui.screens.check import RerunScreen
 
         self.app.push_screen(RerunScreen(self.path))
 

@@ -264,7 +264,7 @@ class RecordingsScreen(Screen[None]):
     def action_rerun(self) -> None:
         summary = self._selected()
         if summary is not None:
-            from tui.screens.rerun import RerunScreen
+            from tui.screens.check import RerunScreen
 
             self.app.push_screen(RerunScreen(summary.path))
 

@@ -1,9 +1,10 @@
 """From a mismatch to a rule: ignore the field (`i`) or normalise its values (`z`), then save it.
 
-The dialog is prefilled from `rule_offers` (exact path or every index as `[*]`; a preset when one
-fits, else an expression built from the differing substrings) and says, as the user edits, the rule
-it will save and whether replay would then absorb this difference. It saves to the recording's
-header or to the project's `pyproject.toml`; the rerun screen writes it and runs again.
+The dialog is prefilled from `rule_offers` (exact path or every index as `[*]`; the presets that
+fit, else an expression built from the differing substrings) and says, as the user edits, the rules
+it will save and whether replay would then absorb this difference together with the rules already
+in force. It saves to the recording's header or to the project's `pyproject.toml`; the rerun screen
+writes them and runs again: `z` then `enter` from the mismatch to the next run.
 """
 
 from __future__ import annotations
@@ -22,28 +23,42 @@ from textual.widgets import Input, Label, RadioButton, RadioSet, Static
 
 from openprogram.providers.recording.differences import FieldDifference
 from openprogram.providers.recording.rules import (
+    NO_RULES,
     PRESETS,
     IgnoreRule,
+    MatchingRules,
     NormalizeRule,
     RulesConfigError,
 )
 from tui.model.paths import display_path
-from tui.model.rule_offers import RuleKind, RuleScope, absorbs, build_rule, offer
+from tui.model.rule_offers import (
+    RuleKind,
+    RuleScope,
+    absorbs,
+    build_rules,
+    offer,
+    preset_names,
+)
 from tui.theme import rich_style
 
 TITLES: dict[RuleKind, str] = {
     "ignore": "Ignore this field in every comparison",
     "normalize": "Normalise this field before comparing",
 }
-PATTERN_HELP = f"a regular expression, or a preset: {', '.join(PRESETS)}"
+PATTERN_HELP = f"a regular expression, or presets (comma-separated): {', '.join(PRESETS)}"
 
 
 @dataclass(frozen=True)
 class RuleChoice:
-    """The rule to save and where: the recording's header or the project's `pyproject.toml`."""
+    """The rules to save (one per preset) and where: the recording's header or the project's
+    `pyproject.toml`."""
 
-    rule: IgnoreRule | NormalizeRule
+    rules: tuple[IgnoreRule | NormalizeRule, ...]
     scope: RuleScope
+
+    def describe(self) -> str:
+        """`normalize context.system_prompt uuid`, `normalize … iso-datetime` joined by `; `."""
+        return "; ".join(rule.describe() for rule in self.rules)
 
 
 class RuleEditorScreen(ModalScreen[RuleChoice | None]):
@@ -81,16 +96,23 @@ class RuleEditorScreen(ModalScreen[RuleChoice | None]):
     """
 
     def __init__(
-        self, kind: RuleKind, difference: FieldDifference, recording: Path, project_file: Path
+        self,
+        kind: RuleKind,
+        difference: FieldDifference,
+        recording: Path,
+        project_file: Path,
+        in_force: MatchingRules = NO_RULES,
     ) -> None:
         super().__init__()
         self.kind = kind
         self.difference = difference
-        self.offer = offer(kind, difference)
+        self.in_force = in_force
+        """The rules already in force for this recording: the preview judges the new ones with them."""
+        self.offer = offer(kind, difference, in_force)
         self.recording = recording
         self.project_file = project_file
-        self.rule: IgnoreRule | NormalizeRule | None = None
-        """The rule as the dialog stands (None while what is typed cannot be used)."""
+        self.rules: tuple[IgnoreRule | NormalizeRule, ...] = ()
+        """The rules as the dialog stands (empty while what is typed cannot be used)."""
 
     def compose(self) -> ComposeResult:
         with Vertical() as dialog:
@@ -139,15 +161,15 @@ class RuleEditorScreen(ModalScreen[RuleChoice | None]):
     def _choice(self, radio_id: str) -> int:
         return max(self.query_one(radio_id, RadioSet).pressed_index, 0)
 
-    def _build(self) -> IgnoreRule | NormalizeRule:
+    def _build(self) -> tuple[IgnoreRule | NormalizeRule, ...]:
         path = self.offer.paths[self._choice("#rule-path")]
         if self.kind == "ignore":
-            rule: IgnoreRule | NormalizeRule = build_rule("ignore", path)
-        else:
-            pattern = self.query_one("#rule-pattern", Input).value.strip()
-            replace = self.query_one("#rule-replace", Input).value
-            rule = build_rule("normalize", path, pattern, replace)
-        return rule
+            return build_rules("ignore", path)
+        pattern = self.query_one("#rule-pattern", Input).value.strip()
+        if not pattern and self.offer.why_empty:
+            raise ValueError(self.offer.why_empty)
+        replace = self.query_one("#rule-replace", Input).value
+        return build_rules("normalize", path, pattern, replace)
 
     def _style(self, style: str) -> str:
         return rich_style(self.app.theme_variables, style)
@@ -156,22 +178,23 @@ class RuleEditorScreen(ModalScreen[RuleChoice | None]):
         preview = self.query_one("#rule-preview", Static)
         if self.kind == "normalize":
             pattern = self.query_one("#rule-pattern", Input).value.strip()
-            self.query_one("#rule-replace-row").set_class(pattern in PRESETS, "-preset")
+            presets = preset_names(pattern) is not None
+            self.query_one("#rule-replace-row").set_class(presets, "-preset")
         try:
-            self.rule = self._build()
+            self.rules = self._build()
         except (RulesConfigError, ValidationError, ValueError) as exc:
-            self.rule = None
+            self.rules = ()
             reason = exc.reason if isinstance(exc, RulesConfigError) else str(exc).splitlines()[0]
             preview.update(Text(f"✗ {reason}", style=self._style("bold $text-error")))
             return
         text = Text()
-        text.append("Rule  ", "dim")
-        text.append(self.rule.describe(), "bold")
+        text.append("Rules  " if len(self.rules) > 1 else "Rule  ", "dim")
+        text.append("; ".join(rule.describe() for rule in self.rules), "bold")
         if self._choice("#rule-scope") == 1:
             text.append(f"\nGoes into {display_path(self.project_file)}", "dim")
         else:
             text.append(f"\nGoes into the header of {self.recording.name}", "dim")
-        if absorbs(self.rule, self.difference):
+        if absorbs(self.rules, self.difference, self.in_force):
             text.append("\n✓ replay will not count this difference", self._style("$text-success"))
         else:
             text.append(
@@ -190,11 +213,11 @@ class RuleEditorScreen(ModalScreen[RuleChoice | None]):
     # -- actions --
 
     def action_save(self) -> None:
-        if self.rule is None:
+        if not self.rules:
             self.notify("Fix the rule first: the line in red says what is wrong.", severity="error")
             return
         scope: RuleScope = "project" if self._choice("#rule-scope") == 1 else "recording"
-        self.dismiss(RuleChoice(self.rule, scope))
+        self.dismiss(RuleChoice(self.rules, scope))
 
     def action_toggle_scope(self) -> None:
         scope = self.query_one("#rule-scope", RadioSet)

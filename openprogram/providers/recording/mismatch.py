@@ -13,7 +13,7 @@ Four kinds, a `Literal` everyone compares instead of sentinel field names:
 `extra_call`, and None for the others; `difference_kind` says how a `request` field differs
 (`changed`, `inserted`...). `MismatchReport` is the one value: built once (message, suggestion,
 secrets removed) by `of_difference` or `of_call`, it is what the exception holds and the JSON
-form used by `check --json`, the TUI's rerun view and the plugin.
+form used by `check --json`, the TUI's check view and the plugin.
 """
 
 from __future__ import annotations

@@ -2,7 +2,10 @@
 
 Two passes, no off switch: a dict entry whose key names a credential loses its value, and every other
 string is scrubbed by value shape (Bearer and Basic credentials, vendor key formats, JWTs, URL query
-secrets and userinfo, PEM private keys). Both replace the secret with `SECRET_PLACEHOLDER`.
+secrets and userinfo, header and config lines, PEM private keys). Both replace the secret with
+`SECRET_PLACEHOLDER`. The shapes are data: `KEY_SHAPES` (vendor key formats) and `TEXT_RULES` (the
+secrets found by their context), each with an example a test redacts; command lines go through
+`remove_secret_argv`, which also drops the argument after an option naming a secret.
 
 This is not anonymisation: prompts, answers, tool results and personal data stay. Known limits: a
 password in free text ("my password is hunter2") has no shape and stays; a Bearer token needs 16+
@@ -15,23 +18,28 @@ import base64
 import binascii
 import functools
 import re
+from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any, overload
 
 from openprogram.text import SECRET_PLACEHOLDER
 
 __all__ = [
+    "KEY_SHAPES",
     "REDACTION_VERSION",
     "SECRET_FIELD_NAMES",
     "SECRET_PLACEHOLDER",
+    "TEXT_RULES",
     "is_secret_field_name",
     "needs_redaction",
+    "remove_secret_argv",
     "remove_secret_text",
     "remove_secret_values",
 ]
 
 """The fixed text that stands in for every removed secret."""
 
-REDACTION_VERSION = 1
+REDACTION_VERSION = 2
 """Written into recording headers; bump it whenever the rules below change."""
 
 SECRET_FIELD_NAMES: frozenset[str] = frozenset(
@@ -52,6 +60,10 @@ SECRET_FIELD_NAMES: frozenset[str] = frozenset(
         "client_secret",
         "password",
         "session_key",
+        "pass",
+        "pwd",
+        "sessionid",
+        "signature",
     }
 )
 """Field names whose values are always removed, compared case-insensitively at any depth."""
@@ -62,7 +74,7 @@ _NORMALISED_FIELD_NAMES = frozenset("_".join(_WORD.findall(n)) for n in SECRET_F
 _SECRET_LAST_WORDS = frozenset(
     {
         "auth", "authorization", "cookie", "cookies", "credential", "credentials", "passphrase",
-        "passwords", "secrets", "idtoken",
+        "passwords", "secrets", "idtoken", "signature", "pwd", "sessionid",
     }
 )  # fmt: skip
 # Squashed spellings (XAPIKEY, dbpassword, clientsecret) end in the credential word.
@@ -73,7 +85,7 @@ _SECRET_WORD_ENDINGS = (
 _SECRET_LAST_PAIRS = frozenset(
     (first, second)
     for first in ("api", "secret", "private", "access", "session", "signing", "encryption",
-                  "master", "account", "auth", "client")
+                  "master", "account", "auth", "client", "subscription")
     for second in ("key", "keys")
 )  # fmt: skip
 # "token" names a credential unless a qualifier makes it a count or a tokenizer term (max_token).
@@ -120,12 +132,85 @@ def _is_secret_words(words: list[str]) -> bool:
     )
 
 
+@dataclass(frozen=True)
+class SecretShape:
+    """One rule of redaction by value: what it finds, an example holding such a secret (a test
+    redacts every example), and the lowercased substrings one of which any match contains."""
+
+    name: str
+    example: str
+    triggers: tuple[str, ...]
+    pattern: str = ""
+    """For `KEY_SHAPES`: the regular expression of the key itself (the whole match is removed)."""
+    secret: str = ""
+    """The part of `example` that must go (the whole example when empty)."""
+
+
+KEY_SHAPES: tuple[SecretShape, ...] = (
+    SecretShape("OpenAI / Anthropic key", "sk-proj-a1B2c3D4e5F6g7H8i9J0", ("sk-",),
+                r"sk-(?=[A-Za-z0-9_\-]*\d)[A-Za-z0-9_\-]{16,}"),
+    SecretShape("JWT", "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxIn0.c2lnbmF0dXJl", ("eyj",),
+                r"eyJ[A-Za-z0-9_\-]{4,}\.eyJ[A-Za-z0-9_\-]{4,}\.[A-Za-z0-9_\-]*"),
+    SecretShape("GitHub token", "ghp_a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6",
+                ("ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"),
+                r"gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,}"),
+    SecretShape("Slack token", "xoxb-1234567890-abcdefghij", ("xox",),
+                r"xox[abprs]-[A-Za-z0-9\-]{10,}"),
+    SecretShape("Slack app token", "xapp-1-A0123BCDEFG-1234567890-abcdef0123456789", ("xapp-",),
+                r"xapp-\d-[A-Za-z0-9]+-\d+-[A-Za-z0-9]+"),
+    SecretShape("Google API key", "AIzaSyA1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q", ("aiza",),
+                r"AIza[A-Za-z0-9_\-]{35}"),
+    SecretShape("Stripe key", "sk_live_a1B2c3D4e5F6g7H8i9J0k1L2", ("sk_live_", "rk_live_", "sk_test_", "rk_test_"),
+                r"[sr]k_(?:live|test)_[A-Za-z0-9]{16,}"),
+    SecretShape("Hugging Face token", "hf_a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7", ("hf_",),
+                r"hf_[A-Za-z0-9]{30,}"),
+    SecretShape("GitLab token", "glpat-a1B2c3D4e5F6g7H8i9J0", ("glpat-",),
+                r"glpat-[A-Za-z0-9_\-]{20,}"),
+    SecretShape("npm token", "npm_a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8", ("npm_",),
+                r"npm_[A-Za-z0-9]{36,}"),
+    SecretShape("Groq key", "gsk_a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8s9T0u1V2w3X4", ("gsk_",),
+                r"gsk_[A-Za-z0-9]{40,}"),
+    SecretShape("xAI key", "xai-a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8s9T0", ("xai-",),
+                r"xai-[A-Za-z0-9]{32,}"),
+    SecretShape("AWS access key id", "AKIAIOSFODNN7EXAMPLE", ("akia", "asia"),
+                r"(?<![A-Za-z0-9])A[KS]IA[A-Z0-9]{16}(?![A-Za-z0-9])"),
+)  # fmt: skip
+"""Vendor key formats, removed wherever they stand in a string."""
+
+# Every credential name (`is_secret_field_name`) holds one of these: a line `Name: value` can
+# only be a secret when one is in the text.
+_NAME_WORDS = ("key", "pass", "pwd", "secret", "token", "auth", "cookie", "session", "signature",
+               "credential")  # fmt: skip
+
+TEXT_RULES: tuple[SecretShape, ...] = (
+    SecretShape("PEM private key", "-----BEGIN PRIVATE KEY-----\nMIIEvQhunter2\n-----END PRIVATE KEY-----",
+                ("-----begin",), secret="MIIEvQhunter2"),
+    SecretShape('quoted field ("password": "…")', '{"password": "hunter2-quoted"}', (":",),
+                secret="hunter2-quoted"),
+    SecretShape("URL userinfo", "redis://:hunter2-url@cache.internal:6379/0", ("://",),
+                secret="hunter2-url"),
+    SecretShape("query or assignment (?pwd=, --token=, NAME=)", "https://x.example/?pwd=hunter2-q",
+                ("=",), secret="hunter2-q"),
+    SecretShape("header or config line (X-Api-Key: …, password: …, key = …)",
+                "curl -H \"x-api-key: hunter2-header\" https://api.example", _NAME_WORDS,
+                secret="hunter2-header"),
+    SecretShape("cookie line", "Cookie: session=hunter2-cookie; theme=dark", ("cookie",),
+                secret="hunter2-cookie"),
+    SecretShape("Bearer credential", "Authorization: Bearer abcdef0123456789xyz", ("bearer",),
+                secret="abcdef0123456789xyz"),
+    SecretShape("Basic credential", "Basic dXNlcjpodW50ZXIy", ("basic",), secret="dXNlcjpodW50ZXIy"),
+    SecretShape("token / Bot scheme", "Authorization: token hunter2-scheme", ("token", "bot "),
+                secret="hunter2-scheme"),
+    SecretShape("Slack or Discord webhook", "https://hooks.slack.com/services/T0/B0/hunter2hook",
+                ("hooks.slack.com", "discord.com/api/webhooks"), secret="B0/hunter2hook"),
+)  # fmt: skip
+"""Secrets found by what stands around them (a field name, a URL, a header line, a scheme)."""
+
 # Every rule needs one of these (lowercased) substrings; most strings have none and skip the
 # regex passes, which matters because this runs on every recorded event.
-_TRIGGERS = (
-    "bearer", "basic", "sk-", "://", "=", "eyj", "ghp_", "gho_", "ghu_", "ghs_", "ghr_",
-    "github_pat_", "akia", "asia", "aiza", "xox", "-----begin",
-)  # fmt: skip
+_TRIGGERS = tuple(
+    dict.fromkeys(trigger for shape in (*KEY_SHAPES, *TEXT_RULES) for trigger in shape.triggers)
+)
 # "Any trigger in the lowered text" in one pass. For long texts plain substring searches beat
 # the regex engine, so those take a loop instead (see `_may_hold_secret`).
 _ANY_TRIGGER = re.compile("|".join(re.escape(trigger) for trigger in _TRIGGERS))
@@ -143,7 +228,7 @@ _QUOTED_FIELD = re.compile(
     re.DOTALL,
 )
 _URL_USERINFO = re.compile(
-    r"(?P<scheme>(?<![A-Za-z0-9+.\-])[A-Za-z][A-Za-z0-9+.\-]*://)[^/\s:@?#]+:[^/\s?#]*@"
+    r"(?P<scheme>(?<![A-Za-z0-9+.\-])[A-Za-z][A-Za-z0-9+.\-]*://)[^/\s:@?#]*:[^/\s?#]*@"
 )
 # name=value in query strings, form bodies, `--flag=value` and `NAME=value`; the value is dropped.
 _ASSIGNMENT = re.compile(
@@ -157,13 +242,23 @@ _BEARER = re.compile(
 # The value sits in a lookahead so a rejected "basic Basic dXNl…" does not swallow the real one.
 _BASIC = re.compile(r"\b(?i:basic)\s+(?=(?P<value>[A-Za-z0-9+/]{4,}={0,2})(?![\w+/=]))")
 _KEY_SHAPES = re.compile(
-    r"(?<![A-Za-z0-9_\-])(?:"
-    r"sk-(?=[A-Za-z0-9_\-]*\d)[A-Za-z0-9_\-]{16,}"  # OpenAI, Anthropic: sk-, sk-proj-, sk-ant-
-    r"|eyJ[A-Za-z0-9_\-]{4,}\.eyJ[A-Za-z0-9_\-]{4,}\.[A-Za-z0-9_\-]*"  # JWT
-    r"|gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,}"  # GitHub
-    r"|xox[abprs]-[A-Za-z0-9\-]{10,}"  # Slack
-    r"|AIza[A-Za-z0-9_\-]{35}"  # Google API key
-    r")|(?<![A-Za-z0-9])A[KS]IA[A-Z0-9]{16}(?![A-Za-z0-9])"  # AWS access key id
+    r"(?<![A-Za-z0-9_\-])(?:" + "|".join(f"(?:{shape.pattern})" for shape in KEY_SHAPES) + ")"
+)
+# `Name: value` or `name = value` (a header in a curl line or a log, YAML, INI) where Name is a
+# credential name; the value is one token at the end of its line or quote, so prose such as
+# "Password: must be long" stays. Cookie and Authorization lines lose the rest of the line.
+_HEADER_LINE = re.compile(
+    r"(?P<name>(?<![\w.\-])[A-Za-z][\w\-]*)(?P<sep>[ \t]*[:=][ \t]*)"
+    r"(?P<scheme>(?i:bearer|basic|token|bot)[ \t]+)?(?P<q>(?:\\{0,7}[\"'])?)"
+    r"(?P<value>[^\s\"'<>,;()\[\]{}\\]{3,})(?P=q)(?=[ \t]*(?:$|\\*[\"',;\r\n]|\\[nr]))",
+    re.MULTILINE,
+)
+_WHOLE_LINE = re.compile(
+    r"(?P<name>(?<![\w\-])(?i:set-cookie|cookie))(?P<sep>[ \t]*:[ \t]*)(?P<value>[^\r\n\"']+)"
+)
+_SCHEME = re.compile(r"\b(?P<scheme>(?i:token|bot)[ \t]+)(?P<value>[A-Za-z0-9._~+/=\-]{8,})")
+_WEBHOOK = re.compile(
+    r"(?P<base>hooks\.slack\.com/services/|discord(?:app)?\.com/api/webhooks/)[\w/\-]+"
 )
 
 
@@ -186,6 +281,13 @@ def _assignment(match: re.Match[str]) -> str:
     else:
         value = _ASSIGNMENT.sub(_assignment, match["value"])
     return f"{match['sep'] or ''}{name}={value}"
+
+
+def _header_line(match: re.Match[str]) -> str:
+    if not is_secret_field_name(match["name"]) or match["value"] == SECRET_PLACEHOLDER:
+        return match[0]
+    q = match["q"]
+    return f"{match['name']}{match['sep']}{match['scheme'] or ''}{q}{SECRET_PLACEHOLDER}{q}"
 
 
 def _is_basic_credential(value: str) -> bool:
@@ -247,13 +349,42 @@ def _remove_secret_text(text: str) -> str:
     text = _PEM_BLOCK.sub(SECRET_PLACEHOLDER, text)
     text = _QUOTED_FIELD.sub(_quoted_field, text)
     text = _URL_USERINFO.sub(rf"\g<scheme>{SECRET_PLACEHOLDER}@", text)
+    text = _WEBHOOK.sub(rf"\g<base>{SECRET_PLACEHOLDER}", text)
     text = _ASSIGNMENT.sub(_assignment, text)
+    text = _WHOLE_LINE.sub(rf"\g<name>\g<sep>{SECRET_PLACEHOLDER}", text)
+    text = _HEADER_LINE.sub(_header_line, text)
     text = _BEARER.sub(rf"\g<scheme>{SECRET_PLACEHOLDER}", text)
+    text = _SCHEME.sub(rf"\g<scheme>{SECRET_PLACEHOLDER}", text)
     text = _remove_basic_credentials(text)
     return _KEY_SHAPES.sub(SECRET_PLACEHOLDER, text)
 
 
 _remove_secret_text_cached = functools.lru_cache(maxsize=1024)(_remove_secret_text)
+
+
+_USER_OPTIONS = frozenset({"-u", "--user", "--proxy-user"})
+"""Options whose argument is `user:password` (curl, wget): the part after the colon goes."""
+
+
+def remove_secret_argv(argv: Sequence[str]) -> list[str]:
+    """A command line with its secrets removed: each argument as `remove_secret_text` leaves it,
+    the argument after an option naming a secret (`--api-key V`, `--password V`) and the password
+    of `-u user:V`. Used wherever a command is stored or shown."""
+    redacted: list[str] = []
+    hide_next = user_next = False
+    for argument in argv:
+        if hide_next:
+            redacted.append(SECRET_PLACEHOLDER)
+        elif user_next and ":" in argument:
+            user = argument.split(":", 1)[0]
+            redacted.append(f"{user}:{SECRET_PLACEHOLDER}")
+        else:
+            redacted.append(remove_secret_text(argument))
+        option = argument if argument.startswith("-") and "=" not in argument else ""
+        name = option.lstrip("-")
+        hide_next = bool(name) and not (hide_next or user_next) and is_secret_field_name(name)
+        user_next = option in _USER_OPTIONS
+    return redacted
 
 
 # Overloads keep the shape for callers: a redacted dict is still a dict (secret values become str).
@@ -313,7 +444,7 @@ def needs_redaction(value: object) -> bool:
         return remove_secret_text(text) != text
     if kind is dict:
         for key, item in value.items():  # type: ignore[attr-defined]
-            if isinstance(key, str) and is_secret_field_name(key):
+            if _is_secret_entry(value, key):  # type: ignore[arg-type]
                 if item is not None:
                     return True
             elif type(item) is str:  # leaves inline: most of a dump is strings and numbers
@@ -333,10 +464,21 @@ def needs_redaction(value: object) -> bool:
     return kind not in _PLAIN_SCALARS
 
 
+# A reasoning block's `signature` is the vendor's opaque proof of its reasoning, sent back as is:
+# not a credential, and replay of a multi-turn session needs it.
+_OPAQUE_SIGNATURE_TYPES = frozenset({"thinking", "thinking_end"})
+
+
+def _is_secret_entry(value: dict[Any, Any], key: object) -> bool:
+    if not isinstance(key, str) or not is_secret_field_name(key):
+        return False
+    return not (key == "signature" and value.get("type") in _OPAQUE_SIGNATURE_TYPES)
+
+
 def _redact_dict(value: dict[Any, Any]) -> dict[Any, Any]:
     redacted = {}
     for key, item in value.items():
-        if isinstance(key, str) and is_secret_field_name(key):
+        if _is_secret_entry(value, key):
             redacted[key] = None if item is None else SECRET_PLACEHOLDER
         elif type(item) in _PLAIN_SCALARS:
             redacted[key] = item

@@ -12,11 +12,12 @@ so every report can say which rule absorbed a difference and where it was declar
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Any, Literal
+from typing import Any, Literal, cast
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -34,7 +35,7 @@ from openprogram.providers.recording.field_patterns import (
     parse_field_pattern,
 )
 
-PresetName = Literal["iso-datetime", "uuid", "tmp-path", "hex-id", "unix-ms"]
+PresetName = Literal["iso-datetime", "uuid", "tmp-path", "hex-id", "unix-ms", "unix-s", "port"]
 
 _DATE = r"\d{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12]\d|3[01])"
 _TIME = r"(?:[T ](?:[01]\d|2[0-3]):[0-5]\d(?::[0-5]\d(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)?"
@@ -54,6 +55,11 @@ PRESETS: dict[str, tuple[str, str]] = {
         "<hex>",
     ),
     "unix-ms": (r"(?<!\d)1[5-9]\d{11}(?!\d)", "<unix-ms>"),
+    "unix-s": (r"(?<![\d.])1[5-9]\d{8}(?:\.\d+)?(?![\d.])", "<unix-s>"),
+    "port": (
+        r"(?:(?<=localhost:)|(?<=127\.0\.0\.1:)|(?<=0\.0\.0\.0:)|(?<=\[::1\]:))\d{2,5}(?!\d)",
+        "<port>",
+    ),
 }
 """Each preset's regular expression and replacement: values that change by themselves."""
 
@@ -328,33 +334,71 @@ def first_counting_difference(
     return None
 
 
-def fitting_preset(recorded: Any, incoming: Any) -> str | None:
-    """The preset that makes two differing values equal when both hold a value that changes by
-    itself (two dates, two UUIDs, two temp paths, two hex ids, two ms timestamps); else None."""
-    if not isinstance(recorded, str | int) or not isinstance(incoming, str | int):
-        return None
-    if isinstance(recorded, bool) or isinstance(incoming, bool):
-        return None
-    before, after = str(recorded), str(incoming)
-    for name, (regex, replace) in PRESETS.items():
-        compiled = re.compile(regex)
-        if not (compiled.search(before) and compiled.search(after)):
-            continue
-        if compiled.sub(replace, before) == compiled.sub(replace, after):
-            return name
-    return None
+MAX_PRESETS_TOGETHER = 3
+"""A suggestion combines at most this many presets (a date, a UUID and a port in one prompt)."""
 
 
-def suggest_rule(difference: FieldDifference) -> str | None:
-    """The rule that would absorb a difference of two values that change by themselves
-    (`fitting_preset`), or None.
+def fitting_presets(
+    recorded: Any, incoming: Any, in_force: Iterable[NormalizeRule] = ()
+) -> tuple[PresetName, ...]:
+    """The fewest presets that, applied together after the rules `in_force`, make two differing
+    values equal: `("uuid", "iso-datetime")` for `Session 9f…e1 on 2026-12-03` against
+    `Session 62…7a on 2026-12-04`. Empty when none do: ordinary text is never given a preset.
 
-    Ordinary text is never offered a rule: the suggestion needs a preset that makes both sides equal.
+    Each preset found stands for a kind of value (a date, a UUID), never for the values seen, so
+    the rules it makes still hold on the next run.
     """
-    preset = fitting_preset(difference.recorded, difference.incoming)
-    if preset is None:
+    if not isinstance(recorded, str | int) or not isinstance(incoming, str | int):
+        return ()
+    if isinstance(recorded, bool) or isinstance(incoming, bool):
+        return ()
+    before, after = str(recorded), str(incoming)
+    for rule in in_force:
+        before, after = str(rule.rewrite(before)), str(rule.rewrite(after))
+    if before == after:
+        return ()
+    compiled = {name: re.compile(regex) for name, (regex, _) in PRESETS.items()}
+    found = [
+        name for name, regex in compiled.items() if regex.search(before) and regex.search(after)
+    ]
+    for size in range(1, min(len(found), MAX_PRESETS_TOGETHER) + 1):
+        for names in itertools.combinations(found, size):
+            one, other = before, after
+            for name in names:
+                one = compiled[name].sub(PRESETS[name][1], one)
+                other = compiled[name].sub(PRESETS[name][1], other)
+            if one == other:
+                return cast(tuple[PresetName, ...], names)
+    return ()
+
+
+def fitting_preset(recorded: Any, incoming: Any) -> str | None:
+    """The one preset that makes two differing values equal on its own (`fitting_presets`), else
+    None."""
+    names = fitting_presets(recorded, incoming)
+    return names[0] if len(names) == 1 else None
+
+
+def suggested_rules(
+    difference: FieldDifference, in_force: MatchingRules = NO_RULES
+) -> tuple[NormalizeRule, ...]:
+    """The preset rules that, added to the rules `in_force`, would absorb `difference`: one per
+    kind of value that changed by itself (`fitting_presets`), on the path with every index as
+    `[*]`. Empty when ordinary text changed."""
+    path = difference.path_tokens
+    covering = [rule for rule in in_force.normalize if rule.pattern.matches(path)]
+    names = fitting_presets(difference.recorded, difference.incoming, covering)
+    general = generalise_path(path)
+    return tuple(NormalizeRule(path=general, preset=name, source="suggested") for name in names)
+
+
+def suggest_rule(difference: FieldDifference, in_force: MatchingRules = NO_RULES) -> str | None:
+    """The rules that would absorb a difference of values that change by themselves, in one line
+    (`normalize PATH uuid, iso-datetime`), or None (`suggested_rules`)."""
+    rules = suggested_rules(difference, in_force)
+    if not rules:
         return None
-    return f"normalize {generalise_path(difference.path_tokens)} {preset}"
+    return f"normalize {rules[0].path} {', '.join(str(rule.preset) for rule in rules)}"
 
 
 def scrub_value(value: Any, rules: Iterable[ScrubRule], path: tuple[PathToken, ...] = ()) -> Any:

@@ -32,6 +32,8 @@ from openprogram.providers.recording.rules import (
 
 HEADER_KEY = "rules"
 """The optional header metadata key that holds a recording's own rules."""
+HEADER_SOURCE = "recording header"
+"""The `source` of every rule kept in a recording's header."""
 
 
 def find_pyproject(start: Path | None = None) -> Path | None:
@@ -147,7 +149,7 @@ def rules_from_header(header: Mapping[str, Any], recording: str) -> MatchingRule
         raise RulesConfigError(
             f"{where}.{unknown[0]}", "unknown key (allowed: ignore, normalize, scrub)"
         )
-    return rules_from_tables(replay, record, "recording header", where)
+    return rules_from_tables(replay, record, HEADER_SOURCE, where)
 
 
 def header_rules_value(rules: MatchingRules) -> dict[str, Any]:

@@ -3,7 +3,7 @@
 Results are built with the library's own comparison on requests with fixed timestamps, and the
 screen shows the recording's name only, so nothing depends on the clock or a temporary path.
 After a change that alters a picture on purpose, look at the report, then run
-`pytest tests/tui/test_snapshots_rerun.py --snapshot-update`.
+`pytest tests/tui/test_snapshots_check.py --snapshot-update`.
 """
 
 from __future__ import annotations
@@ -16,10 +16,10 @@ from textual.pilot import Pilot
 
 from openprogram.recordings import CheckResult
 from tests.recording_files import write_recording
-from tests.tui import rerun_support as fixtures
+from tests.tui import check_support as fixtures
 from tests.tui.pilot_support import until
+from tui.screens.check import RerunScreen
 from tui.screens.command_editor import CommandEditorScreen
-from tui.screens.rerun import RerunScreen
 
 SIZE = (120, 40)
 SnapCompare = Callable[..., bool]

@@ -16,12 +16,12 @@ from textual.message import Message
 from textual.reactive import reactive
 
 from openprogram.providers.recording.differences import MISSING, FieldDifference, PathToken
-from tui.model.rerun import RequestComparison
+from tui.model.check import RequestComparison
 from tui.model.rule_offers import RuleKind, why_not_normalizable
 from tui.model.string_diff import string_diff, wants_string_diff
-from tui.widgets.rerun.json_pane import JsonPane
-from tui.widgets.rerun.path_bar import PathBar
-from tui.widgets.rerun.string_diff import StringDiffView
+from tui.widgets.check.json_pane import JsonPane
+from tui.widgets.check.path_bar import PathBar
+from tui.widgets.check.string_diff import StringDiffView
 
 
 class MismatchView(Vertical):

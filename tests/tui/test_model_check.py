@@ -14,9 +14,8 @@ from openprogram.providers.recording.difference_text import describe_difference
 from openprogram.providers.recording.differences import MISSING, format_field_path
 from openprogram.recordings import CheckResult
 from tests.recording_files import REPO_ROOT, write_recording
-from tests.tui import rerun_support as fixtures
-from tui.model.field_paths import FieldPathError, parse_field_path
-from tui.model.rerun import (
+from tests.tui import check_support as fixtures
+from tui.model.check import (
     EXPLANATIONS,
     RequestComparison,
     event_timeline,
@@ -27,7 +26,7 @@ from tui.model.rerun import (
     run_rerun,
     value_at,
 )
-from tui.model.rerun_commands import (
+from tui.model.check_commands import (
     CommandSyntaxError,
     choose_command,
     commands_path,
@@ -37,6 +36,7 @@ from tui.model.rerun_commands import (
     remember_command,
     remembered_command,
 )
+from tui.model.field_paths import FieldPathError, parse_field_path
 from tui.model.string_diff import string_diff, wants_string_diff
 
 # -- outcomes --

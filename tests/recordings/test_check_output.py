@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from openprogram.recordings.rerun import OUTPUT_LINE_CHARS, OUTPUT_TAIL_LINES, run_check
+from openprogram.recordings.check import OUTPUT_LINE_CHARS, OUTPUT_TAIL_LINES, run_check
 from tests.recording_files import REPO_ROOT, run_cli
 
 ECHO = ["examples/echo_agent.py"]

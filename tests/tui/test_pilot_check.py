@@ -19,17 +19,17 @@ from textual.widgets import Input, Static
 from openprogram.providers.recording.differences import MISSING
 from openprogram.recordings import CheckProgress, CheckResult, record_command
 from tests.recording_files import REPO_ROOT
-from tests.tui import rerun_support as fixtures
+from tests.tui import check_support as fixtures
 from tests.tui.pilot_support import notifications, until
-from tui.model.rerun_commands import commands_path, remember_command, remembered_command
+from tui.model.check_commands import commands_path, remember_command, remembered_command
+from tui.screens.check import RerunScreen
 from tui.screens.command_editor import CommandEditorScreen
-from tui.screens.rerun import RerunScreen
-from tui.widgets.rerun.event_timeline import EventTimelineView
-from tui.widgets.rerun.json_pane import JsonPane
-from tui.widgets.rerun.mismatch_view import MismatchView
-from tui.widgets.rerun.path_bar import PathBar
-from tui.widgets.rerun.rerun_outcome import RerunOutcome
-from tui.widgets.rerun.string_diff import StringDiffView
+from tui.widgets.check.check_outcome import RerunOutcome
+from tui.widgets.check.event_timeline import EventTimelineView
+from tui.widgets.check.json_pane import JsonPane
+from tui.widgets.check.mismatch_view import MismatchView
+from tui.widgets.check.path_bar import PathBar
+from tui.widgets.check.string_diff import StringDiffView
 
 ECHO = [sys.executable, "examples/echo_agent.py"]
 SIZE = (120, 40)
@@ -76,7 +76,7 @@ async def finished(pilot: Pilot[None]) -> RerunScreen:
     assert isinstance(screen, RerunScreen)
     await until(pilot, lambda: screen.result is not None and not screen.running)
     await until(pilot, lambda: bool(screen.query(MismatchView) or screen.query(RerunOutcome)))
-    await pilot.pause()
+    await fixtures.marks_revealed(pilot)
     return screen
 
 
@@ -84,6 +84,7 @@ async def editor(pilot: Pilot[None]) -> CommandEditorScreen:
     await until(pilot, lambda: isinstance(pilot.app.screen, CommandEditorScreen))
     screen = pilot.app.screen
     assert isinstance(screen, CommandEditorScreen)
+    await until(pilot, lambda: bool(screen.query(Input)))  # composed, not only pushed
     return screen
 
 
@@ -162,7 +163,7 @@ async def test_progress_counts_the_calls_consumed_so_far(monkeypatch: pytest.Mon
         release.wait(10)
         return fixtures.ok_result()
 
-    monkeypatch.setattr("tui.screens.rerun.run_rerun", run)
+    monkeypatch.setattr("tui.screens.check.run_rerun", run)
     app = host(RerunScreen(Path("echo.jsonl"), ["python", "agent.py"]))
     async with app.run_test(size=SIZE) as pilot:
         await until(pilot, lambda: bool(app.screen.query("#rerun-progress-text")))
@@ -357,7 +358,7 @@ async def test_a_failure_of_the_rerun_itself_is_a_result_not_a_traceback(
     def broken(*args: object, **kwargs: object) -> CheckResult:
         raise RuntimeError("disk on fire")
 
-    monkeypatch.setattr("tui.screens.rerun.run_rerun", broken)
+    monkeypatch.setattr("tui.screens.check.run_rerun", broken)
     app = host(RerunScreen(Path("echo.jsonl"), ["true"]))
     async with app.run_test(size=SIZE) as pilot:
         await until(pilot, lambda: bool(app.screen.query(RerunOutcome)))
@@ -417,7 +418,7 @@ async def test_run_at_once_uses_the_recorded_command_as_check_does(
         ran.append(argv)
         return fixtures.ok_result()
 
-    monkeypatch.setattr("tui.screens.rerun.run_rerun", run)
+    monkeypatch.setattr("tui.screens.check.run_rerun", run)
     app = host(RerunScreen(echo_recording, edit_first=False))
     async with app.run_test(size=SIZE) as pilot:
         await finished(pilot)

@@ -45,11 +45,12 @@ from openprogram.providers.replay import (
 )
 from openprogram.providers.scripted import ScriptedProvider, TextStep
 from openprogram.recordings import CheckResult
-from openprogram.recordings.rerun import AbsorbedDifference
+from openprogram.recordings.check import AbsorbedDifference
 from tests.tui.pilot_support import until
 from tui.theme import DARK_THEME, THEMES
-from tui.widgets.rerun.mismatch_view import MismatchView
-from tui.widgets.rerun.rerun_outcome import RerunOutcome
+from tui.widgets.check.check_outcome import RerunOutcome
+from tui.widgets.check.json_pane import JsonPane
+from tui.widgets.check.mismatch_view import MismatchView
 
 CLOCK = 1_767_605_400_000
 ECHO_ARGV = ["python", "examples/echo_agent.py", "bye"]
@@ -360,6 +361,17 @@ def record_one_call(path: Path) -> Path:
     return path
 
 
+async def marks_revealed(pilot: Pilot[None]) -> None:
+    """Wait until each request pane has put its marked field under its cursor, in view."""
+
+    def revealed() -> bool:
+        panes = pilot.app.screen.query(JsonPane)
+        return all(pane.marked is None or pane.cursor_node is pane.marked for pane in panes)
+
+    await until(pilot, revealed)
+    await pilot.pause()
+
+
 def after_result(*keys: str) -> Callable[[Pilot[None]], Awaitable[None]]:
     """Wait until the result is on screen, press `keys`, let everything settle."""
 
@@ -369,6 +381,7 @@ def after_result(*keys: str) -> Callable[[Pilot[None]], Awaitable[None]]:
             return bool(screen.query(MismatchView) or screen.query(RerunOutcome))
 
         await until(pilot, shown)
+        await marks_revealed(pilot)
         await pilot.press(*keys)
         await pilot.app.workers.wait_for_complete()
         await pilot.pause()

@@ -26,7 +26,7 @@ from openprogram.providers.recording.errors import RecordingFileError
 from openprogram.providers.recording.reader import read_recording
 from openprogram.providers.replay import MismatchKind, MismatchReport
 from openprogram.recordings import CheckProgress, CheckResult, run_check
-from openprogram.recordings.rerun import AbsorbedDifference, check_refused
+from openprogram.recordings.check import AbsorbedDifference, check_refused
 from openprogram.text import plural
 from tui.model.event_rows import preview_event
 

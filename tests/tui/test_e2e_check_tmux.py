@@ -102,6 +102,54 @@ def test_z_turns_a_next_day_mismatch_into_ok_in_two_rules(
     assert b'"rules":{"normalize":' in Path(made.path).read_bytes().split(b"\n", 1)[0]
 
 
+SESSION_AGENT = """\
+import asyncio, os, sys, uuid
+from openprogram.agent import AgentTool, run_agent_loop
+from openprogram.providers import Context, Model, UserMessage
+
+NOTE = AgentTool(name="echo", description="Note it.", parameters={"type": "object"},
+                 function=lambda text="": "noted")
+
+async def main() -> int:
+    today = os.environ["OPENPROGRAM_EXAMPLE_TODAY"]
+    model = Model(id="echo-1", name="Echo", api="scripted", provider="scripted")
+    prompt = f"Session {uuid.uuid4()} on {today}. Note what the user says."
+    context = Context(system_prompt=prompt, messages=[UserMessage(content="buy milk")])
+    await run_agent_loop(model, context, [NOTE])
+    return 0
+
+sys.exit(asyncio.run(main()))
+"""
+
+
+def test_a_date_and_a_uuid_in_the_prompt_go_green_in_two_keys_with_presets(
+    openprogram_home: Path, tmux_available: None, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Day two: the prompt holds today's date and a fresh UUID; z offers both presets, enter saves
+    # them and runs again, and the header holds presets, never the values seen.
+    project = tmp_path / "session"
+    project.mkdir()
+    (project / "agent.py").write_text(SESSION_AGENT)
+    monkeypatch.setenv("OPENPROGRAM_EXAMPLE_TODAY", "2026-12-03")
+    made = record_command([sys.executable, "agent.py"], name="session", cwd=str(project))
+    assert made.exit_code == 0 and made.path is not None
+    line = tui_line(openprogram_home, "--check", made.path, OPENPROGRAM_EXAMPLE_TODAY="2026-12-04")
+    terminal = Terminal("optui-day-two")
+    assert terminal.start(line, cwd=project)
+    try:
+        terminal.wait_for("call 0 › context › system_prompt", "mismatch")
+        terminal.keys("z")  # key 1
+        terminal.wait_for("iso-datetime, uuid", "will not count")
+        terminal.keys("Enter")  # key 2: saved into the header, and the check runs again
+        terminal.wait_for("✓ ok")
+        terminal.keys("C-q")
+    finally:
+        terminal.close()
+    header = Path(made.path).read_bytes().split(b"\n", 1)[0].decode()
+    assert '"preset":"iso-datetime"' in header and '"preset":"uuid"' in header
+    assert "2026-12-0" not in header.split('"rules"', 1)[1]  # no literal of a value seen
+
+
 def test_openprogram_tui_diff_as_a_git_difftool_shows_what_the_commit_changed(
     openprogram_home: Path, tmux_available: None, tmp_path: Path
 ) -> None:

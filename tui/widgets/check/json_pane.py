@@ -17,8 +17,8 @@ from textual.widgets import Tree
 from textual.widgets.tree import TreeNode
 
 from openprogram.providers.recording.differences import MISSING, PathToken
+from tui.model.check import value_at
 from tui.model.json_nodes import JsonNode, describe_value, value_kind
-from tui.model.rerun import value_at
 from tui.widgets.common.json_tree import JsonNodeTree
 
 """An object or array lists at most this many children (plus the one on the marked path)."""
@@ -98,6 +98,7 @@ class JsonPane(JsonNodeTree):
         """Paths of differences a rule absorbed → what the rule did (`ignored`, `≈ uuid`); drawn
         dimmed, with that beside the key."""
         self._following = False
+        self._reveal_pending = False
         super().__init__("request", id=id)
         self.border_title = title
         self.show_root = False
@@ -235,19 +236,31 @@ class JsonPane(JsonNodeTree):
             node.expand()
         return None if node is self.root else node
 
-    def _reveal(self) -> None:
+    def _reveal(self, tries: int = 3) -> None:
         if self.marked is None or self.marked.line < 0:
             return
-        # The pane's own reveal is not a user scroll: done at once and not echoed to the other
-        # pane, whose reveal puts its own mark in view (an echo raced it, so which row a small
-        # pane showed depended on timing).
+        # One scroll, done at once and not echoed to the other pane (whose reveal puts its own
+        # mark in view): `move_cursor` would queue a second scroll of its own, and which of the
+        # two landed last depended on timing. A pane not laid out yet (no height) reveals when
+        # it gets its size; until the tree's lines are measured the scroll would stop short, so
+        # it waits for them (a few refreshes at most).
+        self._reveal_pending = not self.size.height
+        if self._reveal_pending:
+            return
+        y = max(self.marked.line - self.size.height // 3, 0)
+        if y > self.max_scroll_y and tries > 0:
+            self.call_after_refresh(self._reveal, tries - 1)
+            return
         self._following = True
         try:
-            self.move_cursor(self.marked)
-            y = max(self.marked.line - self.size.height // 3, 0)
+            self.cursor_line = self.marked.line
             self.scroll_to(y=y, animate=False, immediate=True)
         finally:
             self._following = False
+
+    def on_resize(self) -> None:
+        if self._reveal_pending:
+            self.call_after_refresh(self._reveal)
 
     # -- rendering and events --
 

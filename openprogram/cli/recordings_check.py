@@ -13,16 +13,17 @@ from openprogram.cli.commands import add_command
 from openprogram.cli.output import Output, UsageRefused
 from openprogram.errors import OpenProgramError
 from openprogram.providers.recording.rules import IgnoreRule, MatchingRules, NormalizeRule
-from openprogram.recordings.oneshot import record_command
-from openprogram.recordings.repair import repair_recording
-from openprogram.recordings.rerun import (
+from openprogram.recordings.check import (
     CheckProgress,
     CheckResult,
     CheckUsageError,
     check_refused,
     run_check,
 )
+from openprogram.recordings.oneshot import record_command
+from openprogram.recordings.repair import repair_recording
 from openprogram.text import plural
+from openprogram.visible_text import visible
 
 if TYPE_CHECKING:
     from openprogram.cli.commands import Subcommands
@@ -64,8 +65,10 @@ def record_once(args: argparse.Namespace, out: Output) -> int:
     result = record_command(args.command, name=args.name, keep_failed=args.keep_failed)
     where = result.path if result.kept else "dropped (the command failed; --keep-failed keeps it)"
     print(
-        f"openprogram: recorded {result.calls} calls, {result.events} events as "
-        f"{result.recording_id}: {where}",
+        visible(
+            f"openprogram: recorded {result.calls} calls, {result.events} events as "
+            f"{result.recording_id}: {where}"
+        ),
         file=out.stderr,
         flush=True,
     )

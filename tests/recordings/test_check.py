@@ -12,7 +12,7 @@ import pytest
 
 from openprogram.providers.recording.reader import read_recording
 from openprogram.providers.replay import MismatchReport
-from openprogram.recordings.rerun import CheckProgress, run_check
+from openprogram.recordings.check import CheckProgress, run_check
 from tests.recording_files import REPO_ROOT, run_cli
 
 ECHO = ["examples/echo_agent.py"]

@@ -27,6 +27,7 @@ from textual.worker import Worker, WorkerState
 
 from openprogram.errors import OpenProgramError
 from openprogram.providers.recording.differences import PathToken
+from openprogram.providers.recording.rules import NO_RULES
 from openprogram.recordings import CheckProgress, CheckResult
 from openprogram.recordings.accept import AcceptRun, run_accept, write_accepted
 from openprogram.recordings.rerecord import (
@@ -40,8 +41,9 @@ from openprogram.recordings.rule_edits import (
     add_rule_to_header,
     add_rule_to_pyproject,
     project_rules_file,
+    rules_in_force,
 )
-from tui.model.rerun import (
+from tui.model.check import (
     EventTimeline,
     RequestComparison,
     event_timeline,
@@ -52,7 +54,7 @@ from tui.model.rerun import (
     run_rerun,
     value_at,
 )
-from tui.model.rerun_commands import (
+from tui.model.check_commands import (
     CommandSource,
     RerunCommand,
     choose_command,
@@ -63,13 +65,14 @@ from tui.screens.accept_review import AcceptReviewScreen
 from tui.screens.command_editor import CommandEditorScreen
 from tui.screens.confirm import ConfirmScreen
 from tui.screens.rule_editor import RuleChoice, RuleEditorScreen
+from tui.screens.rules import RulesScreen
+from tui.widgets.check.check_outcome import RerunOutcome
+from tui.widgets.check.check_progress import RerunProgress
+from tui.widgets.check.event_timeline import EventTimelineView
+from tui.widgets.check.json_pane import JsonPane
+from tui.widgets.check.mismatch_view import MismatchView
 from tui.widgets.common.key_footer import KeyFooter
 from tui.widgets.common.title_bar import TitleBar
-from tui.widgets.rerun.event_timeline import EventTimelineView
-from tui.widgets.rerun.json_pane import JsonPane
-from tui.widgets.rerun.mismatch_view import MismatchView
-from tui.widgets.rerun.rerun_outcome import RerunOutcome
-from tui.widgets.rerun.rerun_progress import RerunProgress
 
 
 class RerunScreen(Screen[None]):
@@ -82,6 +85,7 @@ class RerunScreen(Screen[None]):
         Binding("o", "open_call", "Open call", id="rerun.open-call"),
         Binding("a", "accept", "Accept", id="rerun.accept"),
         Binding("R", "rerecord", "Record again", show=False, id="rerun.rerecord"),
+        Binding("u", "rules", "Rules", show=False, id="rerun.rules"),
     ]
     DEFAULT_CSS = """
     RerunScreen {
@@ -293,12 +297,33 @@ class RerunScreen(Screen[None]):
         message.stop()
         if self.running:
             return
+        project = project_rules_file(self._start_dir())
+        try:  # what replay merges: the preview judges the new rule together with these
+            in_force = rules_in_force(self.recording, self._start_dir())
+        except OpenProgramError:
+            in_force = NO_RULES
+        editor = RuleEditorScreen(
+            message.kind, message.difference, self.recording, project, in_force
+        )
+        self.app.push_screen(editor, lambda choice: self._save_rule(choice, project))
+
+    def _start_dir(self) -> Path:
+        """Where the program runs: the project's rules are found from there."""
         cwd = (self.command.cwd if self.command else None) or (
             self.result.cwd if self.result else None
         )
-        project = project_rules_file(Path(cwd) if cwd else Path.cwd())
-        editor = RuleEditorScreen(message.kind, message.difference, self.recording, project)
-        self.app.push_screen(editor, lambda choice: self._save_rule(choice, project))
+        return Path(cwd) if cwd else Path.cwd()
+
+    def action_rules(self) -> None:
+        """List the rules in force for this recording; removing one runs the check again."""
+        if self.running:
+            return
+
+        async def after(removed: bool | None) -> None:
+            if removed:
+                await self.action_run_again()
+
+        self.app.push_screen(RulesScreen(self.recording, self._start_dir()), after)
 
     def _save_rule(self, choice: RuleChoice | None, project: Path) -> None:
         if choice is not None:
@@ -309,15 +334,16 @@ class RerunScreen(Screen[None]):
     def _write_rule(self, choice: RuleChoice, project: Path) -> None:
         # A recording's header is rewritten by copying the file: a thread, not the screen's loop.
         try:
-            if choice.scope == "project":
-                where = str(add_rule_to_pyproject(project, choice.rule))
-            else:
-                add_rule_to_header(self.recording, choice.rule)
-                where = f"the header of {self.recording.name}"
+            for rule in choice.rules:
+                if choice.scope == "project":
+                    where = str(add_rule_to_pyproject(project, rule))
+                else:
+                    add_rule_to_header(self.recording, rule)
+                    where = f"the header of {self.recording.name}"
         except (OpenProgramError, OSError) as exc:
             self.post_message(self.RuleSaved(None, str(exc)))
             return
-        self.post_message(self.RuleSaved(choice, f"Added `{choice.rule.describe()}` to {where}."))
+        self.post_message(self.RuleSaved(choice, f"Added `{choice.describe()}` to {where}."))
 
     async def on_rerun_screen_rule_saved(self, message: RuleSaved) -> None:
         if message.choice is None:

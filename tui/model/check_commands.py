@@ -19,6 +19,7 @@ from typing import Literal
 
 from openprogram.providers.recording.config import state_dir
 from openprogram.providers.recording.errors import RecordingFileError
+from openprogram.providers.recording.redaction import remove_secret_argv
 from openprogram.recordings import entry_of
 
 COMMANDS_FILE = "tui-commands.json"
@@ -85,7 +86,7 @@ def remember_command(recording: Path, argv: Sequence[str] | None) -> None:
     """Remember `argv` for `recording`; `None` forgets it (the recorded command applies again)."""
     commands = _load()
     if argv:
-        commands[_key(recording)] = list(argv)
+        commands[_key(recording)] = remove_secret_argv(argv)  # never a credential on disk
     elif commands.pop(_key(recording), None) is None:
         return
     _store(commands)
