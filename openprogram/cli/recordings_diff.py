@@ -8,8 +8,8 @@ from typing import TYPE_CHECKING, Any
 from openprogram.cli.commands import add_command
 from openprogram.cli.output import Output
 from openprogram.errors import OpenProgramError
-from openprogram.providers.recording.differences import MISSING, FieldDifference
-from openprogram.providers.recording.mismatch import format_value
+from openprogram.providers.recording.difference_text import diff_change, format_path, format_value
+from openprogram.providers.recording.differences import MISSING
 from openprogram.providers.recording.store import locate_recording
 from openprogram.providers.types import Usage
 from openprogram.recordings.diff import CallPair, RecordingDiff, WordChange, diff_recordings
@@ -104,15 +104,6 @@ def _words(changes: tuple[WordChange, ...]) -> str:
     return "".join(marks[change.op].format(change.text) for change in changes)
 
 
-def _change(difference: FieldDifference) -> str:
-    """`'a' → 'b'`, or for a list item on one side only, which side has it."""
-    if difference.kind == "inserted":
-        return f"inserted in B: {format_value(difference.incoming)}"
-    if difference.kind == "removed":
-        return f"removed in B: {format_value(difference.recorded)}"
-    return f"{format_value(difference.recorded)} → {format_value(difference.incoming)}"
-
-
 def print_diff(diff: RecordingDiff, out: Output) -> None:
     """The summary, then every call that is not the same with its differences."""
     out.line(("A ", "bold"), str(diff.a))
@@ -126,14 +117,14 @@ def print_diff(diff: RecordingDiff, out: Output) -> None:
         for ruled in pair.request:
             d = ruled.difference
             absorbed = f"  (absorbed: {ruled.absorbed_by.describe()})" if ruled.absorbed_by else ""
-            out.line(f"  {d.field_path}: {_change(d)}", (absorbed, "dim"))
+            out.line(f"  {format_path(d.field_path)}: {diff_change(d)}", (absorbed, "dim"))
         answer = pair.answer
         if answer.text:
             out.line("  answer text: ", format_value(_words(answer.text), 400))
         if answer.thinking:
             out.line("  thinking: ", format_value(_words(answer.thinking), 400))
         for d in answer.tool_calls:
-            out.line(f"  {d.field_path}: {_change(d)}")
+            out.line(f"  {format_path(d.field_path)}: {diff_change(d)}")
         if answer.stop_reason:
             out.line(f"  stop reason: {answer.stop_reason[0]} → {answer.stop_reason[1]}")
         if answer.error:

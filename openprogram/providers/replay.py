@@ -2,15 +2,20 @@
 
 `ReplayProvider(path)` answers every call from a recording and raises `ReplayMismatch` on the first
 request that differs from the recorded one (`MismatchReport` is its JSON form);
-`find_first_difference` is the walk it uses.
+`find_first_difference` is the walk it uses, which never compares the fields named in
+`NON_DETERMINISTIC_FIELD_NAMES`.
 """
 
-from openprogram.providers.recording.differences import find_first_difference
+from openprogram.providers.recording.differences import (
+    NON_DETERMINISTIC_FIELD_NAMES,
+    find_first_difference,
+)
 from openprogram.providers.recording.errors import RecordingFileError
 from openprogram.providers.recording.mismatch import MismatchKind, MismatchReport, ReplayMismatch
 from openprogram.providers.recording.replayer import ReplayProvider
 
 __all__ = [
+    "NON_DETERMINISTIC_FIELD_NAMES",
     "MismatchKind",
     "MismatchReport",
     "RecordingFileError",

@@ -17,7 +17,7 @@ from typing import Any, Literal, get_args
 
 from openprogram.errors import OpenProgramError
 from openprogram.providers.api_registry import ApiProvider, wrap_api_providers
-from openprogram.providers.recording.check_protocol import AcceptedRow, MismatchRow, ReportRow
+from openprogram.providers.recording.check_protocol import AcceptedRow, ReportRow
 from openprogram.providers.recording.config import RecordReplayMode
 from openprogram.providers.recording.errors import RecordingFileError
 from openprogram.providers.recording.reader import read_recording
@@ -111,7 +111,6 @@ class OpenProgramRecording:
             record_mode in ("once", "rerecord") and not _exists(path)
         )
         self.replay: ReplayProvider | None = None
-        self.mismatches: list[ReplayMismatch] = []
         self.accepting = record_mode == "accept"
         self.rerecording = record_mode == "rerecord" and _exists(path)
         """Rerecord mode: the matching calls replayed, the rest live, all written to a new file
@@ -125,6 +124,11 @@ class OpenProgramRecording:
         self._sink: _CountingSink | None = None
         self._partial: Path | None = None
         self._stack = ExitStack()
+
+    @property
+    def mismatches(self) -> list[ReplayMismatch]:
+        """Every `ReplayMismatch` replay raised, even ones the code under test caught."""
+        return self.replay.mismatches if self.replay is not None else []
 
     @property
     def mode(self) -> RecordReplayMode:
@@ -161,8 +165,6 @@ class OpenProgramRecording:
         def on_report(row: ReportRow) -> None:
             if isinstance(row, AcceptedRow):
                 self.accepted_calls.append(row.accepted.call_index)
-            if isinstance(row, MismatchRow):
-                self.mismatches.append(ReplayMismatch.from_report(row.mismatch))
 
         try:
             if self.accepting:

@@ -173,6 +173,25 @@ def test_the_library_never_imports_the_tui_or_textual() -> None:
     ] == []
 
 
+def test_the_tui_takes_its_wording_from_the_library_not_from_the_replay_engine() -> None:
+    """How a difference reads is `difference_text`'s (one module for every surface); from the
+    replayer (the engine) the TUI takes only its types, never a display helper."""
+    engine = "openprogram.providers.recording.replayer"
+    taken = {
+        (name, alias.name)
+        for name, path in all_modules().items()
+        if within(name, ("tui",))
+        for node in _import_nodes(ast.parse(path.read_text()))
+        if isinstance(node, ast.ImportFrom) and node.module == engine
+        for alias in node.names
+    }
+    assert {alias for _, alias in taken} <= {"ReplayProvider", "RecordedCallError"}, taken
+    wording = "openprogram.providers.recording.difference_text"
+    assert wording in GRAPH["tui.model.check"]
+    assert wording in GRAPH["openprogram.cli.recordings_diff"]
+    assert wording in GRAPH["openprogram.providers.recording.mismatch"]
+
+
 def test_the_leaves_import_nothing_from_the_project() -> None:
     """What every layer may import must not lead back into any layer."""
     assert {name: GRAPH[name] for name in (ROOT_PACKAGE, *LEAVES) if GRAPH.get(name)} == {}

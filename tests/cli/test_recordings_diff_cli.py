@@ -2,11 +2,22 @@
 
 from __future__ import annotations
 
+import asyncio
+import io
 import json
 import subprocess
 import sys
 from pathlib import Path
 
+from openprogram.cli.output import Output
+from openprogram.cli.recordings_diff import print_diff
+from openprogram.providers import Context, Model, StreamOptions, UserMessage
+from openprogram.providers.recording import RecordingProvider
+from openprogram.providers.recording.reader import read_recording
+from openprogram.providers.recording.rules import MatchingRules
+from openprogram.providers.scripted import ScriptedProvider, TextStep
+from openprogram.providers.stream import drain
+from openprogram.recordings.diff import diff_recordings
 from tests.recording_files import REPO_ROOT, run_cli, subprocess_env
 
 ECHO = [sys.executable, "examples/echo_agent.py"]
@@ -28,6 +39,30 @@ def test_diff_exits_like_diff_and_names_the_changed_field(openprogram_home: Path
     assert "answer text: '[-echo:hi-]{+echo:bye+}'" in changed.stdout
     missing = run_cli(openprogram_home, "diff", "hi", "nope")
     assert missing.returncode == 2 and "file not found" in missing.stderr
+
+
+def test_a_field_path_in_the_diff_is_one_escaped_bounded_line(tmp_path: Path) -> None:
+    """A key with a terminal escape and a newline, 5,000 characters long, prints as one cut line."""
+    model = Model(id="m", api="scripted", provider="scripted")
+    context = Context(system_prompt="s", messages=[UserMessage(content="hi", timestamp=1)])
+
+    def record(name: str, metadata: dict[str, object]) -> Path:
+        path = tmp_path / name
+        recorder = RecordingProvider(ScriptedProvider([[TextStep(text="ok")]]), path)
+        asyncio.run(drain(recorder.stream(model, context, StreamOptions(metadata=metadata))))
+        recorder.sink.close()
+        return path
+
+    key = "\x1b[2J\n" + "k" * 5000
+    a, b = record("a.jsonl", {key: 1}), record("b.jsonl", {key: 2})
+    stdout = io.StringIO()
+    print_diff(
+        diff_recordings(read_recording(a), read_recording(b), MatchingRules()), Output(stdout)
+    )
+    line = next(line for line in stdout.getvalue().splitlines() if "metadata" in line)
+    assert line.startswith('  options.metadata["\\x1b[2J\\nkkk')
+    assert line.endswith(" characters): 1 → 2") and len(line) < 250
+    assert "\x1b" not in stdout.getvalue()
 
 
 def test_diff_json_is_stable(openprogram_home: Path) -> None:

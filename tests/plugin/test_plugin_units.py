@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import shlex
 from collections.abc import AsyncIterator
+from typing import Any
 
 import pytest
 
@@ -16,7 +17,8 @@ from openprogram.providers import (
     register_api_provider,
 )
 from openprogram.providers.api_registry import ApiProvider, UnknownApiError, wrap_api_providers
-from openprogram.providers.replay import ReplayMismatch
+from openprogram.providers.recording.differences import MISSING, FieldDifference
+from openprogram.providers.replay import MismatchReport, ReplayMismatch
 from openprogram.pytest_plugin import ALIASES, CHOICES, _file_stem, resolve_record_mode
 from openprogram.testing import RECORD_MODES, tui_command
 from openprogram.testing.session import RECORD_MODE_ALIASES
@@ -84,12 +86,20 @@ def test_an_unknown_ini_mode_is_a_usage_error() -> None:
         resolve_record_mode(None, "always", {})
 
 
+def _request_mismatch(
+    call_index: int, tokens: tuple[str | int, ...], **values: Any
+) -> ReplayMismatch:
+    recorded, incoming = values.get("recorded", MISSING), values.get("incoming", MISSING)
+    kind = "changed" if recorded is not MISSING and incoming is not MISSING else "added"
+    difference = FieldDifference(tokens, recorded, incoming, kind)
+    return ReplayMismatch(MismatchReport.of_difference(call_index, difference, {}, {}))
+
+
 def test_the_tui_command_quotes_fields_and_paths_for_the_shell() -> None:
     field = """context.messages[0]["it's"]"""
     tokens = ("context", "messages", 0, "it's")
-    mismatch = ReplayMismatch(
-        "request", 3, field_path=field, recorded="a", incoming="b", path_tokens=tokens
-    )
+    mismatch = _request_mismatch(3, tokens, recorded="a", incoming="b")
+    assert mismatch.field_path == field
     command = tui_command("my recordings/x.jsonl", mismatch)
     assert shlex.split(command) == [
         "openprogram-tui",
@@ -99,17 +109,13 @@ def test_the_tui_command_quotes_fields_and_paths_for_the_shell() -> None:
         "--field",
         field,
     ]
-    simple = ReplayMismatch(
-        "request", 0, field_path="model.id", recorded="a", incoming="b", path_tokens=("model", "id")
-    )
+    simple = _request_mismatch(0, ("model", "id"), recorded="a", incoming="b")
     assert tui_command("x.jsonl", simple) == "openprogram-tui x.jsonl --call 0 --field model.id"
-    past_end = ReplayMismatch("extra_call", 2, detail="more calls")
+    past_end = ReplayMismatch(MismatchReport.of_call("extra_call", 2, "more calls"))
     assert tui_command("x.jsonl", past_end) == "openprogram-tui x.jsonl"
-    remaining = ReplayMismatch("unconsumed", 1, detail="left")
+    remaining = ReplayMismatch(MismatchReport.of_call("unconsumed", 1, "left"))
     assert tui_command("x.jsonl", remaining) == "openprogram-tui x.jsonl --call 1"
-    missing = ReplayMismatch(
-        "request", 0, field_path="options.x", incoming=1, path_tokens=("options", "x")
-    )
+    missing = _request_mismatch(0, ("options", "x"), incoming=1)
     assert tui_command("x.jsonl", missing).endswith("--field options.x")
 
 

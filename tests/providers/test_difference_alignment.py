@@ -67,12 +67,12 @@ def test_a_message_inserted_at_the_start_is_one_inserted_difference(tmp_path: Pa
     )
 
     assert mismatch.field_path == "context.messages[0]"
-    assert mismatch.difference_kind == "inserted"
+    assert mismatch.report.difference_kind == "inserted"
     assert "inserted" in str(mismatch) and '"you are in Lyon"' in str(mismatch)
     assert mismatch.recorded is MISSING
-    report = mismatch.report()
+    report = mismatch.report
     assert report.difference_kind == "inserted" and not report.recorded_present
-    assert ReplayMismatch.from_report(report).difference_kind == "inserted"
+    assert ReplayMismatch(report).report.difference_kind == "inserted"
     # Every later message is compared with its own counterpart: nothing else differs.
     assert report.recorded_request is not None and report.incoming_request is not None
     differences = list(iter_request_differences(report.recorded_request, report.incoming_request))
@@ -84,7 +84,10 @@ def test_a_removed_message_is_one_removed_difference(tmp_path: Path) -> None:
     recording = record(tmp_path / "r.jsonl", said("plan the trip", "book the train", "thanks"))
     mismatch = replay_mismatch(recording, said("plan the trip", "thanks"))
 
-    assert (mismatch.field_path, mismatch.difference_kind) == ("context.messages[1]", "removed")
+    assert (mismatch.field_path, mismatch.report.difference_kind) == (
+        "context.messages[1]",
+        "removed",
+    )
     assert "removed the recorded" in str(mismatch) and '"book the train"' in str(mismatch)
     assert mismatch.incoming is MISSING
 

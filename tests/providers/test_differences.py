@@ -1,12 +1,15 @@
 from __future__ import annotations
 
+import importlib
 import json
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
 from openprogram.providers.recording.differences import (
     MISSING,
+    NON_DETERMINISTIC_FIELD_NAMES,
     find_first_difference,
     format_field_path,
     iter_differences,
@@ -72,3 +75,16 @@ def test_the_same_pair_always_gives_the_same_path(a: object, b: object) -> None:
     assert first == find_first_difference(a, b)
     # keys are too short to be "timestamp" and strings too short to be the secret placeholder
     assert (first is None) == (json.dumps(a, sort_keys=True) == json.dumps(b, sort_keys=True))
+
+
+@pytest.mark.parametrize(
+    "facade",
+    ["openprogram.providers", "openprogram.providers.recording", "openprogram.providers.replay"],
+)
+def test_the_fields_replay_never_compares_import_from_where_the_seed_puts_them(facade: str) -> None:
+    """`from openprogram.providers import NON_DETERMINISTIC_FIELD_NAMES` (and the two others)."""
+    names: dict[str, object] = {}
+    exec(f"from {facade} import NON_DETERMINISTIC_FIELD_NAMES", names)
+    assert names["NON_DETERMINISTIC_FIELD_NAMES"] is NON_DETERMINISTIC_FIELD_NAMES
+    assert "NON_DETERMINISTIC_FIELD_NAMES" in importlib.import_module(facade).__all__
+    assert find_first_difference({"timestamp": 1}, {"timestamp": 2}) is None

@@ -50,7 +50,7 @@ async def test_a_changed_tool_result_names_call_1_and_the_exact_field(tmp_path: 
     mismatch = caught.value
     assert mismatch.call_index == 1
     assert mismatch.field_path == "context.messages[2].content[0].text"
-    assert mismatch.path_tokens == ("context", "messages", 2, "content", 0, "text")
+    assert mismatch.report.path_tokens == ["context", "messages", 2, "content", 0, "text"]
     assert (mismatch.recorded, mismatch.incoming) == ("echo:hi", "echo:bhi")
     assert str(mismatch) == (
         "replay mismatch at call 1, field context.messages[2].content[0].text:\n"
@@ -104,9 +104,14 @@ async def test_running_past_the_end_names_how_many_calls_were_recorded(tmp_path:
     await run_echo_agent("hi")
     with pytest.raises(ReplayMismatch) as caught:
         await run_echo_agent("hi")
-    assert (caught.value.kind, caught.value.field_path) == ("extra_call", None)
+    # The seed's field path: the call index itself is past the end (issue #27, item 15).
+    assert (caught.value.kind, caught.value.field_path) == ("extra_call", "call_index")
     assert caught.value.call_index == 2
-    assert "the recording has 2 calls" in str(caught.value)
+    assert str(caught.value) == (
+        "replay mismatch at call 2:\n"
+        "the recording has 2 calls; the run made call 2 (more calls than were recorded)"
+    )
+    assert caught.value.report.path_tokens == []
 
 
 async def test_assert_consumed_names_the_calls_never_requested(tmp_path: Path) -> None:

@@ -47,11 +47,10 @@ def test_without_rules_tomorrow_mismatches_and_suggests_the_rule(tmp_path: Path)
     provider = ReplayProvider(record(tmp_path / "r.jsonl"))
     with pytest.raises(ReplayMismatch) as caught:
         replay(provider, context("2026-12-02"))
-    assert caught.value.suggestion == "normalize context.system_prompt iso-datetime"
+    assert caught.value.report.suggestion == "normalize context.system_prompt iso-datetime"
     assert "the rule `normalize context.system_prompt iso-datetime` would absorb it" in str(
         caught.value
     )
-    assert caught.value.report().suggestion == caught.value.suggestion
 
 
 def test_caller_rules_absorb_the_date_and_report_it(tmp_path: Path) -> None:

@@ -120,6 +120,36 @@ def test_a_program_that_swallows_the_mismatch_and_exits_0_is_still_a_mismatch(
     assert result["mismatch"]["field_path"] == "context.messages[2].content[0].text"
 
 
+TWICE = textwrap.dedent(
+    """
+    import asyncio, sys
+    sys.path.insert(0, "examples")
+    import echo_agent
+    asyncio.run(echo_agent.main(None))
+    asyncio.run(echo_agent.main(None))
+    """
+)
+
+
+def test_a_call_past_the_end_names_the_call_index_field_and_the_recorded_count(
+    echo_recording: Path, openprogram_home: Path, guarded: Path
+) -> None:
+    """Issue #27 item 15: the seed's field path `call_index` (it was null), the kind kept."""
+    code, out, _ = cli(
+        openprogram_home, "check", "echo", "--json", "--", sys.executable, "-c", TWICE
+    )
+    result = json.loads(out)
+    assert (code, result["status"]) == (1, "mismatch")
+    mismatch = result["mismatch"]
+    assert (mismatch["kind"], mismatch["call_index"]) == ("extra_call", 2)
+    assert (mismatch["field_path"], mismatch["path_tokens"]) == ("call_index", [])
+    assert mismatch["message"] == (
+        "replay mismatch at call 2:\n"
+        "the recording has 2 calls; the run made call 2 (more calls than were recorded)"
+    )
+    assert guarded.read_text() == ""
+
+
 def test_a_program_that_stops_early_is_incomplete(echo_recording: Path, guarded: Path) -> None:
     # the echo agent's first call, made by hand, then the program ends
     first_call_only = textwrap.dedent(

@@ -143,7 +143,7 @@ def mismatch_of(
     """The report of the first difference of two requests, as a rerun reports it."""
     difference = find_first_difference(recorded, incoming)
     assert difference is not None
-    return ReplayMismatch.from_difference(call, difference, recorded, incoming).report()
+    return MismatchReport.of_difference(call, difference, recorded, incoming)
 
 
 def check_result(status: str, mismatch: MismatchReport | None = None, **fields: Any) -> CheckResult:
@@ -180,7 +180,7 @@ def absorbed_mismatch() -> CheckResult:
     rules = MatchingRules(normalize=(rule,))
     ruled = list(iter_ruled_differences(recorded, incoming, rules))
     counting = next(r.difference for r in ruled if not r.absorbed)
-    mismatch = ReplayMismatch.from_difference(1, counting, recorded, incoming).report()
+    mismatch = MismatchReport.of_difference(1, counting, recorded, incoming)
     absorbed = [
         AbsorbedDifference(
             call_index=1,
@@ -315,7 +315,7 @@ def position_mismatch(recording: Path) -> CheckResult:
             while True:
                 await stream.__anext__()
         except ReplayMismatch as exc:
-            return exc.report()
+            return exc.report
 
     mismatch = asyncio.run(replay())
     return check_result(
@@ -341,7 +341,7 @@ def past_end_mismatch(recording: Path) -> CheckResult:
             async for _ in provider.stream(MODEL, incoming):
                 pass
         except ReplayMismatch as exc:
-            return exc.report()
+            return exc.report
         raise AssertionError("replay took a call that was not recorded")
 
     mismatch = asyncio.run(replay())

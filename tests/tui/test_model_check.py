@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from openprogram.providers.recording.difference_text import describe_difference
 from openprogram.providers.recording.differences import MISSING
 from openprogram.recordings import CheckResult
 from tests.recording_files import REPO_ROOT, write_recording
@@ -17,7 +18,6 @@ from tests.tui import check_support as fixtures
 from tui.model.check import (
     EXPLANATIONS,
     RequestComparison,
-    describe_difference,
     event_timeline,
     headline,
     never_requested_text,

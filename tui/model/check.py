@@ -14,6 +14,7 @@ from typing import Any, Literal
 
 from openprogram.errors import OpenProgramError
 from openprogram.providers.recording.check_protocol import AbsorbedDifference, AbsorbingRule
+from openprogram.providers.recording.difference_text import describe_path
 from openprogram.providers.recording.differences import (
     MISSING,
     DifferenceKind,
@@ -24,7 +25,6 @@ from openprogram.providers.recording.differences import (
 )
 from openprogram.providers.recording.errors import RecordingFileError
 from openprogram.providers.recording.reader import read_recording
-from openprogram.providers.recording.replayer import describe_path
 from openprogram.providers.recording.rules import IgnoreRule
 from openprogram.providers.replay import MismatchKind, MismatchReport
 from openprogram.recordings import CheckProgress, CheckResult, run_check
@@ -130,22 +130,6 @@ def never_requested_text(result: CheckResult) -> str:
         return "none"
     noun = "call" if len(calls) == 1 else "calls"
     return f"{noun} {', '.join(str(call) for call in calls)}"
-
-
-def describe_difference(difference: FieldDifference) -> str:
-    """What kind of difference: `changed`, `type changed: string → number`, `missing in …`."""
-    if difference.kind == "missing":
-        return "missing in the incoming request"
-    if difference.kind == "added":
-        return "added in the incoming request (not recorded)"
-    if difference.kind == "inserted":
-        return "inserted in the incoming request (not recorded)"
-    if difference.kind == "removed":
-        return "removed: recorded, not in the incoming request"
-    if difference.kind == "type_changed":
-        before, after = json_type_name(difference.recorded), json_type_name(difference.incoming)
-        return f"type changed: {before} → {after}"
-    return "changed"
 
 
 def value_at(document: Any, tokens: Sequence[PathToken]) -> Any:

@@ -10,8 +10,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from openprogram.providers.recording.difference_text import format_value
 from openprogram.providers.recording.differences import MISSING
-from openprogram.providers.recording.mismatch import format_value
 from openprogram.providers.types import Usage
 from openprogram.recordings.diff import CallStatus
 from openprogram.text import plural

@@ -4,8 +4,10 @@
 - `errors`: `RecordingFileError`, and opening a file for reading safely.
 - `reader`: the one strict reader; `writer`: `RecordingSink`, lines appended under a lock.
 - `redaction`: secrets removed before anything reaches a file.
-- `differences`: the walk that finds where two requests differ.
-- `recorder`: `RecordingProvider`; `replayer`: `ReplayProvider` and `ReplayMismatch`.
+- `differences`: the walk that finds where two requests differ; `difference_text`: how a
+  difference reads (values, paths, kinds) in every message, the CLI and the TUI.
+- `recorder`: `RecordingProvider`; `replayer`: `ReplayProvider`; `mismatch`: `ReplayMismatch`
+  and the one `MismatchReport` it holds.
 - `config`, `store`: the next-start configuration and the managed recordings root;
   `activation`: applies that configuration when the provider runtime starts.
 

@@ -23,12 +23,11 @@ from openprogram.providers.recording.check_protocol import (
     MismatchRow,
     ReportRow,
 )
+from openprogram.providers.recording.difference_text import format_value
 from openprogram.providers.recording.differences import (
     FieldDifference,
-    PathToken,
-    format_field_path,
 )
-from openprogram.providers.recording.mismatch import ReplayMismatch, format_value
+from openprogram.providers.recording.mismatch import MismatchReport, ReplayMismatch
 from openprogram.providers.recording.reader import RecordedCall, Recording, read_recording
 from openprogram.providers.recording.recorder import redact_request_dump, request_dump
 from openprogram.providers.recording.rules import (
@@ -64,7 +63,7 @@ def copy_call(sink: RecordingSink, request: dict[str, Any], call: RecordedCall) 
     sink.end_call(call_index, len(call.events), call.outcome, call.error)
 
 
-__all__ = ["RecordedCallError", "ReplayProvider", "describe_path"]
+__all__ = ["RecordedCallError", "ReplayProvider"]
 
 
 class RecordedCallError(OpenProgramError, RuntimeError):
@@ -102,6 +101,8 @@ class ReplayProvider:
         self._consumed = 0
         self._on_report = on_report
         """Told a `ConsumedRow` per matched call, a `MismatchRow`, `AbsorbedRow`s, `AcceptedRow`s."""
+        self.mismatches: list[ReplayMismatch] = []
+        """Every mismatch raised, in order (also those the code under test caught)."""
         self._accepted: RecordingSink | None = None
         """Accept mode (`accept_into`): a request that differs is accepted instead of refused,
         and every call is written there, with its recorded answer (told as an `AcceptedRow`)."""
@@ -115,8 +116,11 @@ class ReplayProvider:
         if self._on_report is not None:
             self._on_report(row)
 
-    def _mismatch(self, mismatch: ReplayMismatch) -> ReplayMismatch:
-        self._report(MismatchRow(mismatch=mismatch.report()))
+    def _mismatch(self, report: MismatchReport) -> ReplayMismatch:
+        """The exception for `report`, once reported and kept in `mismatches`."""
+        self._report(MismatchRow(mismatch=report))
+        mismatch = ReplayMismatch(report)
+        self.mismatches.append(mismatch)
         return mismatch
 
     def _report_absorbed(self, call_index: int, ruled: list[RuledDifference]) -> None:
@@ -196,9 +200,11 @@ class ReplayProvider:
         if consumed < total:
             never = f"call {consumed}" if total - consumed == 1 else f"calls {consumed}–{total - 1}"
             raise ReplayMismatch(
-                "unconsumed",
-                consumed,
-                detail=f"recorded {total} calls, the run made {consumed}: {never} never requested",
+                MismatchReport.of_call(
+                    "unconsumed",
+                    consumed,
+                    f"recorded {total} calls, the run made {consumed}: {never} never requested",
+                )
             )
 
     def _take(self, dump: dict[str, Any]) -> RecordedCall:
@@ -215,10 +221,10 @@ class ReplayProvider:
             if index >= total:
                 incoming = redact_request_dump(dump)
                 raise self._mismatch(
-                    ReplayMismatch(
+                    MismatchReport.of_call(
                         "extra_call",
                         index,
-                        detail=f"the recording has {plural(total, 'call')}; the run made call "
+                        f"the recording has {plural(total, 'call')}; the run made call "
                         f"{index} (more calls than were recorded)",
                         incoming_request=incoming,
                     )
@@ -235,7 +241,7 @@ class ReplayProvider:
                 counting = [r.difference for r in ruled if not r.absorbed]
                 if counting and self._accepted is None:
                     raise self._mismatch(
-                        ReplayMismatch.from_difference(index, counting[0], recorded, incoming)
+                        MismatchReport.of_difference(index, counting[0], recorded, incoming)
                     )
                 if counting:
                     self._accept(index, counting, incoming)
@@ -270,22 +276,11 @@ class ReplayProvider:
         if call.outcome in ("cancelled", "abandoned"):
             count = len(call.events)
             raise self._mismatch(
-                ReplayMismatch(
+                MismatchReport.of_call(
                     "read_past_end",
                     call.call_index,
-                    event_index=count,
-                    detail=f"the recorded stream stopped after {plural(count, 'event')} "
+                    f"the recorded stream stopped after {plural(count, 'event')} "
                     f"(outcome {call.outcome}); the run read past it",
+                    event_index=count,
                 )
             )
-
-
-def describe_path(call_index: int, tokens: tuple[PathToken, ...]) -> str:
-    """A breadcrumb: `call 1 › context › messages[2] › content[0] › text`."""
-    crumbs = [f"call {call_index}"]
-    for token in tokens:
-        if isinstance(token, int) and len(crumbs) > 1:
-            crumbs[-1] += f"[{token}]"
-        else:
-            crumbs.append(format_field_path([token]))
-    return " › ".join(crumbs)

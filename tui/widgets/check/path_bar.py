@@ -7,10 +7,12 @@ from typing import ClassVar
 from rich.text import Text
 from textual.widgets import Static
 
+from openprogram.providers.recording.difference_text import (
+    describe_difference,
+    describe_path,
+    format_value,
+)
 from openprogram.providers.recording.differences import FieldDifference
-from openprogram.providers.recording.mismatch import format_value
-from openprogram.providers.recording.replayer import describe_path
-from tui.model.check import describe_difference
 
 SEPARATOR = " › "
 VALUE_LIMIT = 80
