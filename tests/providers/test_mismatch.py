@@ -11,6 +11,7 @@ import pytest
 
 from openprogram.providers import Context, Model, StreamOptions, UserMessage
 from openprogram.providers.recording import RecordingProvider
+from openprogram.providers.recording.check_protocol import MismatchRow, ReportRow
 from openprogram.providers.recording.differences import MISSING
 from openprogram.providers.recording.writer import RecordingSink
 from openprogram.providers.replay import MismatchReport, ReplayMismatch, ReplayProvider
@@ -36,7 +37,7 @@ def mismatch_of(provider: ReplayProvider, metadata: dict[str, Any]) -> ReplayMis
 
 
 def test_the_exception_is_its_report_and_raising_it_rebuilds_nothing(tmp_path: Path) -> None:
-    reports: list[dict[str, Any]] = []
+    reports: list[ReportRow] = []
     provider = ReplayProvider(
         record(tmp_path / "r.jsonl", {"day": "2026-12-01"}),
         project_rules=False,
@@ -54,9 +55,7 @@ def test_the_exception_is_its_report_and_raising_it_rebuilds_nothing(tmp_path: P
     assert str(mismatch) == report.message and report.suggestion is not None
     # One value: the row told to the report callback is that report, the provider keeps the very
     # exception it raised (the pytest plugin reads it there), and nothing can be changed.
-    assert [row for row in reports if row["type"] == "mismatch"] == [
-        {"type": "mismatch", **report.model_dump(mode="json")}
-    ]
+    assert [row.mismatch for row in reports if isinstance(row, MismatchRow)] == [report]
     assert provider.mismatches == [mismatch] and provider.mismatches[0] is mismatch
     with pytest.raises(AttributeError):
         mismatch.field_path = "model.id"  # type: ignore[misc]
