@@ -158,10 +158,10 @@ class OpenProgramTUI(App[None]):
             self.push_screen(DiffScreen(*self.diff))
             return
         if self.check is not None:
-            from tui.screens.check import RerunScreen
+            from tui.screens.check import CheckScreen
 
             self.refresh_status()
-            self.push_screen(RerunScreen(self.check, self.check_command or None, edit_first=False))
+            self.push_screen(CheckScreen(self.check, self.check_command or None, edit_first=False))
             return
         if len(self.paths) == 1 and self.open_on_start is None:
             self.push_screen(self._first_recording(self.paths[0]))

@@ -48,7 +48,7 @@ from openprogram.providers.scripted import ScriptedProvider, TextStep
 from openprogram.recordings import CheckResult
 from tests.tui.pilot_support import until
 from tui.theme import DARK_THEME, THEMES
-from tui.widgets.check.check_outcome import RerunOutcome
+from tui.widgets.check.check_outcome import CheckOutcome
 from tui.widgets.check.json_pane import JsonPane
 from tui.widgets.check.mismatch_view import MismatchView
 
@@ -70,7 +70,7 @@ LONG_PROMPT = "\n".join(
 )
 
 
-class RerunHost(App[None]):
+class CheckHost(App[None]):
     """Shows one screen, the way openprogram-tui would push it (`q` and esc go back, then quit)."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -379,7 +379,7 @@ def after_result(*keys: str) -> Callable[[Pilot[None]], Awaitable[None]]:
     async def run_before(pilot: Pilot[None]) -> None:
         def shown() -> bool:
             screen = pilot.app.screen
-            return bool(screen.query(MismatchView) or screen.query(RerunOutcome))
+            return bool(screen.query(MismatchView) or screen.query(CheckOutcome))
 
         await until(pilot, shown)
         await marks_revealed(pilot)

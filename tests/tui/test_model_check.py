@@ -23,7 +23,7 @@ from tui.model.check import (
     never_requested_text,
     outcome_kind,
     result_facts,
-    run_rerun,
+    run_tui_check,
     value_at,
 )
 from tui.model.check_commands import (
@@ -161,12 +161,12 @@ def test_the_timeline_lists_the_recorded_events_of_the_call(tmp_path: Path) -> N
 
 
 def test_a_check_that_cannot_start_comes_back_as_an_error_result(tmp_path: Path) -> None:
-    result = run_rerun(tmp_path / "missing.jsonl", ["true"])
+    result = run_tui_check(tmp_path / "missing.jsonl", ["true"])
     assert result.status == "error" and result.error is not None
     assert result.error.startswith("the check could not start:")
     no_entry = write_recording(tmp_path / "plain.jsonl")
     no_entry.chmod(0o600)
-    result = run_rerun(no_entry)
+    result = run_tui_check(no_entry)
     assert outcome_kind(result) == "error"
     assert "has no recorded command to rerun" in (result.error or "")
 
@@ -174,7 +174,7 @@ def test_a_check_that_cannot_start_comes_back_as_an_error_result(tmp_path: Path)
 def test_a_program_that_does_not_exist_is_an_error_with_its_name(tmp_path: Path) -> None:
     recording = write_recording(tmp_path / "plain.jsonl")
     recording.chmod(0o600)
-    result = run_rerun(recording, [str(tmp_path / "no-such-program")], cwd=str(REPO_ROOT))
+    result = run_tui_check(recording, [str(tmp_path / "no-such-program")], cwd=str(REPO_ROOT))
     assert result.status == "error"
     assert "cannot start" in (result.error or "")
 

@@ -13,10 +13,10 @@ from tests.recording_files import REPO_ROOT
 from tests.tui import check_support as fixtures
 from tests.tui.pilot_support import until
 from tui.screens.accept_review import AcceptReviewScreen
-from tui.screens.check import RerunScreen
+from tui.screens.check import CheckScreen
 from tui.screens.confirm import ConfirmScreen
 from tui.screens.diff import DiffScreen
-from tui.widgets.check.check_outcome import RerunOutcome
+from tui.widgets.check.check_outcome import CheckOutcome
 from tui.widgets.check.mismatch_view import MismatchView
 
 SIZE = (120, 40)
@@ -29,7 +29,7 @@ def echo_recording() -> Path:
     return Path(made.path)
 
 
-async def mismatch_shown(pilot: Pilot[None], screen: RerunScreen) -> None:
+async def mismatch_shown(pilot: Pilot[None], screen: CheckScreen) -> None:
     await until(pilot, lambda: screen.result is not None and not screen.running)
     await until(pilot, lambda: bool(screen.query(MismatchView)))
 
@@ -46,8 +46,8 @@ async def test_a_accepts_after_review_and_ends_on_the_diff_of_old_and_new(
 ) -> None:
     recording = echo_recording()
     before = recording.read_bytes()
-    screen = RerunScreen(recording, [*ECHO, "bye"], cwd=str(REPO_ROOT))
-    async with fixtures.RerunHost(screen).run_test(size=SIZE) as pilot:
+    screen = CheckScreen(recording, [*ECHO, "bye"], cwd=str(REPO_ROOT))
+    async with fixtures.CheckHost(screen).run_test(size=SIZE) as pilot:
         await mismatch_shown(pilot, screen)
         await pilot.press("a")
         dialog = await review(pilot)
@@ -62,7 +62,7 @@ async def test_a_accepts_after_review_and_ends_on_the_diff_of_old_and_new(
         assert diff.a.read_bytes() == before
         await pilot.press("escape")  # back: the rerun ran again on the new version
         await until(pilot, lambda: pilot.app.screen is screen)
-        await until(pilot, lambda: not screen.running and bool(screen.query(RerunOutcome)))
+        await until(pilot, lambda: not screen.running and bool(screen.query(CheckOutcome)))
         assert screen.result is not None and screen.result.status == "ok"
     assert len(list_versions("echo")) == 1 and list_versions("echo")[0].read_bytes() == before
     assert offline_children.read_text() == ""
@@ -71,8 +71,8 @@ async def test_a_accepts_after_review_and_ends_on_the_diff_of_old_and_new(
 async def test_n_on_the_review_writes_nothing(offline_children: Path) -> None:
     recording = echo_recording()
     before = recording.read_bytes()
-    screen = RerunScreen(recording, [*ECHO, "bye"], cwd=str(REPO_ROOT))
-    async with fixtures.RerunHost(screen).run_test(size=SIZE) as pilot:
+    screen = CheckScreen(recording, [*ECHO, "bye"], cwd=str(REPO_ROOT))
+    async with fixtures.CheckHost(screen).run_test(size=SIZE) as pilot:
         await mismatch_shown(pilot, screen)
         await pilot.press("a")
         await review(pilot)
@@ -87,8 +87,8 @@ async def test_R_records_again_from_the_diverging_call_after_naming_what_goes_li
 ) -> None:
     recording = echo_recording()
     before = recording.read_bytes()
-    screen = RerunScreen(recording, [*ECHO, "bye"], cwd=str(REPO_ROOT))
-    async with fixtures.RerunHost(screen).run_test(size=SIZE) as pilot:
+    screen = CheckScreen(recording, [*ECHO, "bye"], cwd=str(REPO_ROOT))
+    async with fixtures.CheckHost(screen).run_test(size=SIZE) as pilot:
         await mismatch_shown(pilot, screen)
         await pilot.press("R")
         await until(pilot, lambda: isinstance(pilot.app.screen, ConfirmScreen))
@@ -100,7 +100,7 @@ async def test_R_records_again_from_the_diverging_call_after_naming_what_goes_li
         await until(pilot, lambda: isinstance(pilot.app.screen, DiffScreen))
         await pilot.press("escape")
         await until(pilot, lambda: pilot.app.screen is screen)
-        await until(pilot, lambda: not screen.running and bool(screen.query(RerunOutcome)))
+        await until(pilot, lambda: not screen.running and bool(screen.query(CheckOutcome)))
         assert screen.result is not None and screen.result.status == "ok"
     header = recording.read_bytes().split(b"\n", 1)[0]
     assert b'"how":"rerecord"' in header and b'"from_call":1' in header

@@ -22,9 +22,9 @@ from tests.recording_files import REPO_ROOT
 from tests.tui import check_support as fixtures
 from tests.tui.pilot_support import notifications, until
 from tui.model.check_commands import commands_path, remember_command, remembered_command
-from tui.screens.check import RerunScreen
+from tui.screens.check import CheckScreen
 from tui.screens.command_editor import CommandEditorScreen
-from tui.widgets.check.check_outcome import RerunOutcome
+from tui.widgets.check.check_outcome import CheckOutcome
 from tui.widgets.check.event_timeline import EventTimelineView
 from tui.widgets.check.json_pane import JsonPane
 from tui.widgets.check.mismatch_view import MismatchView
@@ -65,17 +65,17 @@ def plain_recording(tmp_path: Path) -> Path:
     return write_recording(tmp_path / "plain.jsonl")
 
 
-def host(screen: RerunScreen) -> fixtures.RerunHost:
-    return fixtures.RerunHost(screen)
+def host(screen: CheckScreen) -> fixtures.CheckHost:
+    return fixtures.CheckHost(screen)
 
 
-async def finished(pilot: Pilot[None]) -> RerunScreen:
+async def finished(pilot: Pilot[None]) -> CheckScreen:
     """Wait until the rerun screen on top shows a result."""
-    await until(pilot, lambda: isinstance(pilot.app.screen, RerunScreen))
+    await until(pilot, lambda: isinstance(pilot.app.screen, CheckScreen))
     screen = pilot.app.screen
-    assert isinstance(screen, RerunScreen)
+    assert isinstance(screen, CheckScreen)
     await until(pilot, lambda: screen.result is not None and not screen.running)
-    await until(pilot, lambda: bool(screen.query(MismatchView) or screen.query(RerunOutcome)))
+    await until(pilot, lambda: bool(screen.query(MismatchView) or screen.query(CheckOutcome)))
     await fixtures.marks_revealed(pilot)
     return screen
 
@@ -88,7 +88,7 @@ async def editor(pilot: Pilot[None]) -> CommandEditorScreen:
     return screen
 
 
-def path_bar(screen: RerunScreen) -> PathBar:
+def path_bar(screen: CheckScreen) -> PathBar:
     return screen.query_one(PathBar)
 
 
@@ -98,7 +98,7 @@ def path_bar(screen: RerunScreen) -> PathBar:
 async def test_r_edits_the_recorded_command_reruns_it_and_shows_the_mismatch(
     echo_recording: Path, offline_children: Path
 ) -> None:
-    app = host(RerunScreen(echo_recording))
+    app = host(CheckScreen(echo_recording))
     async with app.run_test(size=SIZE) as pilot:
         dialog = await editor(pilot)
         field = dialog.query_one(Input)
@@ -129,7 +129,7 @@ async def test_r_edits_the_recorded_command_reruns_it_and_shows_the_mismatch(
         await until(pilot, lambda: not screen.running)
         screen = await finished(pilot)
         assert screen.result is not None and screen.result.status == "ok"
-        outcome = screen.query_one(RerunOutcome)
+        outcome = screen.query_one(CheckOutcome)
         assert outcome.kind == "ok"
         assert remembered_command(echo_recording) is None
     assert offline_children.read_text() == ""
@@ -139,17 +139,17 @@ async def test_progress_is_shown_while_the_program_runs_and_esc_cancels_it(
     echo_recording: Path,
 ) -> None:
     slow = [sys.executable, "-c", "import time; time.sleep(30)"]
-    app = host(RerunScreen(echo_recording, slow, cwd=str(REPO_ROOT)))
+    app = host(CheckScreen(echo_recording, slow, cwd=str(REPO_ROOT)))
     async with app.run_test(size=SIZE) as pilot:
-        await until(pilot, lambda: isinstance(app.screen, RerunScreen))
+        await until(pilot, lambda: isinstance(app.screen, CheckScreen))
         running = app.screen
-        assert isinstance(running, RerunScreen)
+        assert isinstance(running, CheckScreen)
         await pilot.pause(0.2)
         assert running.running
         assert "starting the program" in str(running.query_one("#rerun-progress-text").render())
         await pilot.press("escape")
         screen = await finished(pilot)
-        outcome = screen.query_one(RerunOutcome)
+        outcome = screen.query_one(CheckOutcome)
         assert outcome.kind == "cancelled"
         assert screen.result is not None and screen.result.duration_seconds < 10
         assert remembered_command(echo_recording) is None  # given on the command line: not an edit
@@ -163,22 +163,22 @@ async def test_progress_counts_the_calls_consumed_so_far(monkeypatch: pytest.Mon
         release.wait(10)
         return fixtures.ok_result()
 
-    monkeypatch.setattr("tui.screens.check.run_rerun", run)
-    app = host(RerunScreen(Path("echo.jsonl"), ["python", "agent.py"]))
+    monkeypatch.setattr("tui.screens.check.run_tui_check", run)
+    app = host(CheckScreen(Path("echo.jsonl"), ["python", "agent.py"]))
     async with app.run_test(size=SIZE) as pilot:
         await until(pilot, lambda: bool(app.screen.query("#rerun-progress-text")))
         progress = app.screen.query_one("#rerun-progress-text")
         await until(pilot, lambda: "1/2 calls consumed" in str(progress.render()))
         release.set()
         screen = await finished(pilot)
-        assert screen.query_one(RerunOutcome).kind == "ok"
+        assert screen.query_one(CheckOutcome).kind == "ok"
 
 
 # -- the mismatch view --
 
 
 async def test_n_and_N_step_through_every_differing_field() -> None:
-    app = host(RerunScreen(Path("echo.jsonl"), result=fixtures.long_string_mismatch()))
+    app = host(CheckScreen(Path("echo.jsonl"), result=fixtures.long_string_mismatch()))
     async with app.run_test(size=SIZE) as pilot:
         screen = await finished(pilot)
         view = screen.query_one(MismatchView)
@@ -201,7 +201,7 @@ async def test_n_and_N_step_through_every_differing_field() -> None:
 
 
 async def test_a_missing_key_is_a_ghost_node_on_the_side_lacking_it() -> None:
-    app = host(RerunScreen(Path("echo.jsonl"), result=fixtures.missing_key_mismatch()))
+    app = host(CheckScreen(Path("echo.jsonl"), result=fixtures.missing_key_mismatch()))
     async with app.run_test(size=SIZE) as pilot:
         screen = await finished(pilot)
         recorded = screen.query_one("#recorded", JsonPane)
@@ -218,7 +218,7 @@ async def test_a_missing_key_is_a_ghost_node_on_the_side_lacking_it() -> None:
 
 
 async def test_a_type_change_is_named_in_the_path_bar() -> None:
-    app = host(RerunScreen(Path("echo.jsonl"), result=fixtures.type_change_mismatch()))
+    app = host(CheckScreen(Path("echo.jsonl"), result=fixtures.type_change_mismatch()))
     async with app.run_test(size=SIZE) as pilot:
         screen = await finished(pilot)
         text = str(path_bar(screen).render())
@@ -231,7 +231,7 @@ async def test_a_type_change_is_named_in_the_path_bar() -> None:
 async def test_y_copies_the_path_and_o_asks_to_open_the_call_there(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    app = host(RerunScreen(Path("echo.jsonl"), result=fixtures.content_mismatch()))
+    app = host(CheckScreen(Path("echo.jsonl"), result=fixtures.content_mismatch()))
     copied: list[str] = []
     monkeypatch.setattr(app, "copy_to_clipboard", copied.append)
     async with app.run_test(size=SIZE) as pilot:
@@ -258,7 +258,7 @@ def tall_mismatch() -> CheckResult:
 
 
 async def test_scrolling_one_pane_keeps_the_marked_rows_level() -> None:
-    app = host(RerunScreen(Path("echo.jsonl"), result=tall_mismatch()))
+    app = host(CheckScreen(Path("echo.jsonl"), result=tall_mismatch()))
     async with app.run_test(size=SIZE) as pilot:
         screen = await finished(pilot)
         recorded = screen.query_one("#recorded", JsonPane)
@@ -277,7 +277,7 @@ async def test_scrolling_one_pane_keeps_the_marked_rows_level() -> None:
 
 
 async def test_opening_a_node_on_one_side_opens_it_on_the_other() -> None:
-    app = host(RerunScreen(Path("echo.jsonl"), result=fixtures.content_mismatch()))
+    app = host(CheckScreen(Path("echo.jsonl"), result=fixtures.content_mismatch()))
     async with app.run_test(size=SIZE) as pilot:
         screen = await finished(pilot)
         recorded = screen.query_one("#recorded", JsonPane)
@@ -304,10 +304,10 @@ async def test_a_position_divergence_shows_the_timeline_and_where_the_run_read_p
     position_case: tuple[Path, CheckResult],
 ) -> None:
     recording, result = position_case
-    app = host(RerunScreen(recording, result=result))
+    app = host(CheckScreen(recording, result=result))
     async with app.run_test(size=SIZE) as pilot:
         screen = await finished(pilot)
-        assert screen.query_one(RerunOutcome).kind == "position"
+        assert screen.query_one(CheckOutcome).kind == "position"
         timeline = screen.query_one(EventTimelineView)
         text = shown_text(timeline.query_one("#event-timeline-rows", Static))
         assert "the run asked for event 3" in text
@@ -321,17 +321,17 @@ async def test_a_call_past_the_end_shows_the_extra_request(
     past_end_case: tuple[Path, CheckResult],
 ) -> None:
     recording, result = past_end_case
-    app = host(RerunScreen(recording, result=result))
+    app = host(CheckScreen(recording, result=result))
     async with app.run_test(size=SIZE) as pilot:
         screen = await finished(pilot)
-        assert screen.query_one(RerunOutcome).kind == "past_end"
+        assert screen.query_one(CheckOutcome).kind == "past_end"
         extra = screen.query_one("#extra", JsonPane)
         assert extra.marked is not None and extra.marked.data is not None
         assert extra.marked.data.value["content"] == "and again"
 
 
 async def test_incomplete_names_the_calls_never_made_and_o_opens_the_first() -> None:
-    app = host(RerunScreen(Path("echo.jsonl"), result=fixtures.incomplete_result()))
+    app = host(CheckScreen(Path("echo.jsonl"), result=fixtures.incomplete_result()))
     async with app.run_test(size=SIZE) as pilot:
         screen = await finished(pilot)
         facts = shown_text(screen.query_one("#outcome-facts", Static))
@@ -342,7 +342,7 @@ async def test_incomplete_names_the_calls_never_made_and_o_opens_the_first() -> 
 
 
 async def test_an_error_shows_the_exit_code_and_the_stderr_tail() -> None:
-    app = host(RerunScreen(Path("echo.jsonl"), result=fixtures.error_result()))
+    app = host(CheckScreen(Path("echo.jsonl"), result=fixtures.error_result()))
     async with app.run_test(size=SIZE) as pilot:
         screen = await finished(pilot)
         stderr = screen.query_one("#outcome-stderr")
@@ -358,11 +358,11 @@ async def test_a_failure_of_the_rerun_itself_is_a_result_not_a_traceback(
     def broken(*args: object, **kwargs: object) -> CheckResult:
         raise RuntimeError("disk on fire")
 
-    monkeypatch.setattr("tui.screens.check.run_rerun", broken)
-    app = host(RerunScreen(Path("echo.jsonl"), ["true"]))
+    monkeypatch.setattr("tui.screens.check.run_tui_check", broken)
+    app = host(CheckScreen(Path("echo.jsonl"), ["true"]))
     async with app.run_test(size=SIZE) as pilot:
-        await until(pilot, lambda: bool(app.screen.query(RerunOutcome)))
-        await until(pilot, lambda: app.screen.query_one(RerunOutcome).kind == "error")
+        await until(pilot, lambda: bool(app.screen.query(CheckOutcome)))
+        await until(pilot, lambda: app.screen.query_one(CheckOutcome).kind == "error")
         facts = shown_text(app.screen.query_one("#outcome-facts", Static))
         assert "RuntimeError: disk on fire" in facts
 
@@ -372,7 +372,7 @@ async def test_a_failure_of_the_rerun_itself_is_a_result_not_a_traceback(
 
 async def test_the_editor_refuses_a_broken_command_and_esc_leaves(plain_recording: Path) -> None:
     below = Screen[None]()
-    app = fixtures.RerunHost(RerunScreen(plain_recording), below=below)
+    app = fixtures.CheckHost(CheckScreen(plain_recording), below=below)
     async with app.run_test(size=SIZE) as pilot:
         dialog = await editor(pilot)
         assert dialog.command.source == "none"
@@ -389,7 +389,7 @@ async def test_the_editor_refuses_a_broken_command_and_esc_leaves(plain_recordin
 
 
 async def test_esc_on_a_result_goes_back(tmp_path: Path) -> None:
-    app = host(RerunScreen(Path("echo.jsonl"), result=fixtures.ok_result()))
+    app = host(CheckScreen(Path("echo.jsonl"), result=fixtures.ok_result()))
     async with app.run_test(size=SIZE) as pilot:
         await finished(pilot)
         await pilot.press("escape")
@@ -418,8 +418,8 @@ async def test_run_at_once_uses_the_recorded_command_as_check_does(
         ran.append(argv)
         return fixtures.ok_result()
 
-    monkeypatch.setattr("tui.screens.check.run_rerun", run)
-    app = host(RerunScreen(echo_recording, edit_first=False))
+    monkeypatch.setattr("tui.screens.check.run_tui_check", run)
+    app = host(CheckScreen(echo_recording, edit_first=False))
     async with app.run_test(size=SIZE) as pilot:
         await finished(pilot)
     assert ran == [[*ECHO, "hi"]]

@@ -13,8 +13,8 @@ from openprogram.providers.recording.differences import MISSING
 from openprogram.recordings import CheckResult
 from tests.tui import check_support as fixtures
 from tests.tui.pilot_support import notifications, until
-from tui.screens.check import RerunScreen
-from tui.widgets.check.check_outcome import RerunOutcome
+from tui.screens.check import CheckScreen
+from tui.widgets.check.check_outcome import CheckOutcome
 from tui.widgets.check.json_pane import JsonPane
 from tui.widgets.check.mismatch_view import MismatchView
 from tui.widgets.check.path_bar import PathBar
@@ -23,12 +23,12 @@ from tui.widgets.check.string_diff import StringDiffView
 SIZE = (120, 40)
 
 
-async def finished(pilot: Pilot[None]) -> RerunScreen:
+async def finished(pilot: Pilot[None]) -> CheckScreen:
     """Wait until the rerun screen on top shows its result."""
-    await until(pilot, lambda: isinstance(pilot.app.screen, RerunScreen))
+    await until(pilot, lambda: isinstance(pilot.app.screen, CheckScreen))
     screen = pilot.app.screen
-    assert isinstance(screen, RerunScreen)
-    await until(pilot, lambda: bool(screen.query(MismatchView) or screen.query(RerunOutcome)))
+    assert isinstance(screen, CheckScreen)
+    await until(pilot, lambda: bool(screen.query(MismatchView) or screen.query(CheckOutcome)))
     await fixtures.marks_revealed(pilot)
     return screen
 
@@ -39,8 +39,8 @@ def shown_text(widget: Static) -> str:
     return console.export_text()
 
 
-def app_for(result: CheckResult) -> fixtures.RerunHost:
-    return fixtures.RerunHost(RerunScreen(Path("echo.jsonl"), result=result))
+def app_for(result: CheckResult) -> fixtures.CheckHost:
+    return fixtures.CheckHost(CheckScreen(Path("echo.jsonl"), result=result))
 
 
 async def test_fewer_calls_shows_the_programs_stdout_tail() -> None:

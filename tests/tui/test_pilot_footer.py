@@ -37,10 +37,10 @@ async def settings(pilot: Pilot[None]) -> None:
 
 
 async def rerun_mismatch(pilot: Pilot[None]) -> None:
-    from tui.screens.check import RerunScreen
+    from tui.screens.check import CheckScreen
 
     await recordings_list(pilot)
-    pilot.app.push_screen(RerunScreen(Path("echo.jsonl"), result=fixtures.content_mismatch()))
+    pilot.app.push_screen(CheckScreen(Path("echo.jsonl"), result=fixtures.content_mismatch()))
     await fixtures.after_result()(pilot)
 
 

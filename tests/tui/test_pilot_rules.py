@@ -22,10 +22,10 @@ from openprogram.recordings import record_command, rule_edits
 from tests.recording_files import REPO_ROOT
 from tests.tui import check_support as fixtures
 from tests.tui.pilot_support import notifications, until
-from tui.screens.check import RerunScreen
+from tui.screens.check import CheckScreen
 from tui.screens.rule_editor import RuleEditorScreen
 from tui.screens.rules import RulesScreen
-from tui.widgets.check.check_outcome import RerunOutcome
+from tui.widgets.check.check_outcome import CheckOutcome
 from tui.widgets.check.json_pane import JsonPane
 from tui.widgets.check.mismatch_view import MismatchView
 from tui.widgets.check.path_bar import PathBar
@@ -47,10 +47,10 @@ def dated_project(tmp_path: Path, offline_children: Path, monkeypatch: pytest.Mo
     return Path(made.path)
 
 
-async def result_shown(pilot: Pilot[None], screen: RerunScreen, runs_before: int) -> str:
+async def result_shown(pilot: Pilot[None], screen: CheckScreen, runs_before: int) -> str:
     """Wait for the run after `runs_before` to finish and be drawn; its status."""
     await until(pilot, lambda: screen._run > runs_before and not screen.running)
-    await until(pilot, lambda: bool(screen.query(MismatchView) or screen.query(RerunOutcome)))
+    await until(pilot, lambda: bool(screen.query(MismatchView) or screen.query(CheckOutcome)))
     await pilot.pause()
     assert screen.result is not None
     return screen.result.status
@@ -73,8 +73,8 @@ def header_rules(recording: Path) -> dict[str, object]:
 async def test_z_normalises_the_date_into_the_header_then_the_temp_path_into_the_project(
     dated_project: Path, offline_children: Path, tmp_path: Path
 ) -> None:
-    screen = RerunScreen(dated_project, edit_first=False)  # the recorded command, run at once
-    async with fixtures.RerunHost(screen).run_test(size=SIZE) as pilot:
+    screen = CheckScreen(dated_project, edit_first=False)  # the recorded command, run at once
+    async with fixtures.CheckHost(screen).run_test(size=SIZE) as pilot:
         assert await result_shown(pilot, screen, 0) == "mismatch"
         assert screen.query_one(PathBar).breadcrumb == "call 0 › context › system_prompt"
 
@@ -115,7 +115,7 @@ async def test_z_normalises_the_date_into_the_header_then_the_temp_path_into_the
         runs = screen._run
         await pilot.press("enter")
         assert await result_shown(pilot, screen, runs) == "ok"
-        assert screen.query_one(RerunOutcome).kind == "ok"
+        assert screen.query_one(CheckOutcome).kind == "ok"
         assert any(
             message.startswith("Added `normalize context.messages[*].content[*].text tmp-path`")
             and message.endswith("pyproject.toml. Running again…")
@@ -137,8 +137,8 @@ async def test_i_ignores_the_field_with_every_index_as_a_star(offline_children: 
     assert made.path is not None
     recording = Path(made.path)
     argv = [sys.executable, "examples/echo_agent.py", "bye"]
-    screen = RerunScreen(recording, argv, cwd=str(REPO_ROOT))
-    async with fixtures.RerunHost(screen).run_test(size=SIZE) as pilot:
+    screen = CheckScreen(recording, argv, cwd=str(REPO_ROOT))
+    async with fixtures.CheckHost(screen).run_test(size=SIZE) as pilot:
         assert await result_shown(pilot, screen, 0) == "mismatch"
         await pilot.press("i")
         editor = await rule_editor(pilot)
@@ -160,8 +160,8 @@ async def test_the_editor_refuses_a_broken_expression_and_esc_writes_nothing(
 ) -> None:
     recording = tmp_path / "echo.jsonl"
     recording.write_bytes(b"unchanged")
-    screen = RerunScreen(recording, result=fixtures.content_mismatch())
-    async with fixtures.RerunHost(screen).run_test(size=SIZE) as pilot:
+    screen = CheckScreen(recording, result=fixtures.content_mismatch())
+    async with fixtures.CheckHost(screen).run_test(size=SIZE) as pilot:
         await until(pilot, lambda: bool(screen.query(MismatchView)))
         await pilot.press("z")
         editor = await rule_editor(pilot)
@@ -186,8 +186,8 @@ async def test_u_lists_the_rules_in_force_and_x_removes_one_then_the_check_runs_
         rule_edits.add_rule_to_header(
             dated_project, NormalizeRule(path="context.system_prompt", preset=preset)
         )  # type: ignore[arg-type]
-    screen = RerunScreen(dated_project, edit_first=False)
-    app = fixtures.RerunHost(screen)
+    screen = CheckScreen(dated_project, edit_first=False)
+    app = fixtures.CheckHost(screen)
     async with app.run_test(size=SIZE) as pilot:
         await result_shown(pilot, screen, 0)
         await pilot.press("u")

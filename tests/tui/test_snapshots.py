@@ -22,7 +22,7 @@ from openprogram.recordings.rule_edits import add_rule_to_header
 from tests.tui import check_support as rerun_fixtures
 from tests.tui.pilot_support import recording_ready, until
 from tui.app import OpenProgramTUI
-from tui.screens.check import RerunScreen
+from tui.screens.check import CheckScreen
 from tui.screens.recording import RecordingScreen
 from tui.screens.recordings import RecordingsScreen
 from tui.screens.settings import SettingsScreen
@@ -189,7 +189,7 @@ def on_top(screen: Callable[[], Screen[Any]], *keys: str) -> Opener:
 
 def rerun(result: Callable[[], CheckResult], *keys: str) -> Opener:
     async def run_before(pilot: Pilot[None]) -> None:
-        await on_top(lambda: RerunScreen(Path("echo.jsonl"), result=result()))(pilot)
+        await on_top(lambda: CheckScreen(Path("echo.jsonl"), result=result()))(pilot)
         await rerun_fixtures.after_result(*keys)(pilot)
 
     return run_before

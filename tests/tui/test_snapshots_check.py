@@ -18,7 +18,7 @@ from openprogram.recordings import CheckResult
 from tests.recording_files import write_recording
 from tests.tui import check_support as fixtures
 from tests.tui.pilot_support import until
-from tui.screens.check import RerunScreen
+from tui.screens.check import CheckScreen
 from tui.screens.command_editor import CommandEditorScreen
 
 SIZE = (120, 40)
@@ -32,7 +32,7 @@ after_result = fixtures.after_result
 def shot(
     snap_compare: SnapCompare, result: CheckResult, recording: Path = ECHO, *keys: str
 ) -> bool:
-    app = fixtures.RerunHost(RerunScreen(recording, result=result))
+    app = fixtures.CheckHost(CheckScreen(recording, result=result))
     return snap_compare(app, terminal_size=SIZE, run_before=after_result(*keys))
 
 
@@ -96,7 +96,7 @@ def test_command_editor(snap_compare: SnapCompare, tmp_path: Path, size: tuple[i
     argv = ["python", "examples/echo_agent.py", "--flag", "a-long-argument-past-the-field", "hi"]
     entry = {"argv": argv, "cwd": "/work/main"}
     recording = write_recording(tmp_path / "echo.jsonl", header={"entry": entry})
-    app = fixtures.RerunHost(RerunScreen(recording))
+    app = fixtures.CheckHost(CheckScreen(recording))
 
     async def run_before(pilot: Pilot[None]) -> None:
         await until(pilot, lambda: isinstance(pilot.app.screen, CommandEditorScreen))
@@ -126,5 +126,5 @@ def test_rule_editor_normalise(snap_compare: SnapCompare, elsewhere: None) -> No
 
 
 def test_rule_editor_ignore_at_80x24(snap_compare: SnapCompare, elsewhere: None) -> None:
-    app = fixtures.RerunHost(RerunScreen(ECHO, result=fixtures.absorbed_mismatch()))
+    app = fixtures.CheckHost(CheckScreen(ECHO, result=fixtures.absorbed_mismatch()))
     assert snap_compare(app, terminal_size=(80, 24), run_before=after_result("i"))

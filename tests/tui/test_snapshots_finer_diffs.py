@@ -14,7 +14,7 @@ import pytest
 
 from openprogram.recordings import CheckResult
 from tests.tui import check_support as fixtures
-from tui.screens.check import RerunScreen
+from tui.screens.check import CheckScreen
 from tui.theme import DARK_THEME, LIGHT_THEME
 
 SnapCompare = Callable[..., bool]
@@ -27,7 +27,7 @@ after_result = fixtures.after_result
 def shot(
     snap_compare: SnapCompare, result: CheckResult, size: str, theme: str = DARK_THEME
 ) -> bool:
-    app = fixtures.RerunHost(RerunScreen(Path("echo.jsonl"), result=result))
+    app = fixtures.CheckHost(CheckScreen(Path("echo.jsonl"), result=result))
     app.theme = theme
     return snap_compare(app, terminal_size=SIZES[size], run_before=after_result())
 

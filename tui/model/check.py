@@ -39,7 +39,7 @@ OutcomeKind = Literal["ok", "mismatch", "position", "past_end", "incomplete", "e
 ProgressCallback = Callable[[CheckProgress], None]
 
 
-def run_rerun(
+def run_tui_check(
     recording: Path,
     argv: Sequence[str] | None = None,
     *,

@@ -107,7 +107,7 @@ def format_command(argv: Sequence[str]) -> str:
 
 
 @dataclass(frozen=True)
-class RerunCommand:
+class CheckCommand:
     """The command a rerun starts with, where it came from, and the recorded one for comparison."""
 
     argv: list[str]
@@ -116,7 +116,7 @@ class RerunCommand:
     recorded_argv: list[str] | None
 
 
-def initial_command(recording: Path, use_remembered: bool = True) -> RerunCommand:
+def initial_command(recording: Path, use_remembered: bool = True) -> CheckCommand:
     """The remembered command, else the recording's `entry`, else an empty one to type.
 
     Without `use_remembered` it is the command `openprogram recordings check` would run."""
@@ -128,10 +128,10 @@ def initial_command(recording: Path, use_remembered: bool = True) -> RerunComman
     cwd = entry.cwd if entry is not None else None
     remembered = remembered_command(recording) if use_remembered else None
     if remembered is not None:
-        return RerunCommand(remembered, cwd, "remembered", recorded)
+        return CheckCommand(remembered, cwd, "remembered", recorded)
     if recorded is not None:
-        return RerunCommand(recorded, cwd, "recorded", recorded)
-    return RerunCommand([], None, "none", None)
+        return CheckCommand(recorded, cwd, "recorded", recorded)
+    return CheckCommand([], None, "none", None)
 
 
 def choose_command(

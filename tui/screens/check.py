@@ -51,12 +51,12 @@ from tui.model.check import (
     outcome_kind,
     program_output,
     result_facts,
-    run_rerun,
+    run_tui_check,
     value_at,
 )
 from tui.model.check_commands import (
+    CheckCommand,
     CommandSource,
-    RerunCommand,
     choose_command,
     format_command,
     initial_command,
@@ -66,8 +66,8 @@ from tui.screens.command_editor import CommandEditorScreen
 from tui.screens.confirm import ConfirmScreen
 from tui.screens.rule_editor import RuleChoice, RuleEditorScreen
 from tui.screens.rules import RulesScreen
-from tui.widgets.check.check_outcome import RerunOutcome
-from tui.widgets.check.check_progress import RerunProgress
+from tui.widgets.check.check_outcome import CheckOutcome
+from tui.widgets.check.check_progress import CheckProgressBar
 from tui.widgets.check.event_timeline import EventTimelineView
 from tui.widgets.check.json_pane import JsonPane
 from tui.widgets.check.mismatch_view import MismatchView
@@ -75,7 +75,7 @@ from tui.widgets.common.key_footer import KeyFooter
 from tui.widgets.common.title_bar import TitleBar
 
 
-class RerunScreen(Screen[None]):
+class CheckScreen(Screen[None]):
     """Run the recording's program with replay forced on it; show ok, mismatch, or what went wrong."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -88,7 +88,7 @@ class RerunScreen(Screen[None]):
         Binding("u", "rules", "Rules", show=False, id="rerun.rules"),
     ]
     DEFAULT_CSS = """
-    RerunScreen {
+    CheckScreen {
         & > #rerun-command { height: auto; padding: 0 1; color: $text-muted; }
         & > #rerun-body { height: 1fr; }
     }
@@ -97,7 +97,7 @@ class RerunScreen(Screen[None]):
     class CommandResolved(Message):
         """The command to start with is known (reading the recording's `entry` takes a thread)."""
 
-        def __init__(self, command: RerunCommand) -> None:
+        def __init__(self, command: CheckCommand) -> None:
             super().__init__()
             self.command = command
 
@@ -160,8 +160,8 @@ class RerunScreen(Screen[None]):
         as `openprogram recordings check` does. `result` shows a finished check instead."""
         super().__init__()
         self.recording = recording
-        self.command: RerunCommand | None = (
-            RerunCommand(list(argv), cwd, "given", None) if argv else None
+        self.command: CheckCommand | None = (
+            CheckCommand(list(argv), cwd, "given", None) if argv else None
         )
         self.edit_first = edit_first and not argv
         self.result: CheckResult | None = None
@@ -202,7 +202,7 @@ class RerunScreen(Screen[None]):
         self.post_message(self.CommandResolved(command))
 
     @work(thread=True, exclusive=True, group="rerun", exit_on_error=False)
-    def _check(self, run: int, command: RerunCommand | None, given: CheckResult | None) -> None:
+    def _check(self, run: int, command: CheckCommand | None, given: CheckResult | None) -> None:
         cancel = self._cancel
 
         def report(progress: CheckProgress) -> None:
@@ -212,7 +212,7 @@ class RerunScreen(Screen[None]):
             result = given
         else:
             assert command is not None
-            result = run_rerun(
+            result = run_tui_check(
                 self.recording,
                 command.argv,
                 cwd=command.cwd,
@@ -234,27 +234,27 @@ class RerunScreen(Screen[None]):
         self.running = True
         self._show_command()
         self.query_one(TitleBar).set_facts("running…" if given is None else "")
-        await self._replace_body(RerunProgress(id="rerun-progress"))
+        await self._replace_body(CheckProgressBar(id="rerun-progress"))
         self.refresh_bindings()
         self._check(self._run, self.command, given)
 
     # -- messages --
 
-    async def on_rerun_screen_command_resolved(self, message: CommandResolved) -> None:
+    async def on_check_screen_command_resolved(self, message: CommandResolved) -> None:
         self.command = message.command
         if self.edit_first or not message.command.argv:
             self.action_edit()
         else:
             await self._start()
 
-    def on_rerun_screen_progress_reported(self, message: ProgressReported) -> None:
-        found = self.query(RerunProgress)
+    def on_check_screen_progress_reported(self, message: ProgressReported) -> None:
+        found = self.query(CheckProgressBar)
         if found and message.run == self._run:
             found.first().show_progress(
                 message.progress.calls_consumed, message.progress.calls_recorded
             )
 
-    async def on_rerun_screen_check_finished(self, message: CheckFinished) -> None:
+    async def on_check_screen_check_finished(self, message: CheckFinished) -> None:
         if message.run != self._run:
             return
         self.running = False
@@ -267,7 +267,7 @@ class RerunScreen(Screen[None]):
             self.running = False
             self.refresh_bindings()
             self.query_one(TitleBar).set_facts("the rerun failed", problem=True)
-            outcome = RerunOutcome(id="rerun-outcome")
+            outcome = CheckOutcome(id="rerun-outcome")
             await self._replace_body(outcome)
             error = event.worker.error
             facts = [("error", f"{type(error).__name__}: {error}")]
@@ -330,7 +330,7 @@ class RerunScreen(Screen[None]):
             return
         self.post_message(self.RuleSaved(choice, f"Added `{choice.describe()}` to {where}."))
 
-    async def on_rerun_screen_rule_saved(self, message: RuleSaved) -> None:
+    async def on_check_screen_rule_saved(self, message: RuleSaved) -> None:
         if message.choice is None:
             self.query_one(TitleBar).set_facts("the rule was not saved", problem=True)
             self.notify(message.text, title="Nothing was written", severity="error", timeout=10)
@@ -348,11 +348,11 @@ class RerunScreen(Screen[None]):
         self.running = True
         self.refresh_bindings()
         self.query_one(TitleBar).set_facts("accepting: rerunning offline, answers kept…")
-        await self._replace_body(RerunProgress(id="rerun-progress"))
+        await self._replace_body(CheckProgressBar(id="rerun-progress"))
         self._accept_run(self._run, self.command)
 
     @work(thread=True, exclusive=True, group="rerun", exit_on_error=False)
-    def _accept_run(self, run: int, command: RerunCommand) -> None:
+    def _accept_run(self, run: int, command: CheckCommand) -> None:
         def report(progress: CheckProgress) -> None:
             self.post_message(self.ProgressReported(run, progress))
 
@@ -365,7 +365,7 @@ class RerunScreen(Screen[None]):
         )
         self.post_message(self.AcceptFinished(run, accepted))
 
-    async def on_rerun_screen_accept_finished(self, message: AcceptFinished) -> None:
+    async def on_check_screen_accept_finished(self, message: AcceptFinished) -> None:
         if message.run != self._run:
             message.accepted.discard()
             return
@@ -415,7 +415,7 @@ class RerunScreen(Screen[None]):
             return
         self.post_message(self.AcceptWritten(previous, None))
 
-    async def on_rerun_screen_accept_written(self, message: AcceptWritten) -> None:
+    async def on_check_screen_accept_written(self, message: AcceptWritten) -> None:
         if message.previous is None:
             self.notify(f"{message.error}", title="Not written", severity="error", timeout=10)
             return
@@ -472,7 +472,7 @@ class RerunScreen(Screen[None]):
         self.running = True
         self.refresh_bindings()
         self.query_one(TitleBar).set_facts(f"recording again from call {plan.from_call}…")
-        await self._replace_body(RerunProgress(id="rerun-progress"))
+        await self._replace_body(CheckProgressBar(id="rerun-progress"))
         self._rerecord_run(self._run, plan)
 
     @work(thread=True, exclusive=True, group="rerun", exit_on_error=False)
@@ -484,7 +484,7 @@ class RerunScreen(Screen[None]):
             self.RerecordFinished(run, run_rerecord(plan, on_progress=report, cancel=self._cancel))
         )
 
-    async def on_rerun_screen_rerecord_finished(self, message: RerecordFinished) -> None:
+    async def on_check_screen_rerecord_finished(self, message: RerecordFinished) -> None:
         rerecorded = message.rerecorded
         if message.run != self._run:
             rerecorded.discard()
@@ -528,7 +528,7 @@ class RerunScreen(Screen[None]):
         self, result: CheckResult, cancelled: bool, timeline: EventTimeline | None
     ) -> None:
         if self.command is None:
-            self.command = RerunCommand(result.argv, result.cwd, "given", None)
+            self.command = CheckCommand(result.argv, result.cwd, "given", None)
             self._show_command()
         kind = outcome_kind(result, cancelled)
         facts = result_facts(result, cancelled)
@@ -540,7 +540,7 @@ class RerunScreen(Screen[None]):
             view = MismatchView(comparison, id="mismatch")
             await self._replace_body(view)
             return
-        outcome = RerunOutcome(id="rerun-outcome")
+        outcome = CheckOutcome(id="rerun-outcome")
         widgets: list[Widget] = [outcome]
         mismatch = result.mismatch
         request = mismatch.incoming_request if mismatch is not None else None
@@ -589,7 +589,7 @@ class RerunScreen(Screen[None]):
     async def action_escape(self) -> None:
         if self.running and not self._cancel.is_set():
             self._cancel.set()
-            found = self.query(RerunProgress)
+            found = self.query(CheckProgressBar)
             if found:
                 found.first().show_cancelling()
             return
@@ -602,7 +602,7 @@ class RerunScreen(Screen[None]):
             self.action_edit()
 
     def action_edit(self) -> None:
-        command = self.command or RerunCommand([], None, "none", None)
+        command = self.command or CheckCommand([], None, "none", None)
         if self.result is None:
             self.query_one(TitleBar).set_facts("choose the command to run")
         self.app.push_screen(CommandEditorScreen(command, self.recording.name), self._edited)
@@ -612,10 +612,10 @@ class RerunScreen(Screen[None]):
             if self.result is None and not self.running:
                 await self.app.run_action("go_back")  # nothing ran yet: leave the rerun too
             return
-        command = self.command or RerunCommand([], None, "none", None)
+        command = self.command or CheckCommand([], None, "none", None)
         choose_command(self.recording, argv, command.recorded_argv)
         source: CommandSource = "recorded" if argv == command.recorded_argv else "remembered"
-        self.command = RerunCommand(argv, command.cwd, source, command.recorded_argv)
+        self.command = CheckCommand(argv, command.cwd, source, command.recorded_argv)
         await self._start()
 
     def _call_to_open(self) -> CallOpenRequested | None:

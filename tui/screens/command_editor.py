@@ -13,8 +13,8 @@ from textual.widgets import Input, Static
 
 from openprogram.visible_text import visible, visible_line
 from tui.model.check_commands import (
+    CheckCommand,
     CommandSyntaxError,
-    RerunCommand,
     format_command,
     parse_command,
 )
@@ -58,7 +58,7 @@ class CommandEditorScreen(ModalScreen[list[str] | None]):
     }
     """
 
-    def __init__(self, command: RerunCommand, recording_name: str) -> None:
+    def __init__(self, command: CheckCommand, recording_name: str) -> None:
         super().__init__()
         self.command = command
         self.recording_name = recording_name

@@ -621,9 +621,9 @@ class RecordingScreen(Screen[None]):
         self.app.switch_screen(screen)
 
     def action_rerun(self) -> None:
-        from tui.screens.check import RerunScreen
+        from tui.screens.check import CheckScreen
 
-        self.app.push_screen(RerunScreen(self.path))
+        self.app.push_screen(CheckScreen(self.path))
 
     async def action_dismiss_one(self) -> None:
         find_bar = self.query_one(FindBar)

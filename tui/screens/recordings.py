@@ -264,9 +264,9 @@ class RecordingsScreen(Screen[None]):
     def action_rerun(self) -> None:
         summary = self._selected()
         if summary is not None:
-            from tui.screens.check import RerunScreen
+            from tui.screens.check import CheckScreen
 
-            self.app.push_screen(RerunScreen(summary.path))
+            self.app.push_screen(CheckScreen(summary.path))
 
     def action_mark(self) -> None:
         """Mark the row (or unmark it); two marks at most, the oldest is dropped for a third."""

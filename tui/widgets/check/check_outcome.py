@@ -26,12 +26,12 @@ _TONE = {
 }
 
 
-class RerunOutcome(Vertical):
+class CheckOutcome(Vertical):
     """Headline coloured by the outcome, a table of facts, and a box per output stream."""
 
     COMPONENT_CLASSES: ClassVar[set[str]] = {"rerun-outcome--label"}
     DEFAULT_CSS = """
-    RerunOutcome {
+    CheckOutcome {
         height: auto;
         padding: 0 1;
         & > #outcome-headline { text-style: bold; padding: 1 0 0 0; }

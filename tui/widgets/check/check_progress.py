@@ -10,11 +10,11 @@ from textual.widgets import ProgressBar, Static
 from openprogram.text import plural
 
 
-class RerunProgress(Vertical):
+class CheckProgressBar(Vertical):
     """`replaying: 1/2 calls consumed` with a bar; `cancelling…` once esc was pressed."""
 
     DEFAULT_CSS = """
-    RerunProgress {
+    CheckProgressBar {
         height: auto;
         padding: 1 1;
         & > #rerun-progress-text { color: $text; }
