@@ -52,8 +52,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     argcomplete.autocomplete(parser)  # answers a shell's completion request, else does nothing
     # argparse would otherwise refuse `check ID --json -- python -c ...`.
-    words, command = split_command(sys.argv[1:] if argv is None else argv)
+    given = sys.argv[1:] if argv is None else argv
+    words, command = split_command(given)
     args = parser.parse_args(words)
+    if "--" in given and not command:  # `record --name X --` would switch record mode on instead
+        parser.error("`--` must be followed by the command to run; nothing was changed")
     if command:
         if not hasattr(args, "command"):
             parser.error(

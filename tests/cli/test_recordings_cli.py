@@ -448,3 +448,12 @@ def test_show_bounds_a_huge_header_value_in_text_and_json(openprogram_home: Path
     result = json.loads(done.stdout)
     assert len(done.stdout) < 20_000 and result["header_truncated"] is True
     assert result["header"]["notes"].endswith("…") and len(result["header"]["notes"]) == 10_000
+
+
+def test_a_double_dash_with_no_command_after_it_is_refused_and_changes_nothing(
+    openprogram_home: Path,
+) -> None:
+    done = run_cli(openprogram_home, "record", "--name", "x", "--")
+    assert done.returncode == 2
+    assert "`--` must be followed by the command to run" in done.stderr
+    assert not (openprogram_home / "config.json").exists()  # record mode was not switched on
