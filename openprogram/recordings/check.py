@@ -41,6 +41,7 @@ from openprogram.providers.recording.errors import RecordingFileError
 from openprogram.providers.recording.file_policy import require_usable
 from openprogram.providers.recording.mismatch import MismatchReport
 from openprogram.providers.recording.reader import Recording, read_header, read_recording
+from openprogram.providers.recording.redaction import remove_secret_text
 from openprogram.providers.recording.rules import MatchingRules, validate_rules
 from openprogram.providers.recording.rules_sources import header_rules_value
 from openprogram.providers.recording.scan_facts import ScanProblem
@@ -202,9 +203,10 @@ class OutputTail:
         stream.close()
 
     def lines(self, deadline: float) -> list[str]:
-        """The lines kept, once the stream ended (or at `deadline`, a `time.monotonic()`)."""
+        """The lines kept, once the stream ended (or at `deadline`, a `time.monotonic()`), with
+        secrets removed: every surface shows or stores these (plain, `--json`, the TUI)."""
         self._thread.join(timeout=max(0.0, deadline - time.monotonic()))
-        return list(self._lines)
+        return [remove_secret_text(line) for line in self._lines]
 
 
 def _child_home() -> Path:

@@ -111,3 +111,14 @@ def test_output_is_read_to_its_end_and_kept_bounded(echo_recording: Path) -> Non
     assert result.stdout_tail[-2] == "line 99999"
     assert result.stdout_tail[-1] == "é" * OUTPUT_LINE_CHARS + "…"
     assert len(result.stdout_tail) == OUTPUT_TAIL_LINES
+
+
+def test_the_output_tails_shown_and_stored_hold_no_secret(echo_recording: Path) -> None:
+    key = "sk-proj-" + "Ab1" * 12
+    leak = (
+        f"import sys; print('using {key}'); print('Authorization: Bearer {key}', file=sys.stderr)"
+    )
+    result = run_check(str(echo_recording), [sys.executable, "-c", leak], cwd=str(REPO_ROOT))
+    shown = "\n".join([*result.stdout_tail, *result.stderr_tail])
+    assert "[secret removed]" in shown and key not in shown
+    assert key not in json.dumps(result.json_value())
