@@ -114,9 +114,10 @@ def test_output_is_read_to_its_end_and_kept_bounded(echo_recording: Path) -> Non
 
 
 def test_the_output_tails_shown_and_stored_hold_no_secret(echo_recording: Path) -> None:
-    key = "sk-proj-" + "Ab1" * 12
+    key = "sk-proj-" + "Ab1" * 12  # made by the program, so the command line does not hold it
     leak = (
-        f"import sys; print('using {key}'); print('Authorization: Bearer {key}', file=sys.stderr)"
+        "import sys; key = 'sk-proj-' + 'Ab1' * 12; print('using', key); "
+        "print('Authorization: Bearer', key, file=sys.stderr)"
     )
     result = run_check(str(echo_recording), [sys.executable, "-c", leak], cwd=str(REPO_ROOT))
     shown = "\n".join([*result.stdout_tail, *result.stderr_tail])
