@@ -16,7 +16,7 @@ from pydantic import BaseModel
 
 from openprogram.providers.recording.file_policy import require_usable
 from openprogram.providers.recording.reader import scan_recording
-from openprogram.providers.recording.rows import encode_row
+from openprogram.providers.recording.rows import RECORDING_FORMAT_VERSION, encode_row
 from openprogram.providers.recording.store import RECORDING_SUFFIX
 from openprogram.recordings.removal import RecordingRemovalError, locate_managed, refusal_reason
 
@@ -76,6 +76,15 @@ def repair_recording(recording_id: str) -> RepairReport:
     if scan.header is None:
         raise RecordingRemovalError(
             location.path, f"nothing can be salvaged: {scan.problems[0].reason}", action="repair"
+        )
+    if scan.header.format_version != RECORDING_FORMAT_VERSION:
+        # Another format is not damage: rewriting it in ours would drop every call it holds.
+        raise RecordingRemovalError(
+            location.path,
+            f"it is written in format_version {scan.header.format_version}, which this "
+            f"openprogram cannot read (it reads format_version {RECORDING_FORMAT_VERSION}); "
+            "nothing was changed",
+            action="repair",
         )
     header = scan.header.model_dump(mode="json")
     rows = [encode_row(header)]

@@ -457,3 +457,17 @@ def test_a_double_dash_with_no_command_after_it_is_refused_and_changes_nothing(
     assert done.returncode == 2
     assert "`--` must be followed by the command to run" in done.stderr
     assert not (openprogram_home / "config.json").exists()  # record mode was not switched on
+
+
+def test_repair_refuses_a_newer_format_and_changes_nothing(openprogram_home: Path) -> None:
+    path = managed_dir(openprogram_home) / "future.jsonl"
+    path.write_text(
+        '{"type":"header","format_version":99}\n{"type":"request","call_index":0,"x":1}\n'
+    )
+    path.chmod(0o600)
+    before = path.read_bytes()
+    done = run_cli(openprogram_home, "repair", "future")
+    assert done.returncode == 1
+    assert "format_version 99, which this openprogram cannot read" in one_error_line(done.stderr)
+    assert path.read_bytes() == before
+    assert sorted(p.name for p in path.parent.iterdir()) == ["future.jsonl"]  # no damaged copy
