@@ -8,7 +8,6 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
-from textual.screen import ModalScreen
 from textual.widgets import Input, Static
 
 from openprogram.visible_text import visible, visible_line
@@ -18,6 +17,7 @@ from tui.model.check_commands import (
     format_command,
     parse_command,
 )
+from tui.screens.dialog import DialogScreen
 from tui.widgets.common.key_footer import KeyFooter
 
 SOURCE_NOTES = {
@@ -28,7 +28,7 @@ SOURCE_NOTES = {
 }
 
 
-class CommandEditorScreen(ModalScreen[list[str] | None]):
+class CommandEditorScreen(DialogScreen[list[str] | None]):
     """Edit the command line of a rerun; enter runs it, escape gives up (dismisses None)."""
 
     AUTO_FOCUS = "#command-input"
@@ -39,18 +39,7 @@ class CommandEditorScreen(ModalScreen[list[str] | None]):
     ]
     DEFAULT_CSS = """
     CommandEditorScreen {
-        align: center middle;
-        background: $background 50%;
-        & > Vertical {
-            width: 100;
-            max-width: 100%;
-            height: auto;
-            max-height: 100%;
-            padding: 1 2;
-            background: $panel;
-            border: thick $primary;
-            border-title-color: $text;
-        }
+        & > Vertical { padding: 1 2; }
         & #command-input { margin: 1 0; }
         & .command-editor--note { color: $text-muted; }
         & #command-error { color: $text-error; display: none; }

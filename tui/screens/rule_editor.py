@@ -18,7 +18,6 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
-from textual.screen import ModalScreen
 from textual.widgets import Input, Label, RadioButton, RadioSet, Static
 
 from openprogram.providers.recording.differences import FieldDifference
@@ -39,6 +38,7 @@ from tui.model.rule_offers import (
     offer,
     preset_names,
 )
+from tui.screens.dialog import DialogScreen
 from tui.theme import rich_style
 
 TITLES: dict[RuleKind, str] = {
@@ -61,7 +61,7 @@ class RuleChoice:
         return "; ".join(rule.describe() for rule in self.rules)
 
 
-class RuleEditorScreen(ModalScreen[RuleChoice | None]):
+class RuleEditorScreen(DialogScreen[RuleChoice | None]):
     """Choose the path, (to normalise) the pattern and replacement, and the scope; enter saves."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -71,18 +71,7 @@ class RuleEditorScreen(ModalScreen[RuleChoice | None]):
     ]
     DEFAULT_CSS = """
     RuleEditorScreen {
-        align: center middle;
-        background: $background 50%;
-        & > Vertical {
-            width: 100;
-            max-width: 100%;
-            height: auto;
-            max-height: 100%;
-            padding: 0 1;
-            background: $panel;
-            border: thick $primary;
-            border-title-color: $text;
-        }
+        & > Vertical { padding: 0 1; }
         & RadioSet, & RadioSet:focus {
             width: 1fr; height: auto; border: none; padding: 0; background: $panel;
         }

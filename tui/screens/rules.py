@@ -16,7 +16,6 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
 from textual.message import Message
-from textual.screen import ModalScreen
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
@@ -30,9 +29,10 @@ from openprogram.recordings.rule_edits import (
 )
 from openprogram.visible_text import visible_line
 from tui.model.paths import display_path
+from tui.screens.dialog import DialogScreen
 
 
-class RulesScreen(ModalScreen[bool]):
+class RulesScreen(DialogScreen[bool]):
     """Lists the rules in force; `x` removes the highlighted one. Dismissed with True when any
     rule was removed (the check should run again)."""
 
@@ -42,18 +42,7 @@ class RulesScreen(ModalScreen[bool]):
     ]
     DEFAULT_CSS = """
     RulesScreen {
-        align: center middle;
-        background: $background 50%;
-        & > Vertical {
-            width: 100;
-            max-width: 100%;
-            height: auto;
-            max-height: 100%;
-            padding: 0 1;
-            background: $panel;
-            border: thick $primary;
-            border-title-color: $text;
-        }
+        & > Vertical { padding: 0 1; }
         & OptionList { height: auto; max-height: 16; border: none; background: $panel; }
         & .rules--note { color: $text-muted; }
     }
