@@ -372,13 +372,6 @@ def fitting_presets(
     return ()
 
 
-def fitting_preset(recorded: Any, incoming: Any) -> str | None:
-    """The one preset that makes two differing values equal on its own (`fitting_presets`), else
-    None."""
-    names = fitting_presets(recorded, incoming)
-    return names[0] if len(names) == 1 else None
-
-
 def suggested_rules(
     difference: FieldDifference, in_force: MatchingRules = NO_RULES
 ) -> tuple[NormalizeRule, ...]:
