@@ -26,7 +26,7 @@ from openprogram.providers.recording.redaction import REDACTION_VERSION
 from openprogram.providers.recording.rerecord import RerecordingApi, RerecordState
 from openprogram.providers.recording.rules import MatchingRules
 from openprogram.providers.recording.rules_sources import project_rules
-from openprogram.providers.recording.writer import RecordingSink
+from openprogram.providers.recording.writer import NOW, RecordingSink, TimeField
 from openprogram.providers.replay import ReplayMismatch, ReplayProvider
 from openprogram.recordings.versions import write_version
 from openprogram.text import plural
@@ -66,8 +66,8 @@ class _CountingSink(RecordingSink):
 
     calls = 0
 
-    def begin_call(self, request: dict[str, Any]) -> int:
-        index = super().begin_call(request)
+    def begin_call(self, request: dict[str, Any], *, start_ms: TimeField = NOW) -> int:
+        index = super().begin_call(request, start_ms=start_ms)
         self.calls = max(self.calls, index + 1)  # indexes are contiguous in a file we own
         return index
 

@@ -56,11 +56,14 @@ ACCEPTED_VALUE_LIMIT = 200
 
 
 def copy_call(sink: RecordingSink, request: dict[str, Any], call: RecordedCall) -> None:
-    """Write a recorded call into another file: `request`, then its recorded answer as is."""
-    call_index = sink.begin_call(request)
-    for number, event in enumerate(call.events):
-        sink.write_event(call_index, number, event.model_dump(mode="json"))
-    sink.end_call(call_index, len(call.events), call.outcome, call.error)
+    """Write a recorded call into another file: `request`, then its recorded answer and times as is."""
+    call_index = sink.begin_call(request, start_ms=call.start_ms)
+    times = call.event_ms or (None,) * len(call.events)
+    for number, (event, ms) in enumerate(zip(call.events, times, strict=True)):
+        sink.write_event(call_index, number, event.model_dump(mode="json"), ms=ms)
+    sink.end_call(
+        call_index, len(call.events), call.outcome, call.error, duration_ms=call.duration_ms
+    )
 
 
 __all__ = ["RecordedCallError", "ReplayProvider"]
