@@ -107,7 +107,7 @@ class _PendingRows:
 
 
 def _elapsed_ms(since: float, now: float) -> int:
-    return max(0, int((now - since) * 1000))
+    return max(0, round((now - since) * 1000))
 
 
 class RecordingSink:
