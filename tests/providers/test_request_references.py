@@ -20,6 +20,7 @@ from openprogram.providers import Context, UserMessage
 from openprogram.providers.recording import RecordingProvider
 from openprogram.providers.recording.errors import RecordingFileError
 from openprogram.providers.recording.reader import read_recording, scan_recording
+from openprogram.providers.recording.recorder import request_payload
 from openprogram.providers.recording.rows import NonFiniteNumberError, encode_row
 from openprogram.providers.recording.rules import MatchingRules, ScrubRule
 from openprogram.providers.recording.writer import RecordingSink
@@ -348,3 +349,26 @@ def test_a_reworded_system_prompt_is_one_changed_row_in_git_diff(tmp_path: Path)
     ]
     assert len(changed) == 2 and diff.count("@@ ") == 1  # one row out, one row in: one hunk
     assert '"call_index":0' in changed[0] and "Be brief and kind." in changed[1]
+
+
+def test_the_recorder_redacts_a_message_changed_in_place_again(tmp_path: Path) -> None:
+    """Messages redacted on the previous call are reused only when they are dumped equal."""
+    path = tmp_path / "r.jsonl"
+    provider = RecordingProvider(ScriptedProvider(responder=echo_responder), path)
+    key = "sk-proj-" + "Z9y8X7w6" * 6
+    said = [UserMessage(content="hello"), UserMessage(content="plain")]
+    sent = []
+
+    async def run() -> None:
+        for step in range(3):
+            if step == 1:
+                said[1].content = f"now with {key}"  # the same object, changed in place
+            context = Context(messages=list(said))
+            sent.append(request_payload(SCRIPTED_MODEL, context, None))
+            async for _ in provider.stream(SCRIPTED_MODEL, context):
+                pass
+            said.append(UserMessage(content=f"step {step}"))
+
+    asyncio.run(run())
+    provider.sink.close()
+    assert rebuilt(path) == sent and key not in path.read_text()
