@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import math
 import shlex
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
@@ -91,6 +92,13 @@ def register_check(commands: Subcommands) -> None:
         "--timeout", type=float, metavar="S", help="stop the program after S seconds (an error)"
     )
     parser.add_argument(
+        "--pace",
+        type=_pace,
+        metavar="FACTOR",
+        help="deliver events at the recorded pace times FACTOR (1: as recorded, 2: twice as fast; "
+        "default: at once)",
+    )
+    parser.add_argument(
         "--ignore",
         action="append",
         default=[],
@@ -113,6 +121,16 @@ def register_check(commands: Subcommands) -> None:
         metavar="-- COMMAND",
         help="the program to run (default: the command stored in the recording)",
     )
+
+
+def _pace(text: str) -> float:
+    try:
+        pace = float(text)
+    except ValueError:
+        pace = math.nan
+    if not (math.isfinite(pace) and pace > 0):
+        raise argparse.ArgumentTypeError(f"expected a positive number, got {text!r}")
+    return pace
 
 
 def progress_printer(out: Output) -> Callable[[CheckProgress], None] | None:
@@ -194,6 +212,7 @@ def check(args: argparse.Namespace, out: Output) -> int:
             timeout=args.timeout,
             on_progress=progress,
             rules=rules,
+            pace=args.pace,
         )
     except ValidationError as exc:
         raise UsageRefused(f"--normalize: {exc.errors()[0]['msg']}") from None

@@ -93,8 +93,11 @@ class OpenProgramRecording:
         accept_command: str | None = None,
         mode_reason: str | None = None,
         rules: MatchingRules | None = None,
+        pace: float | None = None,
     ) -> None:
         self.path = path
+        self.pace = pace
+        """Replay at the recorded pace times this factor (None: events at once)."""
         self.rules = rules
         """The caller's matching rules (the marker's), merged after pyproject's and the header's."""
         self.record_mode: RecordMode = record_mode
@@ -170,7 +173,11 @@ class OpenProgramRecording:
             if self.accepting:
                 self._partial = self._new_partial()
             replay = ReplayProvider(
-                self.path, rules=self.rules, on_report=on_report, accept_into=self._partial
+                self.path,
+                rules=self.rules,
+                on_report=on_report,
+                accept_into=self._partial,
+                pace=self.pace,
             )
         except (RecordingFileError, OSError) as exc:
             if self._partial is not None:
