@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from openprogram.errors import OpenProgramError
 from openprogram.providers.recording.format import RequestRow
 
 __all__ = [
@@ -23,7 +24,7 @@ __all__ = [
 REQUEST_KEYS = frozenset({"model", "context", "options"})
 
 
-class RequestReferenceError(ValueError):
+class RequestReferenceError(OpenProgramError, ValueError):
     """A request row's reference cannot be followed; the message is the one-line reason."""
 
 

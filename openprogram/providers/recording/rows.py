@@ -11,6 +11,8 @@ import json
 import math
 from typing import Any
 
+from openprogram.errors import OpenProgramError
+
 RECORDING_FORMAT_VERSION = 2
 """Bump when required fields or the meaning of request/event/call_end rows change."""
 
@@ -31,7 +33,7 @@ _ENCODER = json.JSONEncoder(
 """`json.dumps` with these options, built once: `dumps` builds a new encoder on every call."""
 
 
-class NonFiniteNumberError(ValueError):
+class NonFiniteNumberError(OpenProgramError, ValueError):
     """A value to record holds NaN or an infinity, which JSON cannot hold; names the field."""
 
     def __init__(self, field_path: str, value: float) -> None:
