@@ -15,6 +15,7 @@ from openprogram.cli import (
     recordings_removal,
     recordings_resolve,
     recordings_rules,
+    recordings_scan,
     recordings_views,
 )
 from openprogram.cli.commands import add_command
@@ -78,6 +79,7 @@ def register_recordings_command(commands: Subcommands) -> None:
     recordings_diff.register_diff(subcommands)
     recordings_resolve.register(subcommands)
     recordings_rules.register(subcommands)
+    recordings_scan.register(subcommands)
 
 
 def register_status(commands: Subcommands) -> None:

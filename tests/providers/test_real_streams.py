@@ -32,6 +32,7 @@ from openprogram.providers.recording import RecordingProvider, remove_secret_val
 from openprogram.providers.replay import ReplayProvider
 from openprogram.providers.stream import drain
 from openprogram.providers.types import AssistantMessage
+from openprogram.recordings.secret_scan import scan_file
 from tests.real_sse import FOLDER, require_folder
 from tests.sse_server import SSEServer, sse_response
 
@@ -257,3 +258,6 @@ def test_a_real_stream_is_read_recorded_and_replayed_right(
     )
     text = path.read_text(encoding="utf-8")
     assert [secret for secret in secrets_of(live) if secret in text] == []
+    # A recording we wrote is clean by construction: `recordings scan` agrees (ids, signatures
+    # and encrypted reasoning are not mistaken for keys).
+    assert [finding.describe() for finding in scan_file(path).findings] == []

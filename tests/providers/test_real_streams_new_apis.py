@@ -27,6 +27,7 @@ from openprogram.providers.http.openai_responses import OpenAIResponsesProvider
 from openprogram.providers.recording import RecordingProvider, remove_secret_values
 from openprogram.providers.stream import drain
 from openprogram.providers.types import AssistantMessage
+from openprogram.recordings.secret_scan import scan_file
 from tests.providers.test_real_streams import _replay_offline, cuts, secrets_of, sse_data
 from tests.real_sse import FOLDER, require_folder
 from tests.sse_server import ScriptedResponse, SSEServer
@@ -320,3 +321,6 @@ def test_a_real_new_api_stream_is_read_recorded_and_replayed_right(
     if "password" in meta["contains"]:
         assert secrets  # the scan has something to look for
     assert [secret for secret in secrets if secret in text] == []
+    # A recording we wrote is clean by construction: `recordings scan` agrees (ids, signatures
+    # and encrypted reasoning are not mistaken for keys).
+    assert [finding.describe() for finding in scan_file(path).findings] == []
