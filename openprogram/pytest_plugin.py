@@ -18,15 +18,16 @@ import hashlib
 import os
 import re
 import shlex
-from collections.abc import Generator, Iterator, Mapping
+from collections.abc import Generator, Iterator, Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
 if TYPE_CHECKING:
     from openprogram.providers.recording.rules import MatchingRules
     from openprogram.testing.session import OpenProgramRecording, RecordMode
+    from openprogram.testing.unused import UnusedCheck
 
 MARKER = "openprogram_recording"
 FIXTURE = "openprogram_recording"
@@ -39,12 +40,16 @@ CHOICES: tuple[RecordMode, ...] = ("none", "once", "rewrite", "accept", "rerecor
 ALIASES: dict[str, RecordMode] = {
     "resume": "rerecord"
 }  # RECORD_MODE_ALIASES: `resume` is in users' CI files
+UNUSED_OPTION = "--openprogram-unused"
 CI_FALSE_VALUES = ("", "0", "false", "no", "off")
 
 _MODE_KEY = pytest.StashKey[tuple["RecordMode", "str | None"]]()
 _ACTIVE_KEY = pytest.StashKey[set["OpenProgramRecording"]]()
 _REPORTS_KEY = pytest.StashKey[dict[str, pytest.TestReport]]()
 _RECORDING_KEY = pytest.StashKey["OpenProgramRecording"]()
+_UNUSED_KEY = pytest.StashKey["UnusedCheck"]()
+_DESELECTED_KEY = pytest.StashKey[int]()
+_WORKER_UNUSED = "openprogram_unused"
 
 _UNSAFE_FILE_CHARACTERS = re.compile(r"[^\w.,=+\-\[\]]")
 MAX_STEM = 120
@@ -64,6 +69,17 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         "older name resume): replay the calls that match, record the rest from the real providers. "
         "A recording "
         "is saved only when its test passes. With CI set, only this option enables recording.",
+    )
+    group.addoption(
+        UNUSED_OPTION,
+        dest="openprogram_unused",
+        choices=("warn", "fail"),
+        default=None,
+        help="after the session, list the recordings (*.jsonl under the recordings/ folder beside "
+        "each collected test module) that no collected test uses; fail makes the run fail when "
+        "there are any. Checked only when the whole suite was collected (no paths or ids given, "
+        "nothing deselected, no collection error). `openprogram recordings prune --unused` "
+        "removes what the last complete check found.",
     )
     parser.addini(
         INI_MODE,
@@ -144,6 +160,96 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
             and FIXTURE not in item.fixturenames
         ):
             item.fixturenames.insert(0, FIXTURE)
+
+
+def pytest_deselected(items: Sequence[pytest.Item]) -> None:
+    """Count deselected tests: a narrowed collection cannot tell which recordings are unused."""
+    if items:
+        stash = items[0].config.stash
+        stash[_DESELECTED_KEY] = stash.get(_DESELECTED_KEY, 0) + len(items)
+
+
+def _narrowed(session: pytest.Session) -> str | None:
+    config = session.config
+    if config.args_source == pytest.Config.ArgsSource.ARGS:
+        return "test paths or ids were given on the command line"
+    if config.stash.get(_DESELECTED_KEY, 0):
+        return f"{config.stash[_DESELECTED_KEY]} tests were deselected (-k, -m, --lf, ...)"
+    if session.testsfailed:
+        return "collection had errors"
+    return None
+
+
+def _used_recording(item: pytest.Item) -> Path | None:
+    if not isinstance(item, pytest.Function):
+        return None
+    if item.get_closest_marker(MARKER) is None and FIXTURE not in item.fixturenames:
+        return None
+    try:
+        return recording_path(item)
+    except pytest.fail.Exception:  # a malformed marker: the test itself says so when it runs
+        return None
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    """With `--openprogram-unused`, find the recordings no collected test uses."""
+    if session.config.getoption("openprogram_unused") is None:
+        return
+    from openprogram.testing.unused import check_unused
+
+    check = check_unused(session.items, _used_recording, RECORDINGS_DIR, _narrowed(session))
+    session.config.stash[_UNUSED_KEY] = check
+    worker_output = getattr(session.config, "workeroutput", None)
+    if worker_output is not None:  # an xdist worker: the controller reports it
+        worker_output[_WORKER_UNUSED] = check.to_json()
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_testnodedown(node: Any, error: object) -> None:
+    """pytest-xdist: the controller collects nothing; every worker collected the whole suite."""
+    output = getattr(node, "workeroutput", {}).get(_WORKER_UNUSED)
+    if output is not None:
+        from openprogram.testing.unused import UnusedCheck
+
+        node.config.stash[_UNUSED_KEY] = UnusedCheck.from_json(output)
+
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    """Keep a complete answer for `prune --unused`; with `fail`, unused recordings fail the run."""
+    config = session.config
+    check: UnusedCheck | None = config.stash.get(_UNUSED_KEY, None)
+    if check is None or hasattr(config, "workeroutput"):
+        return
+    cache = getattr(config, "cache", None)  # absent with -p no:cacheprovider
+    if check.narrowed is None and cache is not None:
+        from openprogram.testing.unused import UNUSED_CACHE_KEY
+
+        cache.set(UNUSED_CACHE_KEY, check.to_json())
+    failing = config.getoption("openprogram_unused") == "fail" and check.unused
+    if failing and exitstatus == pytest.ExitCode.OK:
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
+
+def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> None:
+    """Say which recordings no collected test uses, or why that was not checked."""
+    check: UnusedCheck | None = config.stash.get(_UNUSED_KEY, None)
+    if check is None or hasattr(config, "workeroutput"):
+        return
+    write = terminalreporter.write_line
+    if check.narrowed is not None:
+        write(f"openprogram: unused recordings not checked: {check.narrowed}")
+        return
+    if not check.unused:
+        write("openprogram: every recording is used by a collected test")
+        return
+    red = config.getoption("openprogram_unused") == "fail"
+    terminalreporter.section("recordings no collected test uses", sep="-", red=red, yellow=not red)
+    for path in check.unused:
+        write(_display_path(path, config))
+    write(
+        f"{len(check.unused)} unused; `openprogram recordings prune --unused` removes them"
+        + (" (this fails the run: --openprogram-unused=fail)" if red else "")
+    )
 
 
 @pytest.hookimpl(wrapper=True)
