@@ -41,6 +41,9 @@ ALIASES: dict[str, RecordMode] = {
     "resume": "rerecord"
 }  # RECORD_MODE_ALIASES: `resume` is in users' CI files
 UNUSED_OPTION = "--openprogram-unused"
+REPORT_OPTION = "--openprogram-report"
+ANNOTATIONS_OPTION = "--openprogram-annotations"
+_ANNOTATION_PROPERTY = "openprogram_annotation"
 CI_FALSE_VALUES = ("", "0", "false", "no", "off")
 
 _MODE_KEY = pytest.StashKey[tuple["RecordMode", "str | None"]]()
@@ -80,6 +83,22 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         "there are any. Checked only when the whole suite was collected (no paths or ids given, "
         "nothing deselected, no collection error). `openprogram recordings prune --unused` "
         "removes what the last complete check found.",
+    )
+    group.addoption(
+        REPORT_OPTION,
+        dest="openprogram_report",
+        metavar="DIR",
+        default=None,
+        help="for each test that fails on its recording, write DIR/<test id>.json (the shape of "
+        "`openprogram recordings check --json`) and name it in the failure: for a CI artifact",
+    )
+    group.addoption(
+        ANNOTATIONS_OPTION,
+        dest="openprogram_annotations",
+        action="store_true",
+        default=False,
+        help="print a GitHub Actions `::error file=...,line=...::` line per test that failed on "
+        "its recording (on by itself when GITHUB_ACTIONS=true)",
     )
     parser.addini(
         INI_MODE,
@@ -231,9 +250,21 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
 
 
 def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> None:
-    """Say which recordings no collected test uses, or why that was not checked."""
+    """GitHub Actions annotations of the tests that failed on their recording; then which
+    recordings no collected test uses, or why that was not checked."""
+    if hasattr(config, "workeroutput"):
+        return
+    reports = [*terminalreporter.stats.get("failed", ()), *terminalreporter.stats.get("error", ())]
+    for report in reports:  # under xdist, the properties travelled from the worker
+        for name, value in getattr(report, "user_properties", ()):
+            if name == _ANNOTATION_PROPERTY:
+                terminalreporter.write_line(str(value))
+    _summarise_unused(terminalreporter, config)
+
+
+def _summarise_unused(terminalreporter: Any, config: pytest.Config) -> None:
     check: UnusedCheck | None = config.stash.get(_UNUSED_KEY, None)
-    if check is None or hasattr(config, "workeroutput"):
+    if check is None:
         return
     write = terminalreporter.write_line
     if check.narrowed is not None:
@@ -261,14 +292,60 @@ def pytest_runtest_makereport(
     report = yield
     item.stash.setdefault(_REPORTS_KEY, {})[report.when] = report
     recording = item.stash.get(_RECORDING_KEY, None)
-    if recording is not None and report.when == "call" and report.failed and recording.mismatches:
-        text = recording.mismatch_report(recording.mismatches[0])
+    failed_on_recording = report.failed and report.when in ("call", "teardown")
+    if recording is not None and failed_on_recording and recording.mismatches:
+        mismatch = recording.mismatches[0]
+        from openprogram.testing.ci_report import annotation_text
+
+        file, number = item.location[:2]
+        line = number + 1 if number is not None else None
+        summary = annotation_text(mismatch.report)
+        where = file if line is None else f"{file}:{line}"
+        text = f"{where}: {summary}\n" + recording.mismatch_report(mismatch)
+        written = _write_ci_report(item, recording, mismatch.report, report.duration)
+        if written is not None:
+            text += f"\nreport: {_display_path(written, item.config)}"
         addsection = getattr(report.longrepr, "addsection", None)
         if callable(addsection):
             addsection("openprogram replay mismatch", text)
         else:
             report.sections.append(("openprogram replay mismatch", text))
+        if _annotations_on(item.config):
+            from openprogram.testing.ci_report import github_annotation
+
+            annotation = github_annotation(file, line, "openprogram replay mismatch", summary)
+            report.user_properties.append((_ANNOTATION_PROPERTY, annotation))
     return report
+
+
+def _annotations_on(config: pytest.Config) -> bool:
+    enabled = bool(config.getoption("openprogram_annotations"))
+    return enabled or os.environ.get("GITHUB_ACTIONS", "").strip().lower() == "true"
+
+
+def _write_ci_report(
+    item: pytest.Item, recording: OpenProgramRecording, mismatch: Any, duration: float
+) -> Path | None:
+    directory = item.config.getoption("openprogram_report")
+    if not directory or recording.replay is None:
+        return None
+    from openprogram.testing.ci_report import check_result, write_report
+
+    replay = recording.replay
+    result = check_result(
+        recording=recording.display_path,
+        command=_pytest_command(item, item.config, "none"),
+        cwd=item.config.invocation_params.dir,
+        calls_recorded=replay.recorded_call_count,
+        calls_consumed=replay.call_count,
+        duration_seconds=duration,
+        mismatch=mismatch,
+        rules=replay.rules.describe(),
+    )
+    base = Path(directory)
+    if not base.is_absolute():
+        base = item.config.invocation_params.dir / base
+    return write_report(base, item.nodeid, result)
 
 
 @pytest.fixture
