@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from openprogram.cli.commands import add_command
@@ -37,7 +38,8 @@ def register_diff(commands: Subcommands) -> None:
         "Compare two recordings call by call: every request difference and how the answers differ.",
         "  openprogram recordings diff yesterday today\n"
         "  openprogram recordings diff old.jsonl new.jsonl --stat\n"
-        "  openprogram recordings diff old.jsonl new.jsonl --json\n\n"
+        "  openprogram recordings diff old.jsonl new.jsonl --json\n"
+        "  openprogram recordings diff old.jsonl new.jsonl --html diff.html\n\n"
         "Calls are paired by index when both recordings have the same shape, else by what each\n"
         "call asks (model, tools, last message), so an inserted call is 'only in B'. Matching rules\n"
         "in pyproject.toml mark the request differences they absorb.\n"
@@ -48,6 +50,12 @@ def register_diff(commands: Subcommands) -> None:
     output = parser.add_mutually_exclusive_group()
     output.add_argument("--json", action="store_true", help="print stable JSON")
     output.add_argument("--stat", action="store_true", help="one line per call")
+    output.add_argument(
+        "--html",
+        metavar="FILE",
+        type=Path,
+        help="write one self-contained HTML page of the comparison to FILE (for a browser or CI)",
+    )
 
 
 def diff_command(args: argparse.Namespace, out: Output) -> int:
@@ -65,6 +73,12 @@ def diff_command(args: argparse.Namespace, out: Output) -> int:
     diff = diff_recordings(a, b, rules)
     if args.json:
         out.json(diff_json(diff))
+    elif args.html is not None:
+        from openprogram.html_report.page import write_page
+        from openprogram.html_report.reports import diff_page
+
+        write_page(args.html, diff_page(diff_json(diff), b.calls))
+        out.line(f"wrote {args.html} ({summary_line(diff)})")
     elif args.stat:
         for pair in diff.pairs:
             out.line(stat_line(pair))
