@@ -345,7 +345,7 @@ def _write_ci_report(
     base = Path(directory)
     if not base.is_absolute():
         base = item.config.invocation_params.dir / base
-    return write_report(base, item.nodeid, result)
+    return write_report(base, item.nodeid, result, replay.recording.calls)
 
 
 @pytest.fixture

@@ -76,7 +76,7 @@ def _commands(result: CheckResult) -> list[list[str]]:
     return [[label, visible(command)] for label, command in commands]
 
 
-def check_page(result: CheckResult, scan: RecordingScan | None) -> str:
+def check_page(result: CheckResult, calls: tuple[RecordedCall, ...]) -> str:
     """A check: the verdict and the mismatch side by side first, then the recording's calls."""
     facts = [
         ["status", result.status],
@@ -95,7 +95,7 @@ def check_page(result: CheckResult, scan: RecordingScan | None) -> str:
         "view": "check",
         "title": visible(f"check of {result.recording}"),
         "facts": facts,
-        "calls": call_rows(scan.calls) if scan else [],
+        "calls": call_rows(calls),
         "check": {
             "status": result.status,
             "summary": visible(result.summary()),
@@ -109,7 +109,6 @@ def check_page(result: CheckResult, scan: RecordingScan | None) -> str:
         },
         "diff": None,
     }
-    calls: tuple[RecordedCall, ...] = scan.calls if scan else ()
     return render(page, calls)
 
 

@@ -1,7 +1,8 @@
 """What a CI job keeps of a test that failed on its recording: a JSON file and an annotation.
 
 `--openprogram-report=DIR` writes `DIR/TEST-ID.json` in the shape of `openprogram recordings
-check --json` (a `CheckResult`), so one reader serves both; `--openprogram-annotations` (on by
+check --json` (a `CheckResult`), so one reader serves both, and `DIR/TEST-ID.html`, the page
+`check --html` writes; `--openprogram-annotations` (on by
 itself when `GITHUB_ACTIONS=true`) prints one GitHub Actions workflow command per such test,
 `::error file=…,line=…,title=…::call K, field PATH: recorded …, incoming …`, which GitHub shows
 on the test's line in the pull request.
@@ -11,12 +12,14 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import re
 import shlex
 from pathlib import Path
 
+from openprogram.html_report.page import write_page
+from openprogram.html_report.reports import check_page
 from openprogram.providers.recording.mismatch import MismatchReport
+from openprogram.providers.recording.reader import RecordedCall
 from openprogram.recordings.check import CheckResult
 from openprogram.visible_text import visible
 
@@ -89,12 +92,13 @@ def check_result(
     )
 
 
-def write_report(directory: Path, node_id: str, result: CheckResult) -> Path:
-    """Write `DIR/<test>.json` (private: it holds the requests) and return its path."""
+def write_report(
+    directory: Path, node_id: str, result: CheckResult, calls: tuple[RecordedCall, ...]
+) -> Path:
+    """Write `DIR/<test>.json` and `DIR/<test>.html` (private: they hold the requests); returns
+    the HTML page's path."""
     directory.mkdir(parents=True, exist_ok=True)
-    path = directory / f"{report_file_stem(node_id)}.json"
+    stem = report_file_stem(node_id)
     text = json.dumps(result.json_value(), indent=2, ensure_ascii=False) + "\n"
-    descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o600)
-    with os.fdopen(descriptor, "w", encoding="utf-8") as handle:
-        handle.write(text)
-    return path
+    write_page(directory / f"{stem}.json", text)
+    return write_page(directory / f"{stem}.html", check_page(result, calls))

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import re
 
+from tests.browser import chromium, open_page
 from tests.plugin.inner_project import InnerProject
 
 
@@ -18,11 +19,13 @@ def test_a_failed_test_leaves_a_check_json_report_named_in_its_failure(inner: In
     result.assert_outcomes(failed=2)
     reports = sorted((inner.path / "ci-reports").iterdir())
     assert [path.name for path in reports] == [
+        "test_inner_echo.py..test_loop.html",
         "test_inner_echo.py..test_loop.json",
+        "test_inner_echo.py..test_loop_sync.html",
         "test_inner_echo.py..test_loop_sync.json",
     ]
-    result.stdout.fnmatch_lines(["report: ci-reports/test_inner_echo.py..test_loop.json"])
-    document = json.loads(reports[0].read_text())
+    result.stdout.fnmatch_lines(["report: ci-reports/test_inner_echo.py..test_loop.html"])
+    document = json.loads(reports[1].read_text())
     assert document["status"] == "mismatch"
     assert document["recording"] == "recordings/test_inner_echo/test_loop.jsonl"
     assert document["argv"] == [
@@ -35,7 +38,23 @@ def test_a_failed_test_leaves_a_check_json_report_named_in_its_failure(inner: In
     mismatch = document["mismatch"]
     assert (mismatch["call_index"], mismatch["field_path"]) == (0, "context.messages[0].content")
     assert (mismatch["recorded"], mismatch["incoming"]) == ("hi", "bye")
-    assert reports[0].stat().st_mode & 0o077 == 0  # it holds the requests: private
+    assert all(path.stat().st_mode & 0o077 == 0 for path in reports)  # they hold the requests
+
+    with chromium() as browser:
+        opened = open_page(browser, reports[0])
+        page = opened.page
+        # The mismatch is what the page shows first, with both values side by side.
+        assert page.locator("#verdict .status").text_content() == "mismatch"
+        assert page.locator("#verdict .where").text_content() == (
+            "call 0 · field context.messages[0].content"
+        )
+        assert page.locator("#verdict .sides pre").all_text_contents() == ['"hi"', '"bye"']
+        assert page.locator("#verdict .where").is_visible()
+        commands = page.locator("#verdict code.command").all_text_contents()
+        assert (
+            "openprogram recordings accept recordings/test_inner_echo/test_loop.jsonl" in commands
+        )
+        assert opened.errors == [] and opened.requests == []
 
 
 def test_github_actions_gets_one_error_annotation_per_failed_test(inner: InnerProject) -> None:
