@@ -302,7 +302,7 @@ def pytest_runtest_makereport(
         summary = annotation_text(mismatch.report)
         where = file if line is None else f"{file}:{line}"
         text = f"{where}: {summary}\n" + recording.mismatch_report(mismatch)
-        written = _write_ci_report(item, recording, mismatch.report, report.duration)
+        written = _write_ci_report(item, recording, mismatch, report.duration)
         if written is not None:
             text += f"\nreport: {_display_path(written, item.config)}"
         addsection = getattr(report.longrepr, "addsection", None)
@@ -339,13 +339,22 @@ def _write_ci_report(
         calls_recorded=replay.recorded_call_count,
         calls_consumed=replay.call_count,
         duration_seconds=duration,
-        mismatch=mismatch,
+        mismatch=mismatch.report,
         rules=replay.rules.describe(),
     )
     base = Path(directory)
     if not base.is_absolute():
         base = item.config.invocation_params.dir / base
-    return write_report(base, item.nodeid, result, replay.recording.calls)
+    from openprogram.testing.session import tui_command
+
+    commands = [("open it in the TUI:", tui_command(recording.display_path, mismatch))]
+    if recording.accept_command and mismatch.kind == "request":
+        commands.append(
+            ("if the change is intended, accept it (offline):", recording.accept_command)
+        )
+    if recording.rerun_command:
+        commands.append(("if the change is intended, record it again:", recording.rerun_command))
+    return write_report(base, item.nodeid, result, replay.recording.calls, commands)
 
 
 @pytest.fixture

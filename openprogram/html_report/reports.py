@@ -26,11 +26,11 @@ def _session_facts(scan: RecordingScan) -> list[list[str]]:
     return [[label, visible(value)] for label, value in found]
 
 
-def show_page(scan: RecordingScan) -> str:
-    """A recording: its facts, problems, and every whole call."""
+def show_page(scan: RecordingScan, title: str | None = None) -> str:
+    """A recording: its facts, problems, and every whole call (`title`: the path by default)."""
     page: dict[str, Any] = {
         "view": "show",
-        "title": visible(str(scan.path)),
+        "title": visible(title or str(scan.path)),
         "facts": _session_facts(scan),
         "calls": call_rows(scan.calls),
         "check": None,
@@ -76,8 +76,13 @@ def _commands(result: CheckResult) -> list[list[str]]:
     return [[label, visible(command)] for label, command in commands]
 
 
-def check_page(result: CheckResult, calls: tuple[RecordedCall, ...]) -> str:
-    """A check: the verdict and the mismatch side by side first, then the recording's calls."""
+def check_page(
+    result: CheckResult,
+    calls: tuple[RecordedCall, ...],
+    commands: list[tuple[str, str]] | None = None,
+) -> str:
+    """A check: the verdict and the mismatch side by side first, then the recording's calls.
+    `commands` (what resolves it, each with what it does) replace the CLI's own, e.g. pytest's."""
     facts = [
         ["status", result.status],
         ["command", visible(shlex.join(result.argv))],
@@ -104,7 +109,9 @@ def check_page(result: CheckResult, calls: tuple[RecordedCall, ...]) -> str:
             else safe(
                 mismatch.model_dump(mode="json", exclude={"recorded_request", "incoming_request"})
             ),
-            "commands": _commands(result),
+            "commands": _commands(result)
+            if commands is None
+            else [[label, visible(command)] for label, command in commands],
             "notes": notes,
         },
         "diff": None,

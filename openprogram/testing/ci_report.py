@@ -93,7 +93,11 @@ def check_result(
 
 
 def write_report(
-    directory: Path, node_id: str, result: CheckResult, calls: tuple[RecordedCall, ...]
+    directory: Path,
+    node_id: str,
+    result: CheckResult,
+    calls: tuple[RecordedCall, ...],
+    commands: list[tuple[str, str]],
 ) -> Path:
     """Write `DIR/<test>.json` and `DIR/<test>.html` (private: they hold the requests); returns
     the HTML page's path."""
@@ -101,4 +105,4 @@ def write_report(
     stem = report_file_stem(node_id)
     text = json.dumps(result.json_value(), indent=2, ensure_ascii=False) + "\n"
     write_page(directory / f"{stem}.json", text)
-    return write_page(directory / f"{stem}.html", check_page(result, calls))
+    return write_page(directory / f"{stem}.html", check_page(result, calls, commands))
