@@ -171,7 +171,7 @@ def show_status(args: argparse.Namespace, out: Output) -> int:
     """Print the status; exit 1 when the next start would block."""
     status = read_status()
     if args.json:
-        out.json(status.to_json())
+        out.json(status.model_dump(mode="json"))
         return 1 if status.would_block else 0
     if status.config_error:
         out.line("mode:    ", ("unknown (configuration unreadable)", "red"))
