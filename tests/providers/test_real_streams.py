@@ -253,6 +253,10 @@ def test_a_real_stream_is_read_recorded_and_replayed_right(
 
     live, replayed = asyncio.run(run())
     assert answer_of(live) == expected
+    if api == "openai-completions" and "error" not in expected:  # as the last usage says
+        usages = [json.loads(d)["usage"] for _, d in sse_data(body.decode()) if '"usage":{' in d]
+        details = (usages[-1].get("completion_tokens_details") or {}) if usages else {}
+        assert live.usage.reasoning == details.get("reasoning_tokens")
     assert remove_secret_values(replayed.model_dump(mode="json")) == remove_secret_values(
         live.model_dump(mode="json")
     )

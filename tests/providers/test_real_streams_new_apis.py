@@ -122,7 +122,12 @@ def expected_responses(body: str) -> dict[str, Any]:
     return {
         "blocks": [_final(b) for b in blocks],
         "stop": stop,
-        "usage": (usage["input_tokens"] - cached, usage["output_tokens"], cached),
+        "usage": (
+            usage["input_tokens"] - cached,
+            usage["output_tokens"],
+            cached,
+            (usage.get("output_tokens_details") or {}).get("reasoning_tokens"),
+        ),
         "kept": kept,
     }
 
@@ -199,7 +204,7 @@ def expected_gemini(body: str) -> dict[str, Any]:
     return {
         "blocks": [_final(b) for b in blocks],
         "stop": stop,
-        "usage": (prompt - cached, output, cached),
+        "usage": (prompt - cached, output, cached, usage.get("thoughtsTokenCount")),
         "kept": kept,
     }
 
@@ -235,7 +240,7 @@ def answer_of(message: AssistantMessage, api: str) -> dict[str, Any]:
     return {
         "blocks": blocks,
         "stop": message.stop_reason,
-        "usage": (usage.input, usage.output, usage.cache_read),
+        "usage": (usage.input, usage.output, usage.cache_read, usage.reasoning),
         "kept": message.vendor_items or [],
     }
 
