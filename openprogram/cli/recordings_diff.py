@@ -13,6 +13,8 @@ from openprogram.providers.recording.difference_text import diff_change, format_
 from openprogram.providers.recording.differences import MISSING
 from openprogram.providers.recording.store import locate_recording
 from openprogram.providers.types import Usage
+from openprogram.recordings.call_stats import call_stats, session_stats, tokens_json
+from openprogram.recordings.cost import price_table
 from openprogram.recordings.diff import CallPair, RecordingDiff, WordChange, diff_recordings
 from openprogram.text import plural
 
@@ -169,6 +171,13 @@ def diff_json(diff: RecordingDiff) -> dict[str, Any]:
             "only_b": s.only_b,
             "tokens_a": s.tokens_a.model_dump(),
             "tokens_b": s.tokens_b.model_dump(),
+            "session_a": session_stats(
+                call_stats(pair.a) for pair in diff.pairs if pair.a
+            ).to_json(),
+            "session_b": session_stats(
+                call_stats(pair.b) for pair in diff.pairs if pair.b
+            ).to_json(),
+            "price_table": price_table(),
         },
         "calls": [
             {
@@ -203,7 +212,31 @@ def diff_json(diff: RecordingDiff) -> dict[str, Any]:
                 },
                 "usage_a": pair.usage_a.model_dump() if pair.usage_a else None,
                 "usage_b": pair.usage_b.model_dump() if pair.usage_b else None,
+                **_deltas(pair),
             }
             for pair in diff.pairs
         ],
+    }
+
+
+def _deltas(pair: CallPair) -> dict[str, Any]:
+    """Tokens by kind and cost of each side, and B − A where both are known."""
+    a = None if pair.a is None else call_stats(pair.a)
+    b = None if pair.b is None else call_stats(pair.b)
+    tokens_a = None if a is None or a.usage is None else tokens_json(a.usage)
+    tokens_b = None if b is None or b.usage is None else tokens_json(b.usage)
+    delta = None
+    if tokens_a is not None and tokens_b is not None:
+        delta = {
+            kind: None if tokens_a[kind] is None or tokens_b[kind] is None
+            else tokens_b[kind] - tokens_a[kind]  # type: ignore[operator]
+            for kind in tokens_a
+        }  # fmt: skip
+    cost_a = None if a is None else a.cost
+    cost_b = None if b is None else b.cost
+    return {
+        "tokens_delta": delta,
+        "cost_a_usd": None if cost_a is None else str(cost_a),
+        "cost_b_usd": None if cost_b is None else str(cost_b),
+        "cost_delta_usd": None if cost_a is None or cost_b is None else str(cost_b - cost_a),
     }

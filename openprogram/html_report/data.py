@@ -12,6 +12,8 @@ from collections.abc import Iterable
 from typing import Any
 
 from openprogram.providers.recording.reader import RecordedCall
+from openprogram.recordings.call_stats import call_stats, session_stats
+from openprogram.recordings.cost import format_cost, price_table
 from openprogram.recordings.details import describe_calls
 from openprogram.visible_text import visible
 
@@ -107,9 +109,12 @@ def call_details(call: RecordedCall, pool: Pool) -> dict[str, Any]:
 
 
 def call_rows(calls: Iterable[RecordedCall]) -> list[dict[str, Any]]:
-    """One row per call for the calls table."""
+    """One row per call for the calls table: what it asked, how it ended, tokens and cost."""
+    calls = tuple(calls)
     rows = []
-    for row in describe_calls(tuple(calls)):
+    for row, call in zip(describe_calls(calls), calls, strict=True):
+        stats = call_stats(call)
+        usage = stats.usage
         rows.append(
             {
                 "index": row.call_index,
@@ -117,7 +122,27 @@ def call_rows(calls: Iterable[RecordedCall]) -> list[dict[str, Any]]:
                 "api": visible(row.api or "?"),
                 "outcome": row.outcome,
                 "events": row.events,
+                "tokens": "–"
+                if usage is None
+                else f"{usage.input + usage.cache_read}/{usage.output}",
+                "cost": format_cost(stats.cost),
                 "first": visible(row.first_user_text or ""),
             }
         )
     return rows
+
+
+def session_facts(calls: Iterable[RecordedCall]) -> list[list[str]]:
+    """Tokens by kind and the cost of the session, with the price table's name."""
+    session = session_stats(call_stats(call) for call in calls)
+    usage = session.usage
+    tokens = f"{usage.input} in, {usage.cache_read} cache read, {usage.cache_write} cache write, {usage.output} out"
+    if usage.reasoning is not None:
+        tokens += f" ({usage.reasoning} reasoning)"
+    facts = [["tokens", tokens]]
+    if session.cost is not None:
+        cost = format_cost(session.cost)
+        if session.unpriced:
+            cost += f" ({session.unpriced} calls of unknown price not counted)"
+        facts.append(["cost", f"{cost} · {price_table()}"])
+    return facts

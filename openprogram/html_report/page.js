@@ -171,7 +171,7 @@ function callsTable() {
       const row = list[next];
       const tr = add(el("tr"), el("td", "num", row.index), el("td", "mono", row.model),
         add(el("td"), el("span", "status " + row.outcome, row.outcome)), el("td", "num", row.events),
-        el("td", "text", row.first));
+        el("td", "num", row.tokens), el("td", "num", row.cost), el("td", "text", row.first));
       tr.dataset.index = String(row.index);
       tr.title = row.first;
       tr.addEventListener("click", () => openCall(row.index));

@@ -5,7 +5,7 @@ from __future__ import annotations
 import shlex
 from typing import Any
 
-from openprogram.html_report.data import call_rows, safe
+from openprogram.html_report.data import call_rows, safe, session_facts
 from openprogram.html_report.page import render
 from openprogram.providers.recording.reader import RecordedCall, RecordingScan
 from openprogram.recordings.check import CheckResult
@@ -31,7 +31,7 @@ def show_page(scan: RecordingScan, title: str | None = None) -> str:
     page: dict[str, Any] = {
         "view": "show",
         "title": visible(title or str(scan.path)),
-        "facts": _session_facts(scan),
+        "facts": _session_facts(scan) + session_facts(scan.calls),
         "calls": call_rows(scan.calls),
         "check": None,
         "diff": None,
