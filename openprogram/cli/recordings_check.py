@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import shlex
 from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from pydantic import ValidationError
@@ -87,6 +88,13 @@ def register_check(commands: Subcommands) -> None:
     )
     parser.add_argument("selector", metavar="ID-or-PATH", help="a managed recording ID or a path")
     parser.add_argument("--json", action="store_true", help="print the result as stable JSON")
+    parser.add_argument(
+        "--html",
+        metavar="FILE",
+        type=Path,
+        help="also write the result as one self-contained HTML page (the mismatch side by side, "
+        "then the recording's calls) to FILE, for a browser or a CI artifact",
+    )
     parser.add_argument(
         "--timeout", type=float, metavar="S", help="stop the program after S seconds (an error)"
     )
@@ -211,7 +219,24 @@ def check(args: argparse.Namespace, out: Output) -> int:
         out.json(result.json_value())
     else:
         print_check(result, out, args.command)
+    if args.html is not None:
+        _write_html(args.html, result, out, quiet=args.json)
     return 0 if result.status == "ok" else 1
+
+
+def _write_html(path: Path, result: CheckResult, out: Output, quiet: bool) -> None:
+    """The check's page, with the recording's calls (whole ones, if the file is damaged)."""
+    from openprogram.html_report.page import write_page
+    from openprogram.html_report.reports import check_page
+    from openprogram.providers.recording.reader import scan_recording
+
+    try:
+        calls = scan_recording(result.recording).calls
+    except (OpenProgramError, OSError):
+        calls = ()
+    write_page(path, check_page(result, calls))
+    if not quiet:
+        out.line(f"wrote {path}")
 
 
 def register_repair(commands: Subcommands) -> None:

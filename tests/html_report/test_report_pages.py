@@ -13,7 +13,7 @@ import pytest
 from playwright.sync_api import expect
 
 from tests.browser import chromium, open_page
-from tests.recording_files import subprocess_env, write_recording
+from tests.recording_files import run_cli, subprocess_env, write_recording
 
 HOSTILE = [
     "hello",
@@ -151,3 +151,27 @@ def test_no_recorded_text_can_end_a_data_block(tmp_path: Path, text: str) -> Non
     data = html.split('<script type="application/json" id="call-0">', 1)[1].split("</script>")[0]
     assert text not in data
     assert json.loads(data)  # still the JSON the page reads
+
+
+def test_check_html_opens_on_the_mismatching_field(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    recorded = run_cli(home, "record", "--name", "echo-html", "--", sys.executable,
+                       "examples/echo_agent.py", "hi")  # fmt: skip
+    assert recorded.returncode == 0, recorded.stderr
+    page_file = tmp_path / "check.html"
+    checked = run_cli(home, "check", "echo-html", "--html", str(page_file), "--",
+                      sys.executable, "examples/echo_agent.py", "bye")  # fmt: skip
+    assert checked.returncode == 1, checked.stderr
+    assert checked.stdout.splitlines()[-1] == f"wrote {page_file}"
+    with chromium() as browser:
+        opened = open_page(browser, page_file, width=390, height=844)
+        page = opened.page
+        assert page.locator("#verdict .status").text_content() == "mismatch"
+        where = page.locator("#verdict .where")
+        assert where.is_visible()  # on first paint, even on a phone
+        assert where.text_content() == "call 1 · field context.messages[2].content[0].text"
+        assert page.locator("#verdict .sides pre").all_text_contents() == [
+            '"echo:hi"',
+            '"echo:bye"',
+        ]
+        assert opened.errors == [] and opened.requests == []
