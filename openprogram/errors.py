@@ -31,6 +31,7 @@ an `OSError`). The tree, with the module that defines each error:
     │   ├── RuleEditError (ValueError) ............... recordings.rule_edits: a rule not written
     │   ├── RewriteRefused (RuntimeError) ............ recordings.versions: accept/rerecord wrote no version
     │   ├── VersionError (ValueError) ................ recordings.versions: no such kept version
+    │   ├── UnusedListMissing (FileNotFoundError) .... recordings.unused_removal: no pytest list here
     │   ├── AgentTurnLimitError (RuntimeError) ....... agent.loop: the loop did not stop in time
     │   ├── RecordingUnavailable ..................... testing.session: no recording for a test
     │   └── UsageRefused ............................. cli.output: bad usage or a refused prompt

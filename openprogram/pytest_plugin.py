@@ -27,7 +27,7 @@ import pytest
 if TYPE_CHECKING:
     from openprogram.providers.recording.rules import MatchingRules
     from openprogram.testing.session import OpenProgramRecording, RecordMode
-    from openprogram.testing.unused import UnusedCheck
+    from openprogram.recordings.unused import UnusedCheck
 
 MARKER = "openprogram_recording"
 FIXTURE = "openprogram_recording"
@@ -214,7 +214,7 @@ def pytest_collection_finish(session: pytest.Session) -> None:
     """With `--openprogram-unused`, find the recordings no collected test uses."""
     if session.config.getoption("openprogram_unused") is None:
         return
-    from openprogram.testing.unused import check_unused
+    from openprogram.recordings.unused import check_unused
 
     check = check_unused(session.items, _used_recording, RECORDINGS_DIR, _narrowed(session))
     session.config.stash[_UNUSED_KEY] = check
@@ -228,7 +228,7 @@ def pytest_testnodedown(node: Any, error: object) -> None:
     """pytest-xdist: the controller collects nothing; every worker collected the whole suite."""
     output = getattr(node, "workeroutput", {}).get(_WORKER_UNUSED)
     if output is not None:
-        from openprogram.testing.unused import UnusedCheck
+        from openprogram.recordings.unused import UnusedCheck
 
         node.config.stash[_UNUSED_KEY] = UnusedCheck.from_json(output)
 
@@ -241,7 +241,7 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
         return
     cache = getattr(config, "cache", None)  # absent with -p no:cacheprovider
     if check.narrowed is None and cache is not None:
-        from openprogram.testing.unused import UNUSED_CACHE_KEY
+        from openprogram.recordings.unused import UNUSED_CACHE_KEY
 
         cache.set(UNUSED_CACHE_KEY, check.to_json())
     failing = config.getoption("openprogram_unused") == "fail" and check.unused

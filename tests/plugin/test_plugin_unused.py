@@ -4,8 +4,11 @@ from __future__ import annotations
 
 import json
 import shutil
+import subprocess
+import sys
 
 from tests.plugin.inner_project import InnerProject
+from tests.recording_files import subprocess_env
 
 
 def recorded_with_a_leftover(inner: InnerProject) -> None:
@@ -72,3 +75,51 @@ def test_when_every_recording_is_used_it_says_so_and_keeps_the_answer_for_prune(
     done.stdout.fnmatch_lines(["openprogram: every recording is used by a collected test"])
     cached = inner.path / ".pytest_cache" / "v" / "openprogram" / "unused"
     assert json.loads(cached.read_text()) == {"unused": [], "narrowed": None}
+
+
+def prune(inner: InnerProject, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "openprogram", "recordings", "prune", "--unused", *args],
+        cwd=next(p for p in (inner.path / "recordings", inner.path) if p.is_dir()),  # or below
+        env=subprocess_env(inner.path / "home"),
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+
+
+def test_prune_unused_removes_what_the_last_complete_run_found_and_nothing_else(
+    inner: InnerProject,
+) -> None:
+    nothing_yet = prune(inner)
+    assert nothing_yet.returncode == 1
+    assert "run the whole suite once with `pytest --openprogram-unused=warn` first" in (
+        nothing_yet.stderr
+    )
+    recorded_with_a_leftover(inner)
+    folder = inner.recording().parent
+    (folder / "not_a_recording.jsonl").write_text('{"note": 1}\n')
+    done = inner.pytester.runpytest_subprocess(
+        "-p", "no:textual-snapshot", "--openprogram-unused=warn"
+    )
+    assert done.ret == 0
+
+    dry = prune(inner, "--dry-run")
+    assert dry.returncode == 0, dry.stderr
+    assert f"would delete {folder / 'test_removed_long_ago.jsonl'}" in dry.stdout
+    assert f"skipped {folder / 'not_a_recording.jsonl'}: not a recording (no header row)" in (
+        dry.stdout
+    )
+    refused = prune(inner)  # no terminal, no --yes: nothing is removed
+    assert refused.returncode == 2 and (folder / "test_removed_long_ago.jsonl").exists()
+
+    done = prune(inner, "--yes", "--json")
+    assert done.returncode == 0, done.stderr
+    report = json.loads(done.stdout)
+    assert report["deleted"] == [str(folder / "test_removed_long_ago.jsonl")]
+    assert sorted(p.name for p in folder.iterdir() if not p.name.startswith(".")) == [
+        "not_a_recording.jsonl",
+        "test_loop.jsonl",
+        "test_loop_sync.jsonl",
+    ]
