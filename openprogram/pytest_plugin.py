@@ -26,8 +26,8 @@ import pytest
 
 if TYPE_CHECKING:
     from openprogram.providers.recording.rules import MatchingRules
-    from openprogram.testing.session import OpenProgramRecording, RecordMode
     from openprogram.recordings.unused import UnusedCheck
+    from openprogram.testing.session import OpenProgramRecording, RecordMode
 
 MARKER = "openprogram_recording"
 FIXTURE = "openprogram_recording"
