@@ -30,6 +30,7 @@ from openprogram.providers.recording.store import (
 )
 from openprogram.recordings.entry import entry_scrub_rules, kept_entry
 from openprogram.recordings.selection import create_recording_file
+from openprogram.recordings.trust import trust_stored_command
 
 
 class OneShotRecording(BaseModel):
@@ -84,6 +85,7 @@ def record_command(
         kept = exit_code == 0 or keep_failed
         if kept:
             os.link(staged, final)  # never replaces a file that appeared meanwhile
+            trust_stored_command(final)  # recorded here: `check` reruns it without asking
         return OneShotRecording(
             recording_id=recording_id,
             exit_code=exit_code,
