@@ -154,7 +154,7 @@ def allow_stored_command(
     out.confirm(
         "Run this command?",
         assume_yes=assume_yes,
-        what=f"run the command stored in {visible(str(path))} without a yes",
+        what=f"run the command stored in {visible(str(path))}",
     )
     trust_command(path, entry)
 
