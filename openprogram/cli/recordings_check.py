@@ -223,7 +223,12 @@ def print_check(result: CheckResult, out: Output, command: Sequence[str] = ()) -
 def check(args: argparse.Namespace, out: Output) -> int:
     """Rerun and report; exit 0 only for ok. With `--json` every outcome is JSON on stdout,
     including a recording that cannot be used (status `error`, the reader's line and reason)."""
-    allow_stored_command(args.selector, args.command, out, assume_yes=args.yes)
+    try:
+        allow_stored_command(args.selector, args.command, out, assume_yes=args.yes)
+    except UsageRefused as exc:
+        if args.json:  # every outcome is JSON on stdout; the one-line refusal is on stderr too
+            out.json(check_refused(args.selector, args.command, exc).json_value())
+        raise
     progress = progress_printer(out)
     try:
         rules = MatchingRules(

@@ -64,6 +64,9 @@ def test_a_stored_command_is_refused_without_a_terminal_and_runs_with_yes_then_i
     errors = [line for line in refused.stderr.splitlines() if line.startswith("error:")]
     assert len(errors) == 1 and "--yes" in errors[0]
     assert not trust_path().exists()
+    as_json = run_cli(openprogram_home, "check", str(path), "--json")
+    assert as_json.returncode == 2 and not marker.exists()
+    assert json.loads(as_json.stdout)["status"] == "error" and "--yes" in as_json.stderr
 
     ran = run_cli(openprogram_home, "check", str(path), "--yes")
     assert ran.returncode == 0, ran.stderr
