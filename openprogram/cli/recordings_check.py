@@ -14,6 +14,7 @@ from openprogram.cli.commands import add_command
 from openprogram.cli.output import Output, UsageRefused
 from openprogram.errors import OpenProgramError
 from openprogram.providers.recording.rules import IgnoreRule, MatchingRules, NormalizeRule
+from openprogram.providers.recording.store import locate_recording
 from openprogram.recordings.check import (
     CheckProgress,
     CheckResult,
@@ -23,6 +24,10 @@ from openprogram.recordings.check import (
 )
 from openprogram.recordings.oneshot import record_command
 from openprogram.recordings.repair import repair_recording
+from openprogram.recordings.trust import (
+    trust_command,
+    untrusted_command,
+)
 from openprogram.text import plural
 from openprogram.visible_text import visible
 
@@ -43,7 +48,10 @@ recording and no access to your own configuration. It reports:
   mismatch    the first call and field that differ, both values and both whole requests
   incomplete  the program finished having made fewer calls than were recorded
   error       the program failed another way (exit code, last lines of stderr) or timed out
-exit code 0 only for ok; 1 otherwise; 2 when there is no command to run"""
+A command stored in the recording runs without a question only when this machine recorded it or
+was told yes for that file; otherwise it is shown whole and you are asked (--yes where no terminal
+can answer). A command given after -- is yours and runs.
+exit code 0 only for ok; 1 otherwise; 2 when there is no command to run or it was not allowed"""
 
 
 def extend_record(parser: argparse.ArgumentParser) -> None:
@@ -96,6 +104,12 @@ def register_check(commands: Subcommands) -> None:
         "then the recording's calls) to FILE, for a browser or a CI artifact",
     )
     parser.add_argument(
+        "--yes",
+        "-y",
+        action="store_true",
+        help="run the command stored in the recording without asking (and remember the yes)",
+    )
+    parser.add_argument(
         "--timeout", type=float, metavar="S", help="stop the program after S seconds (an error)"
     )
     parser.add_argument(
@@ -121,6 +135,36 @@ def register_check(commands: Subcommands) -> None:
         metavar="-- COMMAND",
         help="the program to run (default: the command stored in the recording)",
     )
+
+
+def allow_stored_command(
+    selector: str, given: Sequence[str], out: Output, *, assume_yes: bool
+) -> None:
+    """Before the command stored in a recording runs: unless this machine recorded or allowed it,
+    show it whole and ask (`--yes` answers; without a terminal, refuse naming `--yes`). The yes
+    is remembered for this file and this exact command (`openprogram.recordings.trust`)."""
+    if given:
+        return  # the user's own command
+    try:
+        path = locate_recording(selector).path
+    except (OpenProgramError, OSError):
+        return  # the run itself reports an unusable recording, and runs nothing
+    entry = untrusted_command(path)
+    if entry is None:
+        return
+    shown = [
+        f"{path} stores a command this machine has not recorded or allowed:",
+        f"  command: {shlex.join(entry.argv)}",
+        f"  in:      {entry.cwd}",
+    ]
+    for line in shown:
+        print(visible(line), file=out.stderr, flush=True)  # every argument, escapes visible
+    out.confirm(
+        "Run this command?",
+        assume_yes=assume_yes,
+        what=f"run the command stored in {visible(str(path))}",
+    )
+    trust_command(path, entry)
 
 
 def progress_printer(out: Output) -> Callable[[CheckProgress], None] | None:
@@ -187,6 +231,12 @@ def print_check(result: CheckResult, out: Output, command: Sequence[str] = ()) -
 def check(args: argparse.Namespace, out: Output) -> int:
     """Rerun and report; exit 0 only for ok. With `--json` every outcome is JSON on stdout,
     including a recording that cannot be used (status `error`, the reader's line and reason)."""
+    try:
+        allow_stored_command(args.selector, args.command, out, assume_yes=args.yes)
+    except UsageRefused as exc:
+        if args.json:  # every outcome is JSON on stdout; the one-line refusal is on stderr too
+            out.json(check_refused(args.selector, args.command, exc).json_value())
+        raise
     progress = progress_printer(out)
     try:
         rules = MatchingRules(

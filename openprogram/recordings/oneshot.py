@@ -3,7 +3,7 @@
 The program runs with a private staging state directory holding a run spec that says "record into
 this file" (`check_protocol.ChildRunSpec`), so the user's next-start configuration is never read or
 changed. The recording's
-header carries `entry` (the redacted command line and working directory) so `check` can rerun it.
+header carries `entry` (the command line and working directory, redacted and scrubbed) so `check` can rerun it.
 It moves into the managed root only when the program succeeded (or `keep_failed` is set).
 """
 
@@ -21,7 +21,6 @@ from pydantic import BaseModel
 from openprogram.providers.recording.check_protocol import ChildRunSpec, write_run_spec
 from openprogram.providers.recording.config import state_dir
 from openprogram.providers.recording.reader import scan_recording
-from openprogram.providers.recording.redaction import remove_secret_argv
 from openprogram.providers.recording.store import (
     RecordingSelectorError,
     ensure_recordings_dir,
@@ -29,7 +28,9 @@ from openprogram.providers.recording.store import (
     new_recording_id,
     validate_recording_id,
 )
+from openprogram.recordings.entry import entry_scrub_rules, kept_entry
 from openprogram.recordings.selection import create_recording_file
+from openprogram.recordings.trust import trust_stored_command
 
 
 class OneShotRecording(BaseModel):
@@ -48,7 +49,7 @@ def _stage(recording_id: str, argv: Sequence[str], cwd: str) -> tuple[Path, Path
     home = Path(tempfile.mkdtemp(prefix=".record-", dir=state_dir()))  # mkdtemp makes it 0700
     (home / "recordings").mkdir(mode=0o700)
     staged = home / "recordings" / f"{recording_id}.jsonl"
-    entry = {"argv": remove_secret_argv(argv), "cwd": cwd}
+    entry = kept_entry(argv, cwd, entry_scrub_rules(cwd))
     create_recording_file(staged, recording_id, entry)
     write_run_spec(home, ChildRunSpec(mode="record", recording=recording_id))
     return home, staged
@@ -84,6 +85,7 @@ def record_command(
         kept = exit_code == 0 or keep_failed
         if kept:
             os.link(staged, final)  # never replaces a file that appeared meanwhile
+            trust_stored_command(final)  # recorded here: `check` reruns it without asking
         return OneShotRecording(
             recording_id=recording_id,
             exit_code=exit_code,

@@ -28,10 +28,10 @@ from openprogram.providers.recording.config import ensure_private_dir, state_dir
 from openprogram.providers.recording.errors import RecordingFileError
 from openprogram.providers.recording.file_policy import inspect, require_usable
 from openprogram.providers.recording.reader import read_recording, read_recording_bytes
-from openprogram.providers.recording.redaction import remove_secret_argv
 from openprogram.providers.recording.rows import encode_row
 from openprogram.providers.recording.store import managed_path, validate_recording_id
 from openprogram.recordings.check import AcceptedCall, CheckResult
+from openprogram.recordings.entry import entry_scrub_rules, kept_command, rewritten_entry
 
 T = TypeVar("T")
 
@@ -171,11 +171,13 @@ def _with_provenance(
         header = json.loads(rows.readline())
         if not isinstance(header, dict) or header.get("type") != "header":
             raise RecordingFileError(source, 1, None, "the first row is not a header")
-        argv = remove_secret_argv(command)
         entry = header.get("entry")
-        if isinstance(entry, dict) and argv:
+        cwd = entry.get("cwd") if isinstance(entry, dict) else None
+        scrub = entry_scrub_rules(cwd if isinstance(cwd, str) else None, header, str(source))
+        argv = kept_command(command, scrub)
+        if isinstance(entry, dict):
             # The requests are now the ones this command makes: a plain `check` reruns it.
-            header["entry"] = {**entry, "argv": argv}
+            header["entry"] = rewritten_entry(entry, command, scrub)
         header["produced_by"] = {
             **produced_by,
             "at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
