@@ -10,6 +10,7 @@ from __future__ import annotations
 import errno
 import fcntl
 import os
+import shutil
 import stat
 from collections.abc import Collection
 from dataclasses import dataclass, field
@@ -38,7 +39,8 @@ from openprogram.recordings.summary import (
     summarize_listed,
     summarize_recording,
 )
-from openprogram.recordings.versions import old_versions
+from openprogram.recordings.versions import list_versions, old_versions, versions_dir
+from openprogram.text import plural
 
 
 class RecordingRemovalError(OpenProgramError, RuntimeError):
@@ -57,6 +59,8 @@ class DeletedRecording:
     recording_id: str
     path: Path
     size: int
+    versions: int = 0
+    """Kept previous versions (made by accept, rerecord, restore) removed with it."""
 
 
 @dataclass(frozen=True)
@@ -206,7 +210,29 @@ def delete_recording(recording_id: str) -> DeletedRecording:
         raise RecordingRemovalError(location.path, reason)
     assert location.recording_id is not None
     size = _unlink_unlocked(location.path)
-    return DeletedRecording(location.recording_id, location.path, size)
+    versions = _remove_versions(location.recording_id)
+    return DeletedRecording(location.recording_id, location.path, size, versions)
+
+
+def versions_note(recording_id: str) -> str:
+    """` and its N kept previous versions` that `delete` would remove too, for a confirmation
+    (empty when there are none)."""
+    count = len(list_versions(recording_id))
+    return f" and its {plural(count, 'kept previous version')}" if count else ""
+
+
+def _remove_versions(recording_id: str) -> int:
+    """Remove `versions/ID/` (a symlink there: only the link), so a new recording of the same name
+    starts with no history; returns how many versions it held."""
+    folder = versions_dir(recording_id)
+    if folder.is_symlink():
+        folder.unlink()
+        return 0
+    if not folder.is_dir():
+        return 0
+    count = len(list_versions(recording_id))
+    shutil.rmtree(folder)
+    return count
 
 
 def _candidates(root: Path) -> list[RecordingLocation]:

@@ -150,3 +150,27 @@ def end_processes_running(script: Path) -> None:
         if str(script).encode() in arguments:
             with contextlib.suppress(ProcessLookupError):
                 os.kill(int(entry.name), signal.SIGKILL)
+
+
+def test_delete_removes_the_kept_versions_too_and_a_new_recording_of_that_name_has_none(
+    openprogram_home: Path,
+) -> None:
+    assert run_cli(openprogram_home, "record", "--name", "echo", "--", *ECHO, "hi").returncode == 0
+    done = run_cli(openprogram_home, "accept", "echo", "--yes", "--", *ECHO, "bye")
+    assert done.returncode == 0, done.stderr
+    versions = openprogram_home / "versions" / "echo"
+    assert len(list(versions.iterdir())) == 1
+
+    from openprogram.recordings import versions_note
+
+    assert versions_note("echo") == " and its 1 kept previous version"  # in the question
+    deleted = run_cli(openprogram_home, "delete", "echo", "--yes")
+    assert deleted.returncode == 0, deleted.stderr
+    assert "and 1 kept previous version" in deleted.stdout
+    assert not versions.exists()
+
+    assert run_cli(openprogram_home, "record", "--name", "echo", "--", *ECHO, "new").returncode == 0
+    history = json.loads(run_cli(openprogram_home, "history", "echo", "--json").stdout)
+    assert history["versions"] == []
+    refused = run_cli(openprogram_home, "restore", "echo", "any")
+    assert refused.returncode == 1 and "versions: none kept" in refused.stderr
