@@ -63,7 +63,13 @@ def extend_record(parser: argparse.ArgumentParser) -> None:
 def record_once(args: argparse.Namespace, out: Output) -> int:
     """Run COMMAND with recording on; pass its exit code through."""
     result = record_command(args.command, name=args.name, keep_failed=args.keep_failed)
-    where = result.path if result.kept else "dropped (the command failed; --keep-failed keeps it)"
+    where = (
+        str(result.path) if result.kept else "dropped (the command failed; --keep-failed keeps it)"
+    )
+    if result.interrupted_by is not None:
+        where += f" (stopped by {result.interrupted_by}, passed on to the program)"
+    if result.name_taken is not None:
+        where += f" ({result.name_taken!r} was taken by another recording meanwhile)"
     print(
         visible(
             f"openprogram: recorded {result.calls} calls, {result.events} events as "
