@@ -32,6 +32,7 @@ from openprogram.providers.recording.redaction import remove_secret_argv
 from openprogram.providers.recording.rows import encode_row
 from openprogram.providers.recording.store import managed_path, validate_recording_id
 from openprogram.recordings.check import AcceptedCall, CheckResult
+from openprogram.recordings.open_writers import being_written
 
 T = TypeVar("T")
 
@@ -43,11 +44,19 @@ class VersionError(OpenProgramError, ValueError):
     """A version that cannot be found or restored; the message names it."""
 
 
+def refuse_while_written(recording: Path) -> None:
+    """Raise `VersionError` while another process records into `recording` (`open_writers`)."""
+    reason = being_written(recording)
+    if reason is not None:
+        raise VersionError(f"{recording}: {reason}")
+
+
 class RewriteLock:
     """One accept or rerecord of a recording at a time: an exclusive lock beside the file,
     holding the pid of its owner so a second attempt is refused naming it."""
 
     def __init__(self, recording: Path, what: str) -> None:
+        refuse_while_written(recording)
         self.path = recording.with_name(f".{recording.name}.rewrite.lock")
         fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC | os.O_NOFOLLOW, 0o600)
         try:
@@ -156,6 +165,7 @@ def write_version(
         os.link(recording, previous)  # the old bytes stay reachable until the end
         kept = _keep(previous, recording_id) if recording_id is not None else None
         os.chmod(final, mode)
+        refuse_while_written(recording)  # a program may have started recording during the run
         os.replace(final, recording)
     except BaseException:
         if kept is not None:  # the recording was not replaced: no version was made
@@ -182,6 +192,7 @@ def restore_version(recording_id: str, version: str) -> Path:
     _copy_private(source, temporary)
     try:
         if target.exists():
+            refuse_while_written(target)
             kept = _keep(target, recording_id)
         os.replace(temporary, target)
     except BaseException:

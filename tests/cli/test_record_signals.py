@@ -177,3 +177,47 @@ def test_two_records_with_the_same_name_at_once_both_keep_their_recording(
     assert len(taken[0].strip().splitlines()) == 1
     names = sorted(p.name for p in (openprogram_home / "recordings").iterdir())
     assert len(names) == 2 and "same.jsonl" in names
+
+
+def test_a_rewrite_of_a_recording_a_program_still_records_into_is_refused(
+    openprogram_home: Path, tmp_path: Path
+) -> None:
+    from openprogram.providers.recording.rules import IgnoreRule
+    from openprogram.recordings.rule_edits import RuleEditError, add_rule_to_header
+
+    script = tmp_path / "agent.py"
+    script.write_text(AGENT)  # waits on the FIFO after each of its 2 turns (2 calls each)
+    assert run_cli(openprogram_home, "record", "--name", "live").returncode == 0
+    fifo = tmp_path / "pause"
+    os.mkfifo(fifo)
+    program = subprocess.Popen(
+        [sys.executable, str(script)],
+        env=subprocess_env(openprogram_home, AGENT_BLOCK=str(fifo)),
+        stdin=subprocess.DEVNULL,
+        cwd=REPO_ROOT,
+    )
+    try:
+        path = openprogram_home / "recordings" / "live.jsonl"
+        writer = open_once_read(fifo)  # 2 calls recorded, the file still open for writing
+        before = path.read_bytes()
+        refused = run_cli(
+            openprogram_home, "accept", "live", "--yes", "--", sys.executable, str(script)
+        )
+        assert refused.returncode == 1
+        message = refused.stderr.strip()
+        assert len(message.splitlines()) == 1
+        assert f"it is being written by process {program.pid}" in message
+        with pytest.raises(RuleEditError, match="being written"):
+            add_rule_to_header(path, IgnoreRule(path="options.metadata.request_id"))
+        assert path.read_bytes() == before
+        os.close(writer)
+        # The second turn, recorded into the file in place, then the program ends.
+        wait_for(lambda: path.read_bytes().count(b'"type":"call_end"') == 4, "4 calls")
+        os.close(open_once_read(fifo))
+        assert program.wait(timeout=DEADLINE_SECONDS) == 0
+        shown = json.loads(run_cli(openprogram_home, "show", "live", "--json").stdout)
+        assert len(shown["calls"]) == 4  # every call the program made is in the file
+    finally:
+        if program.poll() is None:  # only when the test fails
+            program.kill()
+            program.wait()
