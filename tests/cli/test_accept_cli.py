@@ -106,6 +106,7 @@ def test_prune_removes_kept_versions_older_than_the_cutoff(openprogram_home: Pat
 def test_killing_accept_mid_run_leaves_the_recording_and_frees_it(
     openprogram_home: Path, tmp_path: Path
 ) -> None:
+    from tests.cli.test_record_signals import running, wait_for
     from tests.recording_files import subprocess_env
     from tests.recordings.test_accept import AGENT
 
@@ -129,13 +130,15 @@ def test_killing_accept_mid_run_leaves_the_recording_and_frees_it(
         with fifo.open("w"):  # opens once the program, mid-run, waits on it: 2 of 4 calls made
             accept.kill()
             accept.wait(timeout=30)
+            # The program it ran ends with it (no orphan), while still waiting on the FIFO.
+            wait_for(lambda: running(script) == [], "the program to end with accept")
         assert path.read_bytes() == before
         again = run_cli(
             openprogram_home, "accept", "agent", "--yes", "--json", AGENT_PROMPT="Reworded."
         )
         assert json.loads(again.stdout)["status"] == "accepted", again.stderr
     finally:
-        end_processes_running(script)  # the killed accept's program, orphaned mid-run
+        end_processes_running(script)  # only when the test fails: no process left behind
 
 
 def end_processes_running(script: Path) -> None:
