@@ -52,25 +52,44 @@ def _terminal_sends_it_too(sig: int) -> bool:
         return False
 
 
-@contextmanager
-def forwarding_signals(pid: int) -> Iterator[list[signal.Signals]]:
-    """While inside, SIGTERM, SIGINT and SIGHUP sent to this process are passed on to `pid`
-    instead of ending us, so we can wait for it and keep what it did; yields the list of the
-    signals received. Only the main thread can catch signals: elsewhere nothing is changed."""
-    received: list[signal.Signals] = []
-    if threading.current_thread() is not threading.main_thread():
-        yield received
-        return
+class SignalForwarder:
+    """The signals caught (`received`) and where they go: the program, once it has started."""
 
-    def forward(number: int, _frame: object) -> None:
-        received.append(signal.Signals(number))
-        if not _terminal_sends_it_too(number):
+    def __init__(self) -> None:
+        self.received: list[signal.Signals] = []
+        self._pid: int | None = None
+
+    def catch(self, number: int, _frame: object = None) -> None:
+        """The signal handler: note the signal, pass it on to the program if it has started."""
+        self.received.append(signal.Signals(number))
+        if self._pid is not None:
+            self._send(number)
+
+    def to(self, pid: int) -> None:
+        """The program started as `pid`: from now on signals go to it, those caught before too."""
+        self._pid = pid
+        for sig in self.received:
+            self._send(sig)
+
+    def _send(self, number: int) -> None:
+        if self._pid is not None and not _terminal_sends_it_too(number):
             with contextlib.suppress(ProcessLookupError):  # it ended meanwhile
-                os.kill(pid, number)
+                os.kill(self._pid, number)
 
-    previous = {sig: signal.signal(sig, forward) for sig in FORWARDED}
+
+@contextmanager
+def forwarding_signals() -> Iterator[SignalForwarder]:
+    """While inside, SIGTERM, SIGINT and SIGHUP sent to this process are caught instead of ending
+    it and passed on to the program named with `to` (one caught before it started goes to it as it
+    starts), so we can wait for it and keep what it did. Only the main thread can catch signals:
+    elsewhere nothing is changed."""
+    forwarder = SignalForwarder()
+    if threading.current_thread() is not threading.main_thread():
+        yield forwarder
+        return
+    previous = {sig: signal.signal(sig, forwarder.catch) for sig in FORWARDED}
     try:
-        yield received
+        yield forwarder
     finally:
         for sig, handler in previous.items():
             signal.signal(sig, handler)

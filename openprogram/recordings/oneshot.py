@@ -89,11 +89,13 @@ def record_command(
     home, staged = _stage(recording_id, argv, run_cwd)
     try:
         env = {**os.environ, "OPENPROGRAM_HOME": str(home)}
-        child = subprocess.Popen(
-            list(argv), cwd=run_cwd, env=env, preexec_fn=die_with_parent(signal.SIGTERM)
-        )
-        with forwarding_signals(child.pid) as received:
+        with forwarding_signals() as forwarder:
+            child = subprocess.Popen(
+                list(argv), cwd=run_cwd, env=env, preexec_fn=die_with_parent(signal.SIGTERM)
+            )
+            forwarder.to(child.pid)
             returned = child.wait()
+        received = forwarder.received
         # A program ended by a signal exits 128 + its number, as a shell reports it.
         exit_code = 128 - returned if returned < 0 else returned
         scan = scan_recording(staged)
