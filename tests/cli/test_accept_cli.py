@@ -177,3 +177,22 @@ def test_delete_removes_the_kept_versions_too_and_a_new_recording_of_that_name_h
     assert history["versions"] == []
     refused = run_cli(openprogram_home, "restore", "echo", "any")
     assert refused.returncode == 1 and "versions: none kept" in refused.stderr
+
+
+def test_prune_of_an_old_recording_removes_its_versions_however_recent(
+    openprogram_home: Path,
+) -> None:
+    assert run_cli(openprogram_home, "record", "--name", "echo", "--", *ECHO, "hi").returncode == 0
+    done = run_cli(openprogram_home, "accept", "echo", "--json", "--yes", "--", *ECHO, "bye")
+    kept = Path(json.loads(done.stdout)["previous_version"])
+    path = openprogram_home / "recordings" / "echo.jsonl"
+    old = time.time() - 3 * 86400
+    os.utime(path, (old, old))  # the recording is old, its kept version is not
+    planned = run_cli(openprogram_home, "prune", "--older-than-days", "1", "--dry-run", "--json")
+    plan = json.loads(planned.stdout)
+    assert plan["matched"] == ["echo"] and plan["versions"] == [str(kept)]
+    assert plan["bytes"] == path.stat().st_size + kept.stat().st_size
+    pruned = run_cli(openprogram_home, "prune", "--older-than-days", "1", "--yes", "--json")
+    report = json.loads(pruned.stdout)
+    assert report["deleted"] == ["echo"] and report["versions"] == [str(kept)]
+    assert not path.exists() and not (openprogram_home / "versions" / "echo").exists()
