@@ -52,8 +52,9 @@ def register(commands: Subcommands) -> None:
         "Delete managed recordings last written more than N days ago.",
         "  openprogram recordings prune --older-than-days 30 --dry-run\n"
         "  openprogram recordings prune --older-than-days 30 --yes\n\n"
-        "Age comes from the header's created_at, else the file's modification time. The\n"
-        "configured recording, symlinks and files being written are never removed.\n"
+        "Age comes from the file's last write (its modification time), not the header's\n"
+        "created_at. The configured recording, symlinks and files being written are never\n"
+        "removed; a recording removed takes its kept previous versions with it.\n"
         "Exit code 1 when any matched recording could not be removed.",
     )
     parser.add_argument(
