@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import argparse
+import json
+import re
 import shlex
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -72,7 +74,13 @@ def extend_record(parser: argparse.ArgumentParser) -> None:
 def record_once(args: argparse.Namespace, out: Output) -> int:
     """Run COMMAND with recording on; pass its exit code through."""
     result = record_command(args.command, name=args.name, keep_failed=args.keep_failed)
-    where = result.path if result.kept else "dropped (the command failed; --keep-failed keeps it)"
+    where = (
+        str(result.path) if result.kept else "dropped (the command failed; --keep-failed keeps it)"
+    )
+    if result.interrupted_by is not None:
+        where += f" (stopped by {result.interrupted_by}, passed on to the program)"
+    if result.name_taken is not None:
+        where += f" ({result.name_taken!r} was taken by another recording meanwhile)"
     print(
         visible(
             f"openprogram: recorded {result.calls} calls, {result.events} events as "
@@ -197,6 +205,41 @@ def _print_tail(out: Output, stream: str, lines: Sequence[str]) -> None:
         out.line(("  | ", "dim"), line)
 
 
+SUGGESTION = re.compile(r"normalize (?P<path>.+?) (?P<presets>[\w-]+(?:, [\w-]+)*)")
+"""The mismatch's `suggestion`: `normalize PATH PRESET[, PRESET…]`."""
+
+
+def suggestion_fixes(result: CheckResult, command: Sequence[str] = ()) -> dict[str, str] | None:
+    """The mismatch's suggested rule as what to type: `command`, the same check with it
+    (`--normalize PATH PRESET`, repeated), and `pyproject`, the lines that keep it for every
+    replay of the project; None without a suggestion."""
+    suggestion = result.mismatch.suggestion if result.mismatch is not None else None
+    matched = SUGGESTION.fullmatch(suggestion or "")
+    if matched is None:
+        return None
+    path, presets = matched["path"], matched["presets"].split(", ")
+    line = ["openprogram", "recordings", "check", result.recording]
+    for preset in presets:
+        line += ["--normalize", path, preset]
+    if command:
+        line += ["--", *command]
+    items = "".join(
+        f"  {{ path = {json.dumps(path)}, preset = {json.dumps(p)} }},\n" for p in presets
+    )
+    pyproject = f"[tool.openprogram.replay]\nnormalize = [\n{items}]\n"
+    return {"command": shlex.join(line), "pyproject": pyproject}
+
+
+def _print_suggestion(result: CheckResult, out: Output, command: Sequence[str]) -> None:
+    fixes = suggestion_fixes(result, command)
+    if fixes is None:
+        return
+    out.line("try it:  ", fixes["command"])
+    out.line("keep it: add to pyproject.toml")
+    for line in fixes["pyproject"].splitlines():
+        out.line("  ", line)
+
+
 def print_check(result: CheckResult, out: Output, command: Sequence[str] = ()) -> None:
     """The result for people: the verdict first, then what it takes to act on it."""
     colour = {"ok": "green", "mismatch": "red", "incomplete": "yellow", "error": "red"}
@@ -216,6 +259,7 @@ def print_check(result: CheckResult, out: Output, command: Sequence[str] = ()) -
         )
     if result.mismatch is not None:
         out.raw(result.mismatch.message + "\n")
+        _print_suggestion(result, out, command)
     elif result.status == "incomplete":
         never = ", ".join(str(index) for index in result.never_requested)
         out.line(f"never requested: call {never}")
@@ -266,7 +310,12 @@ def check(args: argparse.Namespace, out: Output) -> int:
         if progress is not None:
             out.stderr.write("\r\033[K")
     if args.json:
-        out.json(result.json_value())
+        value = result.json_value()
+        fixes = suggestion_fixes(result, args.command)
+        if fixes is not None:
+            value["mismatch"]["suggestion_command"] = fixes["command"]
+            value["mismatch"]["suggestion_pyproject"] = fixes["pyproject"]
+        out.json(value)
     else:
         print_check(result, out, args.command)
     if args.html is not None:

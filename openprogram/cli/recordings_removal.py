@@ -13,9 +13,10 @@ from openprogram.recordings import (
     delete_recording,
     plan_deletion,
     prune_recordings,
+    versions_note,
 )
 from openprogram.recordings.unused_removal import UnusedPlan, plan_unused, remove_unused
-from openprogram.text import human_size
+from openprogram.text import human_size, plural
 
 if TYPE_CHECKING:
     from openprogram.cli.commands import Subcommands
@@ -38,7 +39,8 @@ def register(commands: Subcommands) -> None:
         commands,
         "delete",
         delete_command,
-        "Delete one managed recording (never the configured one, a symlink or a file elsewhere).",
+        "Delete one managed recording and its kept previous versions (never the configured one, "
+        "a symlink or a file elsewhere).",
         "  openprogram recordings delete 20261202T101500Z-1a2b3c4d\n"
         "  openprogram recordings delete login-flow --yes\n\n"
         "Asks for confirmation on a terminal; otherwise --yes is required (exit 2 without it).",
@@ -54,8 +56,9 @@ def register(commands: Subcommands) -> None:
         "  openprogram recordings prune --older-than-days 30 --dry-run\n"
         "  openprogram recordings prune --older-than-days 30 --yes\n"
         "  openprogram recordings prune --unused --dry-run\n\n"
-        "Age comes from the header's created_at, else the file's modification time. The\n"
-        "configured recording, symlinks and files being written are never removed.\n"
+        "Age comes from the file's last write (its modification time), not the header's\n"
+        "created_at. The configured recording, symlinks and files being written are never\n"
+        "removed; a recording removed takes its kept previous versions with it.\n"
         "--unused removes the recordings the last complete `pytest --openprogram-unused` run\n"
         "found no collected test using (its list is in .pytest_cache, looked up from here).\n"
         "Exit code 1 when any matched recording could not be removed.",
@@ -77,11 +80,14 @@ def delete_command(args: argparse.Namespace, out: Output) -> int:
     summary = plan_deletion(args.recording_id)
     question = (
         f"Delete recording {summary.recording_id} ({summary.facts.calls} calls, "
-        f"{human_size(summary.facts.size)}, {summary.path})?"
+        f"{human_size(summary.facts.size)}, {summary.path}){versions_note(args.recording_id)}?"
     )
     out.confirm(question, assume_yes=args.yes, what="delete")
     deleted = delete_recording(args.recording_id)
-    out.line("Deleted ", (deleted.recording_id, "bold"), f" ({human_size(deleted.size)})")
+    removed = (
+        f", and {plural(deleted.versions, 'kept previous version')}" if deleted.versions else ""
+    )
+    out.line("Deleted ", (deleted.recording_id, "bold"), f" ({human_size(deleted.size)}){removed}")
     return 0
 
 

@@ -24,6 +24,7 @@ from openprogram.recordings import (
     list_recordings,
     plan_deletion,
     summarize_recording,
+    versions_note,
 )
 from openprogram.text import human_size, plural
 from tui.model.paths import display_path
@@ -304,7 +305,8 @@ class RecordingsScreen(Screen[None]):
             return
         question = (
             f"Delete recording {recording_id}?\n{plural(planned.facts.calls, 'call')}, "
-            f"{plural(planned.facts.events, 'event')}, {human_size(planned.facts.size)}. This cannot be undone."
+            f"{plural(planned.facts.events, 'event')}, {human_size(planned.facts.size)}"
+            f"{versions_note(recording_id)}. This cannot be undone."
         )
 
         def answered(yes: bool | None) -> None:
