@@ -19,6 +19,7 @@ from openprogram.cli import (
     recordings_views,
 )
 from openprogram.cli.commands import add_command
+from openprogram.cli.completion import add_recording_argument
 from openprogram.cli.output import Output, UsageRefused
 from openprogram.providers.recording.config import (
     read_record_replay_config,
@@ -133,7 +134,7 @@ def register_replay(commands: Subcommands) -> None:
         "The file is strictly validated first; a bad file changes nothing. A file outside the\n"
         "managed directory must already have permissions 0600.",
     )
-    parser.add_argument("selector", metavar="ID-or-PATH", help="a managed recording ID or a path")
+    add_recording_argument(parser, "selector", "ID-or-PATH", "a managed recording ID or a path")
 
 
 def register_off(commands: Subcommands) -> None:

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 from pydantic import ValidationError
 
 from openprogram.cli.commands import add_command
+from openprogram.cli.completion import add_recording_argument
 from openprogram.cli.output import Output, UsageRefused
 from openprogram.errors import OpenProgramError
 from openprogram.providers.recording.rules import IgnoreRule, MatchingRules, NormalizeRule
@@ -102,7 +103,7 @@ def register_check(commands: Subcommands) -> None:
         "Rerun the program that made a recording against the current code and compare.",
         CHECK_EPILOG,
     )
-    parser.add_argument("selector", metavar="ID-or-PATH", help="a managed recording ID or a path")
+    add_recording_argument(parser, "selector", "ID-or-PATH", "a managed recording ID or a path")
     parser.add_argument("--json", action="store_true", help="print the result as stable JSON")
     parser.add_argument(
         "--html",
@@ -349,7 +350,7 @@ def register_repair(commands: Subcommands) -> None:
         "  openprogram recordings repair 20261202T101500Z-1a2b3c4d\n\n"
         "The original is kept as <ID>.damaged.jsonl; calls after a dropped one are renumbered.",
     )
-    parser.add_argument("recording_id", metavar="ID", help="a managed recording ID")
+    add_recording_argument(parser, "recording_id", "ID", "a managed recording ID")
     parser.add_argument("--json", action="store_true", help="print the report as stable JSON")
 
 

@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from openprogram.cli.commands import add_command
+from openprogram.cli.completion import add_recording_argument
 from openprogram.cli.output import Output
 from openprogram.errors import OpenProgramError
 from openprogram.providers.recording.difference_text import diff_change, format_path, format_value
@@ -47,8 +48,8 @@ def register_diff(commands: Subcommands) -> None:
         "in pyproject.toml mark the request differences they absorb.\n"
         "exit code 0 when the recordings are the same, 1 when they differ, 2 on an error",
     )
-    parser.add_argument("a", metavar="A", help="a managed recording ID or a path")
-    parser.add_argument("b", metavar="B", help="a managed recording ID or a path")
+    add_recording_argument(parser, "a", "A", "a managed recording ID or a path")
+    add_recording_argument(parser, "b", "B", "a managed recording ID or a path")
     output = parser.add_mutually_exclusive_group()
     output.add_argument("--json", action="store_true", help="print stable JSON")
     output.add_argument("--stat", action="store_true", help="one line per call")

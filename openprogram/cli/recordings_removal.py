@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from openprogram.cli.commands import add_command
+from openprogram.cli.completion import add_recording_argument
 from openprogram.cli.output import Output
 from openprogram.recordings import (
     PruneReport,
@@ -45,7 +46,7 @@ def register(commands: Subcommands) -> None:
         "  openprogram recordings delete login-flow --yes\n\n"
         "Asks for confirmation on a terminal; otherwise --yes is required (exit 2 without it).",
     )
-    parser.add_argument("recording_id", metavar="ID", help="a managed recording ID")
+    add_recording_argument(parser, "recording_id", "ID", "a managed recording ID")
     parser.add_argument("--yes", "-y", action="store_true", help="do not ask for confirmation")
     parser = add_command(
         commands,

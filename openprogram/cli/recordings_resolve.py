@@ -8,6 +8,7 @@ import shlex
 from typing import TYPE_CHECKING, Any
 
 from openprogram.cli.commands import add_command
+from openprogram.cli.completion import add_recording_argument
 from openprogram.cli.output import Output, UsageRefused
 from openprogram.cli.recordings_check import allow_stored_command, progress_printer
 from openprogram.recordings.accept import run_accept
@@ -61,7 +62,7 @@ exit code 0 when written (or nothing differed); 1 when the program failed or not
 
 def _rerun_arguments(parser: argparse.ArgumentParser) -> None:
     """ID-or-PATH, --json, --yes and -- COMMAND: what accept and rerecord share."""
-    parser.add_argument("selector", metavar="ID-or-PATH", help="a managed recording ID or a path")
+    add_recording_argument(parser, "selector", "ID-or-PATH", "a managed recording ID or a path")
     parser.add_argument("--json", action="store_true", help="print the result as stable JSON")
     parser.add_argument("--yes", "-y", action="store_true", help="do not ask for confirmation")
     parser.add_argument(
@@ -100,7 +101,7 @@ def register(commands: Subcommands) -> None:
         "Put a kept previous version of a managed recording back (the one replaced is kept).",
         "  openprogram recordings history echo\n  openprogram recordings restore echo 20261203T101500Z-123456",
     )
-    parser.add_argument("recording_id", metavar="ID", help="a managed recording ID")
+    add_recording_argument(parser, "recording_id", "ID", "a managed recording ID")
     parser.add_argument("version", metavar="VERSION", help="a version name `history` lists")
     parser = add_command(
         commands,
@@ -109,7 +110,7 @@ def register(commands: Subcommands) -> None:
         "List the previous versions kept of a managed recording (made by accept).",
         "  openprogram recordings history echo\n  openprogram recordings history echo --json",
     )
-    parser.add_argument("recording_id", metavar="ID", help="a managed recording ID")
+    add_recording_argument(parser, "recording_id", "ID", "a managed recording ID")
     parser.add_argument("--json", action="store_true", help="print the list as stable JSON")
 
 

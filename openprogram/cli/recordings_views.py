@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from openprogram.cli.commands import add_command
+from openprogram.cli.completion import add_recording_argument
 from openprogram.cli.output import Output, aligned
 from openprogram.html_report.page import write_page
 from openprogram.html_report.reports import show_page
@@ -81,7 +82,7 @@ def register(commands: Subcommands) -> None:
         "  openprogram recordings show login-flow --html login-flow.html\n\n"
         "exit code 1 when the file is not valid (the details are still printed)",
     )
-    parser.add_argument("selector", metavar="ID-or-PATH", help="a managed recording ID or a path")
+    add_recording_argument(parser, "selector", "ID-or-PATH", "a managed recording ID or a path")
     output = parser.add_mutually_exclusive_group()
     output.add_argument("--json", action="store_true", help="print stable JSON")
     output.add_argument(
