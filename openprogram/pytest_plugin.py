@@ -44,6 +44,7 @@ UNUSED_OPTION = "--openprogram-unused"
 REPORT_OPTION = "--openprogram-report"
 ANNOTATIONS_OPTION = "--openprogram-annotations"
 _ANNOTATION_PROPERTY = "openprogram_annotation"
+_WRITTEN_PROPERTY = "openprogram_written"
 CI_FALSE_VALUES = ("", "0", "false", "no", "off")
 
 _MODE_KEY = pytest.StashKey[tuple["RecordMode", "str | None"]]()
@@ -150,6 +151,22 @@ def pytest_configure(config: pytest.Config) -> None:
         config.getoption("openprogram_record"), str(config.getini(INI_MODE)), os.environ
     )
     config.stash[_ACTIVE_KEY] = set()
+    config.pluginmanager.register(_ReportCollector(), _COLLECTOR)
+
+
+_COLLECTOR = "openprogram-report-collector"
+
+
+class _ReportCollector:
+    """Keeps the reports that carry our properties (the terminal keeps no passing teardown)."""
+
+    def __init__(self) -> None:
+        self.reports: list[pytest.TestReport] = []
+
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        names = {name for name, _ in report.user_properties}
+        if names & {_ANNOTATION_PROPERTY, _WRITTEN_PROPERTY}:
+            self.reports.append(report)
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
@@ -254,11 +271,20 @@ def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> Non
     recordings no collected test uses, or why that was not checked."""
     if hasattr(config, "workeroutput"):
         return
-    reports = [*terminalreporter.stats.get("failed", ()), *terminalreporter.stats.get("error", ())]
-    for report in reports:  # under xdist, the properties travelled from the worker
-        for name, value in getattr(report, "user_properties", ()):
+    annotations, written = [], []
+    collector = config.pluginmanager.get_plugin(_COLLECTOR)
+    for report in getattr(collector, "reports", ()):  # under xdist, from the workers
+        for name, value in report.user_properties:
             if name == _ANNOTATION_PROPERTY:
-                terminalreporter.write_line(str(value))
+                annotations.append(str(value))
+            elif name == _WRITTEN_PROPERTY:
+                written.append(str(value))
+    if written:
+        terminalreporter.section("openprogram recordings written", sep="-")
+        for line in sorted(written):
+            terminalreporter.write_line(line)
+    for line in annotations:
+        terminalreporter.write_line(line)
     _summarise_unused(terminalreporter, config)
 
 
@@ -292,6 +318,8 @@ def pytest_runtest_makereport(
     report = yield
     item.stash.setdefault(_REPORTS_KEY, {})[report.when] = report
     recording = item.stash.get(_RECORDING_KEY, None)
+    if recording is not None and report.when == "teardown" and recording.written:
+        report.user_properties.append((_WRITTEN_PROPERTY, recording.written))
     failed_on_recording = report.failed and report.when in ("call", "teardown")
     if recording is not None and failed_on_recording and recording.mismatches:
         mismatch = recording.mismatches[0]
