@@ -33,6 +33,7 @@ an `OSError`). The tree, with the module that defines each error:
     │   ├── RuleEditError (ValueError) ............... recordings.rule_edits: a rule not written
     │   ├── RewriteRefused (RuntimeError) ............ recordings.versions: accept/rerecord wrote no version
     │   ├── VersionError (ValueError) ................ recordings.versions: no such kept version
+    │   ├── UnusedListMissing (FileNotFoundError) .... recordings.unused_removal: no pytest list here
     │   ├── MigrationError (ValueError) .............. recordings.migrate: a file that cannot be migrated
     │   ├── AgentTurnLimitError (RuntimeError) ....... agent.loop: the loop did not stop in time
     │   ├── RecordingUnavailable ..................... testing.session: no recording for a test

@@ -19,14 +19,15 @@ import math
 import os
 import re
 import shlex
-from collections.abc import Generator, Iterator, Mapping
+from collections.abc import Generator, Iterator, Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
 if TYPE_CHECKING:
     from openprogram.providers.recording.rules import MatchingRules
+    from openprogram.recordings.unused import UnusedCheck
     from openprogram.testing.session import OpenProgramRecording, RecordMode
 
 MARKER = "openprogram_recording"
@@ -40,12 +41,20 @@ CHOICES: tuple[RecordMode, ...] = ("none", "once", "rewrite", "accept", "rerecor
 ALIASES: dict[str, RecordMode] = {
     "resume": "rerecord"
 }  # RECORD_MODE_ALIASES: `resume` is in users' CI files
+UNUSED_OPTION = "--openprogram-unused"
+REPORT_OPTION = "--openprogram-report"
+ANNOTATIONS_OPTION = "--openprogram-annotations"
+_ANNOTATION_PROPERTY = "openprogram_annotation"
+_WRITTEN_PROPERTY = "openprogram_written"
 CI_FALSE_VALUES = ("", "0", "false", "no", "off")
 
 _MODE_KEY = pytest.StashKey[tuple["RecordMode", "str | None"]]()
 _ACTIVE_KEY = pytest.StashKey[set["OpenProgramRecording"]]()
 _REPORTS_KEY = pytest.StashKey[dict[str, pytest.TestReport]]()
 _RECORDING_KEY = pytest.StashKey["OpenProgramRecording"]()
+_UNUSED_KEY = pytest.StashKey["UnusedCheck"]()
+_DESELECTED_KEY = pytest.StashKey[int]()
+_WORKER_UNUSED = "openprogram_unused"
 
 _UNSAFE_FILE_CHARACTERS = re.compile(r"[^\w.,=+\-\[\]]")
 MAX_STEM = 120
@@ -82,6 +91,33 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         metavar="FACTOR",
         help="replay recorded events at the recorded pace times FACTOR (1: as recorded, 2: twice "
         "as fast); default: at once. For timeouts, streaming UIs and cancellation.",
+    )
+    group.addoption(
+        UNUSED_OPTION,
+        dest="openprogram_unused",
+        choices=("warn", "fail"),
+        default=None,
+        help="after the session, list the recordings (*.jsonl under the recordings/ folder beside "
+        "each collected test module) that no collected test uses; fail makes the run fail when "
+        "there are any. Checked only when the whole suite was collected (no paths or ids given, "
+        "nothing deselected, no collection error). `openprogram recordings prune --unused` "
+        "removes what the last complete check found.",
+    )
+    group.addoption(
+        REPORT_OPTION,
+        dest="openprogram_report",
+        metavar="DIR",
+        default=None,
+        help="for each test that fails on its recording, write DIR/<test id>.json (the shape of "
+        "`openprogram recordings check --json`) and name it in the failure: for a CI artifact",
+    )
+    group.addoption(
+        ANNOTATIONS_OPTION,
+        dest="openprogram_annotations",
+        action="store_true",
+        default=False,
+        help="print a GitHub Actions `::error file=...,line=...::` line per test that failed on "
+        "its recording (on by itself when GITHUB_ACTIONS=true)",
     )
     parser.addini(
         INI_MODE,
@@ -133,6 +169,22 @@ def pytest_configure(config: pytest.Config) -> None:
         config.getoption("openprogram_record"), str(config.getini(INI_MODE)), os.environ
     )
     config.stash[_ACTIVE_KEY] = set()
+    config.pluginmanager.register(_ReportCollector(), _COLLECTOR)
+
+
+_COLLECTOR = "openprogram-report-collector"
+
+
+class _ReportCollector:
+    """Keeps the reports that carry our properties (the terminal keeps no passing teardown)."""
+
+    def __init__(self) -> None:
+        self.reports: list[pytest.TestReport] = []
+
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        names = {name for name, _ in report.user_properties}
+        if names & {_ANNOTATION_PROPERTY, _WRITTEN_PROPERTY}:
+            self.reports.append(report)
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
@@ -164,6 +216,117 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
             item.fixturenames.insert(0, FIXTURE)
 
 
+def pytest_deselected(items: Sequence[pytest.Item]) -> None:
+    """Count deselected tests: a narrowed collection cannot tell which recordings are unused."""
+    if items:
+        stash = items[0].config.stash
+        stash[_DESELECTED_KEY] = stash.get(_DESELECTED_KEY, 0) + len(items)
+
+
+def _narrowed(session: pytest.Session) -> str | None:
+    config = session.config
+    if config.args_source == pytest.Config.ArgsSource.ARGS:
+        return "test paths or ids were given on the command line"
+    if config.stash.get(_DESELECTED_KEY, 0):
+        return f"{config.stash[_DESELECTED_KEY]} tests were deselected (-k, -m, --lf, ...)"
+    if session.testsfailed:
+        return "collection had errors"
+    return None
+
+
+def _used_recording(item: pytest.Item) -> Path | None:
+    if not isinstance(item, pytest.Function):
+        return None
+    if item.get_closest_marker(MARKER) is None and FIXTURE not in item.fixturenames:
+        return None
+    try:
+        return recording_path(item)
+    except pytest.fail.Exception:  # a malformed marker: the test itself says so when it runs
+        return None
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    """With `--openprogram-unused`, find the recordings no collected test uses."""
+    if session.config.getoption("openprogram_unused") is None:
+        return
+    from openprogram.recordings.unused import check_unused
+
+    check = check_unused(session.items, _used_recording, RECORDINGS_DIR, _narrowed(session))
+    session.config.stash[_UNUSED_KEY] = check
+    worker_output = getattr(session.config, "workeroutput", None)
+    if worker_output is not None:  # an xdist worker: the controller reports it
+        worker_output[_WORKER_UNUSED] = check.to_json()
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_testnodedown(node: Any, error: object) -> None:
+    """pytest-xdist: the controller collects nothing; every worker collected the whole suite."""
+    output = getattr(node, "workeroutput", {}).get(_WORKER_UNUSED)
+    if output is not None:
+        from openprogram.recordings.unused import UnusedCheck
+
+        node.config.stash[_UNUSED_KEY] = UnusedCheck.from_json(output)
+
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    """Keep a complete answer for `prune --unused`; with `fail`, unused recordings fail the run."""
+    config = session.config
+    check: UnusedCheck | None = config.stash.get(_UNUSED_KEY, None)
+    if check is None or hasattr(config, "workeroutput"):
+        return
+    cache = getattr(config, "cache", None)  # absent with -p no:cacheprovider
+    if check.narrowed is None and cache is not None:
+        from openprogram.recordings.unused import UNUSED_CACHE_KEY
+
+        cache.set(UNUSED_CACHE_KEY, check.to_json())
+    failing = config.getoption("openprogram_unused") == "fail" and check.unused
+    if failing and exitstatus == pytest.ExitCode.OK:
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
+
+def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> None:
+    """GitHub Actions annotations of the tests that failed on their recording; then which
+    recordings no collected test uses, or why that was not checked."""
+    if hasattr(config, "workeroutput"):
+        return
+    annotations, written = [], []
+    collector = config.pluginmanager.get_plugin(_COLLECTOR)
+    for report in getattr(collector, "reports", ()):  # under xdist, from the workers
+        for name, value in report.user_properties:
+            if name == _ANNOTATION_PROPERTY:
+                annotations.append(str(value))
+            elif name == _WRITTEN_PROPERTY:
+                written.append(str(value))
+    if written:
+        terminalreporter.section("openprogram recordings written", sep="-")
+        for line in sorted(written):
+            terminalreporter.write_line(line)
+    for line in annotations:
+        terminalreporter.write_line(line)
+    _summarise_unused(terminalreporter, config)
+
+
+def _summarise_unused(terminalreporter: Any, config: pytest.Config) -> None:
+    check: UnusedCheck | None = config.stash.get(_UNUSED_KEY, None)
+    if check is None:
+        return
+    write = terminalreporter.write_line
+    if check.narrowed is not None:
+        write(f"openprogram: unused recordings not checked: {check.narrowed}")
+        return
+    if not check.unused:
+        write("openprogram: every recording is used by a collected test")
+        return
+    red = config.getoption("openprogram_unused") == "fail"
+    terminalreporter.section("recordings no collected test uses", sep="-", red=red, yellow=not red)
+    for path in check.unused:
+        write(_display_path(path, config))
+    write(
+        f"{len(check.unused)} unused; `openprogram recordings prune --unused` removes them"
+        + (" (this fails the run: --openprogram-unused=fail)" if red else "")
+    )
+
+
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_makereport(
     item: pytest.Item, call: pytest.CallInfo[None]
@@ -173,14 +336,71 @@ def pytest_runtest_makereport(
     report = yield
     item.stash.setdefault(_REPORTS_KEY, {})[report.when] = report
     recording = item.stash.get(_RECORDING_KEY, None)
-    if recording is not None and report.when == "call" and report.failed and recording.mismatches:
-        text = recording.mismatch_report(recording.mismatches[0])
+    if recording is not None and report.when == "teardown" and recording.written:
+        report.user_properties.append((_WRITTEN_PROPERTY, recording.written))
+    failed_on_recording = report.failed and report.when in ("call", "teardown")
+    if recording is not None and failed_on_recording and recording.mismatches:
+        mismatch = recording.mismatches[0]
+        from openprogram.testing.ci_report import annotation_text
+
+        file, number = item.location[:2]
+        line = number + 1 if number is not None else None
+        summary = annotation_text(mismatch.report)
+        where = file if line is None else f"{file}:{line}"
+        text = f"{where}: {summary}\n" + recording.mismatch_report(mismatch)
+        written = _write_ci_report(item, recording, mismatch, report.duration)
+        if written is not None:
+            text += f"\nreport: {_display_path(written, item.config)}"
         addsection = getattr(report.longrepr, "addsection", None)
         if callable(addsection):
             addsection("openprogram replay mismatch", text)
         else:
             report.sections.append(("openprogram replay mismatch", text))
+        if _annotations_on(item.config):
+            from openprogram.testing.ci_report import github_annotation
+
+            annotation = github_annotation(file, line, "openprogram replay mismatch", summary)
+            report.user_properties.append((_ANNOTATION_PROPERTY, annotation))
     return report
+
+
+def _annotations_on(config: pytest.Config) -> bool:
+    enabled = bool(config.getoption("openprogram_annotations"))
+    return enabled or os.environ.get("GITHUB_ACTIONS", "").strip().lower() == "true"
+
+
+def _write_ci_report(
+    item: pytest.Item, recording: OpenProgramRecording, mismatch: Any, duration: float
+) -> Path | None:
+    directory = item.config.getoption("openprogram_report")
+    if not directory or recording.replay is None:
+        return None
+    from openprogram.testing.ci_report import check_result, write_report
+
+    replay = recording.replay
+    result = check_result(
+        recording=recording.display_path,
+        command=_pytest_command(item, item.config, "none"),
+        cwd=item.config.invocation_params.dir,
+        calls_recorded=replay.recorded_call_count,
+        calls_consumed=replay.call_count,
+        duration_seconds=duration,
+        mismatch=mismatch.report,
+        rules=replay.rules.describe(),
+    )
+    base = Path(directory)
+    if not base.is_absolute():
+        base = item.config.invocation_params.dir / base
+    from openprogram.testing.session import tui_command
+
+    commands = [("open it in the TUI:", tui_command(recording.display_path, mismatch))]
+    if recording.accept_command and mismatch.kind == "request":
+        commands.append(
+            ("if the change is intended, accept it (offline):", recording.accept_command)
+        )
+    if recording.rerun_command:
+        commands.append(("if the change is intended, record it again:", recording.rerun_command))
+    return write_report(base, item.nodeid, result, replay.recording.calls, commands)
 
 
 @pytest.fixture

@@ -22,7 +22,7 @@ from textual.screen import ModalScreen
 
 from openprogram.text import split_command
 from openprogram.visible_text import visible, visible_line
-from tui.arguments import RecordingArgumentError, recording_path
+from tui.arguments import RecordingArgumentError, check_recording_path, recording_path
 from tui.command_line import parse_arguments
 from tui.commands import TuiCommands
 from tui.ending_signals import ending_signals_exit_app, ending_signals_raise_system_exit
@@ -311,7 +311,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parse_arguments(own)
     try:
         paths = [recording_path(str(path)) for path in args.paths]
-        check = recording_path(args.check) if args.check else None
+        check = check_recording_path(args.check) if args.check else None
     except RecordingArgumentError as exc:
         return _usage_error(str(exc))
     if command and check is None:

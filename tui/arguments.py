@@ -35,3 +35,19 @@ def recording_path(text: str) -> Path:
     if state.reason is not None and not state.too_wide:  # viewing reads any mode
         raise RecordingArgumentError(text, state.reason)
     return given
+
+
+def check_recording_path(text: str) -> Path:
+    """`recording_path` for `--check`: the file must also begin as a recording, since a rerun
+    runs its stored command (refused before the app starts, nothing asked, nothing run)."""
+    from openprogram.providers.recording.errors import RecordingFileError
+    from openprogram.providers.recording.reader import read_header
+
+    path = recording_path(text)
+    try:
+        read_header(path)
+    except RecordingFileError as exc:
+        raise RecordingArgumentError(text, f"not a recording ({exc.reason})") from None
+    except OSError as exc:
+        raise RecordingArgumentError(text, exc.strerror or str(exc)) from None
+    return path

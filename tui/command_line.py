@@ -45,7 +45,11 @@ def parse_arguments(argv: Sequence[str] | None) -> argparse.Namespace:
     """The command line: `PATH ...`, `--demo`, `--call`, `--field`, `--check`, `--light`/`--dark`."""
     parser = argparse.ArgumentParser(
         prog="openprogram-tui",
-        usage="%(prog)s [options] [PATH ...]\n       %(prog)s --check PATH [-- COMMAND ...]",
+        usage=(
+            "%(prog)s [options] [PATH ...]\n"
+            "       %(prog)s --check PATH [-- COMMAND ...]\n"
+            "       %(prog)s diff A B"
+        ),
         description="Browse OpenProgram recordings call by call and choose the record/replay mode.",
         epilog=EXAMPLES,
         formatter_class=argparse.RawDescriptionHelpFormatter,

@@ -16,9 +16,11 @@ from openprogram.cli import (
     recordings_removal,
     recordings_resolve,
     recordings_rules,
+    recordings_scan,
     recordings_views,
 )
 from openprogram.cli.commands import add_command
+from openprogram.cli.completion import add_recording_argument
 from openprogram.cli.output import Output, UsageRefused
 from openprogram.providers.recording.config import (
     read_record_replay_config,
@@ -79,6 +81,7 @@ def register_recordings_command(commands: Subcommands) -> None:
     recordings_diff.register_diff(subcommands)
     recordings_resolve.register(subcommands)
     recordings_rules.register(subcommands)
+    recordings_scan.register(subcommands)
     recordings_migrate.register(subcommands)
 
 
@@ -133,7 +136,7 @@ def register_replay(commands: Subcommands) -> None:
         "The file is strictly validated first; a bad file changes nothing. A file outside the\n"
         "managed directory must already have permissions 0600.",
     )
-    parser.add_argument("selector", metavar="ID-or-PATH", help="a managed recording ID or a path")
+    add_recording_argument(parser, "selector", "ID-or-PATH", "a managed recording ID or a path")
 
 
 def register_off(commands: Subcommands) -> None:
@@ -171,7 +174,7 @@ def show_status(args: argparse.Namespace, out: Output) -> int:
     """Print the status; exit 1 when the next start would block."""
     status = read_status()
     if args.json:
-        out.json(status.to_json())
+        out.json(status.model_dump(mode="json"))
         return 1 if status.would_block else 0
     if status.config_error:
         out.line("mode:    ", ("unknown (configuration unreadable)", "red"))

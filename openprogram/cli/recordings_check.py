@@ -3,17 +3,22 @@
 from __future__ import annotations
 
 import argparse
+import json
 import math
+import re
 import shlex
 from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from pydantic import ValidationError
 
 from openprogram.cli.commands import add_command
+from openprogram.cli.completion import add_recording_argument
 from openprogram.cli.output import Output, UsageRefused
 from openprogram.errors import OpenProgramError
 from openprogram.providers.recording.rules import IgnoreRule, MatchingRules, NormalizeRule
+from openprogram.providers.recording.store import locate_recording
 from openprogram.recordings.check import (
     CheckProgress,
     CheckResult,
@@ -23,6 +28,10 @@ from openprogram.recordings.check import (
 )
 from openprogram.recordings.oneshot import record_command
 from openprogram.recordings.repair import repair_recording
+from openprogram.recordings.trust import (
+    trust_command,
+    untrusted_command,
+)
 from openprogram.text import plural
 from openprogram.visible_text import visible
 
@@ -43,7 +52,10 @@ recording and no access to your own configuration. It reports:
   mismatch    the first call and field that differ, both values and both whole requests
   incomplete  the program finished having made fewer calls than were recorded
   error       the program failed another way (exit code, last lines of stderr) or timed out
-exit code 0 only for ok; 1 otherwise; 2 when there is no command to run"""
+A command stored in the recording runs without a question only when this machine recorded it or
+was told yes for that file; otherwise it is shown whole and you are asked (--yes where no terminal
+can answer). A command given after -- is yours and runs.
+exit code 0 only for ok; 1 otherwise; 2 when there is no command to run or it was not allowed"""
 
 
 def extend_record(parser: argparse.ArgumentParser) -> None:
@@ -64,7 +76,13 @@ def extend_record(parser: argparse.ArgumentParser) -> None:
 def record_once(args: argparse.Namespace, out: Output) -> int:
     """Run COMMAND with recording on; pass its exit code through."""
     result = record_command(args.command, name=args.name, keep_failed=args.keep_failed)
-    where = result.path if result.kept else "dropped (the command failed; --keep-failed keeps it)"
+    where = (
+        str(result.path) if result.kept else "dropped (the command failed; --keep-failed keeps it)"
+    )
+    if result.interrupted_by is not None:
+        where += f" (stopped by {result.interrupted_by}, passed on to the program)"
+    if result.name_taken is not None:
+        where += f" ({result.name_taken!r} was taken by another recording meanwhile)"
     print(
         visible(
             f"openprogram: recorded {result.calls} calls, {result.events} events as "
@@ -86,8 +104,21 @@ def register_check(commands: Subcommands) -> None:
         "Rerun the program that made a recording against the current code and compare.",
         CHECK_EPILOG,
     )
-    parser.add_argument("selector", metavar="ID-or-PATH", help="a managed recording ID or a path")
+    add_recording_argument(parser, "selector", "ID-or-PATH", "a managed recording ID or a path")
     parser.add_argument("--json", action="store_true", help="print the result as stable JSON")
+    parser.add_argument(
+        "--html",
+        metavar="FILE",
+        type=Path,
+        help="also write the result as one self-contained HTML page (the mismatch side by side, "
+        "then the recording's calls) to FILE, for a browser or a CI artifact",
+    )
+    parser.add_argument(
+        "--yes",
+        "-y",
+        action="store_true",
+        help="run the command stored in the recording without asking (and remember the yes)",
+    )
     parser.add_argument(
         "--timeout", type=float, metavar="S", help="stop the program after S seconds (an error)"
     )
@@ -133,6 +164,36 @@ def _pace(text: str) -> float:
     return pace
 
 
+def allow_stored_command(
+    selector: str, given: Sequence[str], out: Output, *, assume_yes: bool
+) -> None:
+    """Before the command stored in a recording runs: unless this machine recorded or allowed it,
+    show it whole and ask (`--yes` answers; without a terminal, refuse naming `--yes`). The yes
+    is remembered for this file and this exact command (`openprogram.recordings.trust`)."""
+    if given:
+        return  # the user's own command
+    try:
+        path = locate_recording(selector).path
+    except (OpenProgramError, OSError):
+        return  # the run itself reports an unusable recording, and runs nothing
+    entry = untrusted_command(path)
+    if entry is None:
+        return
+    shown = [
+        f"{path} stores a command this machine has not recorded or allowed:",
+        f"  command: {shlex.join(entry.argv)}",
+        f"  in:      {entry.cwd}",
+    ]
+    for line in shown:
+        print(visible(line), file=out.stderr, flush=True)  # every argument, escapes visible
+    out.confirm(
+        "Run this command?",
+        assume_yes=assume_yes,
+        what=f"run the command stored in {visible(str(path))}",
+    )
+    trust_command(path, entry)
+
+
 def progress_printer(out: Output) -> Callable[[CheckProgress], None] | None:
     if not out.stderr.isatty():
         return None
@@ -163,6 +224,41 @@ def _print_tail(out: Output, stream: str, lines: Sequence[str]) -> None:
         out.line(("  | ", "dim"), line)
 
 
+SUGGESTION = re.compile(r"normalize (?P<path>.+?) (?P<presets>[\w-]+(?:, [\w-]+)*)")
+"""The mismatch's `suggestion`: `normalize PATH PRESET[, PRESET…]`."""
+
+
+def suggestion_fixes(result: CheckResult, command: Sequence[str] = ()) -> dict[str, str] | None:
+    """The mismatch's suggested rule as what to type: `command`, the same check with it
+    (`--normalize PATH PRESET`, repeated), and `pyproject`, the lines that keep it for every
+    replay of the project; None without a suggestion."""
+    suggestion = result.mismatch.suggestion if result.mismatch is not None else None
+    matched = SUGGESTION.fullmatch(suggestion or "")
+    if matched is None:
+        return None
+    path, presets = matched["path"], matched["presets"].split(", ")
+    line = ["openprogram", "recordings", "check", result.recording]
+    for preset in presets:
+        line += ["--normalize", path, preset]
+    if command:
+        line += ["--", *command]
+    items = "".join(
+        f"  {{ path = {json.dumps(path)}, preset = {json.dumps(p)} }},\n" for p in presets
+    )
+    pyproject = f"[tool.openprogram.replay]\nnormalize = [\n{items}]\n"
+    return {"command": shlex.join(line), "pyproject": pyproject}
+
+
+def _print_suggestion(result: CheckResult, out: Output, command: Sequence[str]) -> None:
+    fixes = suggestion_fixes(result, command)
+    if fixes is None:
+        return
+    out.line("try it:  ", fixes["command"])
+    out.line("keep it: add to pyproject.toml")
+    for line in fixes["pyproject"].splitlines():
+        out.line("  ", line)
+
+
 def print_check(result: CheckResult, out: Output, command: Sequence[str] = ()) -> None:
     """The result for people: the verdict first, then what it takes to act on it."""
     colour = {"ok": "green", "mismatch": "red", "incomplete": "yellow", "error": "red"}
@@ -182,6 +278,7 @@ def print_check(result: CheckResult, out: Output, command: Sequence[str] = ()) -
         )
     if result.mismatch is not None:
         out.raw(result.mismatch.message + "\n")
+        _print_suggestion(result, out, command)
     elif result.status == "incomplete":
         never = ", ".join(str(index) for index in result.never_requested)
         out.line(f"never requested: call {never}")
@@ -197,6 +294,12 @@ def print_check(result: CheckResult, out: Output, command: Sequence[str] = ()) -
 def check(args: argparse.Namespace, out: Output) -> int:
     """Rerun and report; exit 0 only for ok. With `--json` every outcome is JSON on stdout,
     including a recording that cannot be used (status `error`, the reader's line and reason)."""
+    try:
+        allow_stored_command(args.selector, args.command, out, assume_yes=args.yes)
+    except UsageRefused as exc:
+        if args.json:  # every outcome is JSON on stdout; the one-line refusal is on stderr too
+            out.json(check_refused(args.selector, args.command, exc).json_value())
+        raise
     progress = progress_printer(out)
     try:
         rules = MatchingRules(
@@ -227,10 +330,32 @@ def check(args: argparse.Namespace, out: Output) -> int:
         if progress is not None:
             out.stderr.write("\r\033[K")
     if args.json:
-        out.json(result.json_value())
+        value = result.json_value()
+        fixes = suggestion_fixes(result, args.command)
+        if fixes is not None:
+            value["mismatch"]["suggestion_command"] = fixes["command"]
+            value["mismatch"]["suggestion_pyproject"] = fixes["pyproject"]
+        out.json(value)
     else:
         print_check(result, out, args.command)
+    if args.html is not None:
+        _write_html(args.html, result, out, quiet=args.json)
     return 0 if result.status == "ok" else 1
+
+
+def _write_html(path: Path, result: CheckResult, out: Output, quiet: bool) -> None:
+    """The check's page, with the recording's calls (whole ones, if the file is damaged)."""
+    from openprogram.html_report.page import write_page
+    from openprogram.html_report.reports import check_page
+    from openprogram.providers.recording.reader import scan_recording
+
+    try:
+        calls = scan_recording(result.recording).calls
+    except (OpenProgramError, OSError):
+        calls = ()
+    write_page(path, check_page(result, calls))
+    if not quiet:
+        out.line(f"wrote {path}")
 
 
 def register_repair(commands: Subcommands) -> None:
@@ -244,7 +369,7 @@ def register_repair(commands: Subcommands) -> None:
         "  openprogram recordings repair 20261202T101500Z-1a2b3c4d\n\n"
         "The original is kept as <ID>.damaged.jsonl; calls after a dropped one are renumbered.",
     )
-    parser.add_argument("recording_id", metavar="ID", help="a managed recording ID")
+    add_recording_argument(parser, "recording_id", "ID", "a managed recording ID")
     parser.add_argument("--json", action="store_true", help="print the report as stable JSON")
 
 

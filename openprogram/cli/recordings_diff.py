@@ -3,15 +3,19 @@
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from openprogram.cli.commands import add_command
+from openprogram.cli.completion import add_recording_argument
 from openprogram.cli.output import Output
 from openprogram.errors import OpenProgramError
 from openprogram.providers.recording.difference_text import diff_change, format_path, format_value
 from openprogram.providers.recording.differences import MISSING
 from openprogram.providers.recording.store import locate_recording
 from openprogram.providers.types import Usage
+from openprogram.recordings.call_stats import call_stats, session_stats, tokens_json
+from openprogram.recordings.cost import price_table
 from openprogram.recordings.diff import CallPair, RecordingDiff, WordChange, diff_recordings
 from openprogram.text import plural
 
@@ -37,17 +41,24 @@ def register_diff(commands: Subcommands) -> None:
         "Compare two recordings call by call: every request difference and how the answers differ.",
         "  openprogram recordings diff yesterday today\n"
         "  openprogram recordings diff old.jsonl new.jsonl --stat\n"
-        "  openprogram recordings diff old.jsonl new.jsonl --json\n\n"
+        "  openprogram recordings diff old.jsonl new.jsonl --json\n"
+        "  openprogram recordings diff old.jsonl new.jsonl --html diff.html\n\n"
         "Calls are paired by index when both recordings have the same shape, else by what each\n"
         "call asks (model, tools, last message), so an inserted call is 'only in B'. Matching rules\n"
         "in pyproject.toml mark the request differences they absorb.\n"
         "exit code 0 when the recordings are the same, 1 when they differ, 2 on an error",
     )
-    parser.add_argument("a", metavar="A", help="a managed recording ID or a path")
-    parser.add_argument("b", metavar="B", help="a managed recording ID or a path")
+    add_recording_argument(parser, "a", "A", "a managed recording ID or a path")
+    add_recording_argument(parser, "b", "B", "a managed recording ID or a path")
     output = parser.add_mutually_exclusive_group()
     output.add_argument("--json", action="store_true", help="print stable JSON")
     output.add_argument("--stat", action="store_true", help="one line per call")
+    output.add_argument(
+        "--html",
+        metavar="FILE",
+        type=Path,
+        help="write one self-contained HTML page of the comparison to FILE (for a browser or CI)",
+    )
 
 
 def diff_command(args: argparse.Namespace, out: Output) -> int:
@@ -65,6 +76,12 @@ def diff_command(args: argparse.Namespace, out: Output) -> int:
     diff = diff_recordings(a, b, rules)
     if args.json:
         out.json(diff_json(diff))
+    elif args.html is not None:
+        from openprogram.html_report.page import write_page
+        from openprogram.html_report.reports import diff_page
+
+        write_page(args.html, diff_page(diff_json(diff), b.calls))
+        out.line(f"wrote {args.html} ({summary_line(diff)})")
     elif args.stat:
         for pair in diff.pairs:
             out.line(stat_line(pair))
@@ -155,6 +172,13 @@ def diff_json(diff: RecordingDiff) -> dict[str, Any]:
             "only_b": s.only_b,
             "tokens_a": s.tokens_a.model_dump(),
             "tokens_b": s.tokens_b.model_dump(),
+            "session_a": session_stats(
+                call_stats(pair.a) for pair in diff.pairs if pair.a
+            ).to_json(),
+            "session_b": session_stats(
+                call_stats(pair.b) for pair in diff.pairs if pair.b
+            ).to_json(),
+            "price_table": price_table(),
         },
         "calls": [
             {
@@ -189,7 +213,31 @@ def diff_json(diff: RecordingDiff) -> dict[str, Any]:
                 },
                 "usage_a": pair.usage_a.model_dump() if pair.usage_a else None,
                 "usage_b": pair.usage_b.model_dump() if pair.usage_b else None,
+                **_deltas(pair),
             }
             for pair in diff.pairs
         ],
+    }
+
+
+def _deltas(pair: CallPair) -> dict[str, Any]:
+    """Tokens by kind and cost of each side, and B − A where both are known."""
+    a = None if pair.a is None else call_stats(pair.a)
+    b = None if pair.b is None else call_stats(pair.b)
+    tokens_a = None if a is None or a.usage is None else tokens_json(a.usage)
+    tokens_b = None if b is None or b.usage is None else tokens_json(b.usage)
+    delta = None
+    if tokens_a is not None and tokens_b is not None:
+        delta = {
+            kind: None if tokens_a[kind] is None or tokens_b[kind] is None
+            else tokens_b[kind] - tokens_a[kind]  # type: ignore[operator]
+            for kind in tokens_a
+        }  # fmt: skip
+    cost_a = None if a is None else a.cost
+    cost_b = None if b is None else b.cost
+    return {
+        "tokens_delta": delta,
+        "cost_a_usd": None if cost_a is None else str(cost_a),
+        "cost_b_usd": None if cost_b is None else str(cost_b),
+        "cost_delta_usd": None if cost_a is None or cost_b is None else str(cost_b - cost_a),
     }

@@ -3,17 +3,21 @@
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from openprogram.cli.commands import add_command
+from openprogram.cli.completion import add_recording_argument
 from openprogram.cli.output import Output
 from openprogram.recordings import (
     PruneReport,
     delete_recording,
     plan_deletion,
     prune_recordings,
+    versions_note,
 )
-from openprogram.text import human_size
+from openprogram.recordings.unused_removal import UnusedPlan, plan_unused, remove_unused
+from openprogram.text import human_size, plural
 
 if TYPE_CHECKING:
     from openprogram.cli.commands import Subcommands
@@ -36,26 +40,36 @@ def register(commands: Subcommands) -> None:
         commands,
         "delete",
         delete_command,
-        "Delete one managed recording (never the configured one, a symlink or a file elsewhere).",
+        "Delete one managed recording and its kept previous versions (never the configured one, "
+        "a symlink or a file elsewhere).",
         "  openprogram recordings delete 20261202T101500Z-1a2b3c4d\n"
         "  openprogram recordings delete login-flow --yes\n\n"
         "Asks for confirmation on a terminal; otherwise --yes is required (exit 2 without it).",
     )
-    parser.add_argument("recording_id", metavar="ID", help="a managed recording ID")
+    add_recording_argument(parser, "recording_id", "ID", "a managed recording ID")
     parser.add_argument("--yes", "-y", action="store_true", help="do not ask for confirmation")
     parser = add_command(
         commands,
         "prune",
         prune_command,
-        "Delete managed recordings last written more than N days ago.",
+        "Delete managed recordings last written more than N days ago, or test recordings no "
+        "test uses.",
         "  openprogram recordings prune --older-than-days 30 --dry-run\n"
-        "  openprogram recordings prune --older-than-days 30 --yes\n\n"
-        "Age comes from the header's created_at, else the file's modification time. The\n"
-        "configured recording, symlinks and files being written are never removed.\n"
+        "  openprogram recordings prune --older-than-days 30 --yes\n"
+        "  openprogram recordings prune --unused --dry-run\n\n"
+        "Age comes from the file's last write (its modification time), not the header's\n"
+        "created_at. The configured recording, symlinks and files being written are never\n"
+        "removed; a recording removed takes its kept previous versions with it.\n"
+        "--unused removes the recordings the last complete `pytest --openprogram-unused` run\n"
+        "found no collected test using (its list is in .pytest_cache, looked up from here).\n"
         "Exit code 1 when any matched recording could not be removed.",
     )
-    parser.add_argument(
-        "--older-than-days", metavar="N", type=_days, required=True, help="minimum age in days"
+    which = parser.add_mutually_exclusive_group(required=True)
+    which.add_argument("--older-than-days", metavar="N", type=_days, help="minimum age in days")
+    which.add_argument(
+        "--unused",
+        action="store_true",
+        help="test recordings the last complete pytest run found no test using",
     )
     parser.add_argument("--dry-run", action="store_true", help="only show what would be removed")
     parser.add_argument("--yes", "-y", action="store_true", help="do not ask for confirmation")
@@ -67,11 +81,14 @@ def delete_command(args: argparse.Namespace, out: Output) -> int:
     summary = plan_deletion(args.recording_id)
     question = (
         f"Delete recording {summary.recording_id} ({summary.facts.calls} calls, "
-        f"{human_size(summary.facts.size)}, {summary.path})?"
+        f"{human_size(summary.facts.size)}, {summary.path}){versions_note(args.recording_id)}?"
     )
     out.confirm(question, assume_yes=args.yes, what="delete")
     deleted = delete_recording(args.recording_id)
-    out.line("Deleted ", (deleted.recording_id, "bold"), f" ({human_size(deleted.size)})")
+    removed = (
+        f", and {plural(deleted.versions, 'kept previous version')}" if deleted.versions else ""
+    )
+    out.line("Deleted ", (deleted.recording_id, "bold"), f" ({human_size(deleted.size)}){removed}")
     return 0
 
 
@@ -90,8 +107,57 @@ def _print_report(report: PruneReport, out: Output) -> None:
     )
 
 
+def prune_unused_command(args: argparse.Namespace, out: Output) -> int:
+    """Show what the last complete pytest run found unused, confirm, delete exactly those."""
+    plan = plan_unused(Path.cwd())
+    if args.json and (args.dry_run or not plan.remove):
+        out.json(_unused_json(plan, [], [], dry_run=True))
+        return 0
+    if not args.json:
+        out.line(f"from the pytest run of {plan.made_at} ({plan.cache}):")
+        for path in plan.remove:
+            out.line("would delete " if args.dry_run else "unused ", str(path))
+        for path, reason in plan.left:
+            out.line("skipped ", str(path), (f": {reason}", "dim"))
+    if args.dry_run or not plan.remove:
+        if not args.json:
+            out.line(
+                f"{len(plan.remove)} unused recording(s)"
+                + ("" if plan.remove else "; nothing to do")
+            )
+        return 0
+    out.confirm(
+        f"Delete {len(plan.remove)} recording(s) no test uses?", assume_yes=args.yes, what="prune"
+    )
+    removed, failed = remove_unused(plan)
+    if args.json:
+        out.json(_unused_json(plan, removed, failed, dry_run=False))
+    else:
+        for path in removed:
+            out.line(("deleted ", "green"), str(path))
+        for path, reason in failed:
+            out.line(("failed  ", "red"), str(path), f": {reason}")
+    return 1 if failed else 0
+
+
+def _unused_json(
+    plan: UnusedPlan, removed: list[Path], failed: list[tuple[Path, str]], dry_run: bool
+) -> dict[str, object]:
+    return {
+        "from": str(plan.cache),
+        "made_at": plan.made_at,
+        "dry_run": dry_run,
+        "matched": [str(path) for path in plan.remove],
+        "deleted": [str(path) for path in removed],
+        "failed": [{"path": str(path), "reason": reason} for path, reason in failed],
+        "skipped": [{"path": str(path), "reason": reason} for path, reason in plan.left],
+    }
+
+
 def prune_command(args: argparse.Namespace, out: Output) -> int:
     """Dry run, confirm the matched IDs, delete exactly those."""
+    if args.unused:
+        return prune_unused_command(args, out)
     plan = prune_recordings(args.older_than_days, dry_run=True)
     if not args.json:
         for recording_id in plan.matched:

@@ -8,10 +8,12 @@ import shlex
 from typing import TYPE_CHECKING, Any
 
 from openprogram.cli.commands import add_command
+from openprogram.cli.completion import add_recording_argument
 from openprogram.cli.output import Output, UsageRefused
-from openprogram.cli.recordings_check import progress_printer
+from openprogram.cli.recordings_check import allow_stored_command, progress_printer
 from openprogram.recordings.accept import run_accept
 from openprogram.recordings.rerecord import plan_rerecord, run_rerecord
+from openprogram.recordings.trust import trust_stored_command
 from openprogram.recordings.versions import (
     RewriteRun,
     list_versions,
@@ -32,9 +34,10 @@ When a change to the program is intended (a reworded system prompt, a new tool d
 check mismatches on every run. accept reruns the program offline, with replay in accept mode: each
 call whose request differs keeps its recorded answer and takes the new request. No call is made, no
 key is needed. It shows every accepted call with its differences and asks before writing (--yes on
-a terminal-less run). The new version is checked with the strict reader before it replaces the old;
-a managed recording keeps its previous versions (recordings history ID); a file given by path is
-replaced atomically (git is its history).
+a terminal-less run). A stored command this machine has not recorded or allowed is shown whole and
+asked about first, as check does. The new version is checked with the strict reader before it
+replaces the old; a managed recording keeps its previous versions (recordings history ID); a file
+given by path is replaced atomically (git is its history).
 
 It is refused, nothing written, when the run needs a live answer: more calls than recorded, fewer,
 or a read past the end of a recorded stream. Record again then.
@@ -51,14 +54,15 @@ are answered from the recording while they match (and copied as recorded); from 
 that differs (found first by an offline check), or --from-call K, every call goes to the real
 providers and is recorded. Before anything goes live it says from which call, how many recorded
 calls follow, which provider/model they reach, and that their credentials are needed; it asks
-(--yes where no terminal can answer). The new version is written only when the program ends
+(--yes where no terminal can answer); a stored command not recorded or allowed here is asked
+about first, as check does. The new version is written only when the program ends
 successfully, checked with the strict reader; the previous version is kept (recordings history).
 exit code 0 when written (or nothing differed); 1 when the program failed or not confirmed"""
 
 
 def _rerun_arguments(parser: argparse.ArgumentParser) -> None:
     """ID-or-PATH, --json, --yes and -- COMMAND: what accept and rerecord share."""
-    parser.add_argument("selector", metavar="ID-or-PATH", help="a managed recording ID or a path")
+    add_recording_argument(parser, "selector", "ID-or-PATH", "a managed recording ID or a path")
     parser.add_argument("--json", action="store_true", help="print the result as stable JSON")
     parser.add_argument("--yes", "-y", action="store_true", help="do not ask for confirmation")
     parser.add_argument(
@@ -97,7 +101,7 @@ def register(commands: Subcommands) -> None:
         "Put a kept previous version of a managed recording back (the one replaced is kept).",
         "  openprogram recordings history echo\n  openprogram recordings restore echo 20261203T101500Z-123456",
     )
-    parser.add_argument("recording_id", metavar="ID", help="a managed recording ID")
+    add_recording_argument(parser, "recording_id", "ID", "a managed recording ID")
     parser.add_argument("version", metavar="VERSION", help="a version name `history` lists")
     parser = add_command(
         commands,
@@ -106,7 +110,7 @@ def register(commands: Subcommands) -> None:
         "List the previous versions kept of a managed recording (made by accept).",
         "  openprogram recordings history echo\n  openprogram recordings history echo --json",
     )
-    parser.add_argument("recording_id", metavar="ID", help="a managed recording ID")
+    add_recording_argument(parser, "recording_id", "ID", "a managed recording ID")
     parser.add_argument("--json", action="store_true", help="print the list as stable JSON")
 
 
@@ -132,6 +136,7 @@ def _print_accepted(run: RewriteRun, out: Output) -> None:
 
 def accept_command(args: argparse.Namespace, out: Output) -> int:
     """Run in accept mode, show what would change, confirm, write."""
+    allow_stored_command(args.selector, args.command, out, assume_yes=args.yes)
     progress = None if args.json else progress_printer(out)
     try:
         run = run_accept(args.selector, args.command or None, on_progress=progress)
@@ -166,6 +171,7 @@ def accept_command(args: argparse.Namespace, out: Output) -> int:
         raise
     command = args.command or run.result.argv
     kept = write_rewrite(run, command)
+    trust_stored_command(run.recording)  # the command it now stores ran here
     if args.json:
         out.json(_json(run, True, str(kept) if kept else None))
         return 0
@@ -200,6 +206,7 @@ def history_command(args: argparse.Namespace, out: Output) -> int:
 
 def rerecord_command(args: argparse.Namespace, out: Output) -> int:
     """Plan (offline), say what goes live, confirm, run, write."""
+    allow_stored_command(args.selector, args.command, out, assume_yes=args.yes)
     plan = plan_rerecord(args.selector, args.command or None, from_call=args.from_call)
     if plan.from_call is None:
         if args.json:
@@ -240,6 +247,7 @@ def rerecord_command(args: argparse.Namespace, out: Output) -> int:
             out.line(("not written", "bold red"), f"  {plan.recording}: {run.refusal}")
         return 1
     kept = write_rewrite(run, args.command or run.result.argv)
+    trust_stored_command(run.recording)  # the command it now stores ran here
     if args.json:
         out.json(
             {

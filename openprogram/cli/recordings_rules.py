@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from openprogram.cli.commands import add_command
+from openprogram.cli.completion import add_recording_argument
 from openprogram.cli.output import Output, UsageRefused
 from openprogram.providers.recording.rules import NormalizeRule, ScrubRule
 from openprogram.providers.recording.rules_sources import HEADER_SOURCE
@@ -37,7 +38,7 @@ def register(commands: Subcommands) -> None:
         "--remove N takes rule N out of the file it comes from (the header is rewritten with\n"
         "every other row byte for byte; pyproject.toml keeps its comments and layout).",
     )
-    parser.add_argument("recording", metavar="ID-or-PATH", help="a recording ID or a file path")
+    add_recording_argument(parser, "recording", "ID-or-PATH", "a recording ID or a file path")
     parser.add_argument("--remove", metavar="N", type=int, help="remove rule N of the list")
     parser.add_argument("--json", action="store_true", help="print the rules as JSON")
 

@@ -5,13 +5,21 @@ from __future__ import annotations
 import argparse
 import json
 import os
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from openprogram.cli.commands import add_command
+from openprogram.cli.completion import add_recording_argument
 from openprogram.cli.output import Output, aligned
+from openprogram.html_report.page import write_page
+from openprogram.html_report.reports import show_page
 from openprogram.providers.recording.errors import RecordingFileError
 from openprogram.providers.recording.file_policy import require_usable
-from openprogram.providers.recording.reader import read_recording, read_recording_bytes
+from openprogram.providers.recording.reader import (
+    read_recording,
+    read_recording_bytes,
+    scan_recording,
+)
 from openprogram.providers.recording.redaction import remove_secret_text
 from openprogram.recordings import (
     RecordingDetails,
@@ -70,10 +78,11 @@ def register(commands: Subcommands) -> None:
         "  openprogram recordings show login-flow\n"
         "  openprogram recordings show ./fixtures/login.jsonl --json\n"
         "  openprogram recordings show login-flow --content > login.jsonl\n"
-        "  openprogram recordings show --textconv tests/recordings/test_agent/test_loop.jsonl\n\n"
+        "  openprogram recordings show --textconv tests/recordings/test_agent/test_loop.jsonl\n"
+        "  openprogram recordings show login-flow --html login-flow.html\n\n"
         "exit code 1 when the file is not valid (the details are still printed)",
     )
-    parser.add_argument("selector", metavar="ID-or-PATH", help="a managed recording ID or a path")
+    add_recording_argument(parser, "selector", "ID-or-PATH", "a managed recording ID or a path")
     output = parser.add_mutually_exclusive_group()
     output.add_argument("--json", action="store_true", help="print stable JSON")
     output.add_argument(
@@ -85,6 +94,13 @@ def register(commands: Subcommands) -> None:
         "--content",
         action="store_true",
         help="print the recording's JSONL (redacted again on the way out) instead of a summary",
+    )
+    output.add_argument(
+        "--html",
+        metavar="FILE",
+        type=Path,
+        help="write one self-contained HTML page of the recording (calls, transcripts, requests, "
+        "events) to FILE, for a browser or a CI artifact",
     )
 
 
@@ -204,6 +220,11 @@ def show_command(args: argparse.Namespace, out: Output) -> int:
     if args.content:
         return _print_content(args.selector, out)
     location = locate_recording(args.selector)
+    if args.html is not None:
+        scan = scan_recording(location.path)
+        write_page(args.html, show_page(scan))
+        out.line(f"wrote {args.html} ({scan.facts.totals()})")
+        return 0 if scan.valid else 1
     if args.textconv:
         out.raw(transcript_text(read_recording(location.path)))
         return 0

@@ -88,6 +88,9 @@ class Usage(_Record):
     cache_read: int = 0
     cache_write: int = 0
     total_tokens: int = 0
+    reasoning: int | None = Field(default=None, exclude_if=_unset)
+    """Of `output`, the tokens spent reasoning, when the vendor says (OpenAI's
+    `reasoning_tokens`, Gemini's `thoughtsTokenCount`); absent otherwise."""
 
 
 # ---- messages -------------------------------------------------------------------------------

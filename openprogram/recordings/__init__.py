@@ -55,6 +55,7 @@ if TYPE_CHECKING:
         delete_recording,
         plan_deletion,
         prune_recordings,
+        versions_note,
     )
     from openprogram.recordings.repair import DroppedPart, RepairReport, repair_recording
     from openprogram.recordings.selection import (

@@ -46,6 +46,7 @@ from openprogram.providers.recording.rules import MatchingRules, validate_rules
 from openprogram.providers.recording.rules_sources import header_rules_value
 from openprogram.providers.recording.scan_facts import ScanProblem
 from openprogram.providers.recording.store import locate_recording
+from openprogram.recordings.child_process import die_with_parent
 
 CheckStatus = Literal["ok", "mismatch", "incomplete", "error"]
 OUTPUT_TAIL_LINES = 20
@@ -273,6 +274,7 @@ def run_check(
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             start_new_session=True,
+            preexec_fn=die_with_parent(signal.SIGKILL),
         )
     except OSError as exc:
         shutil.rmtree(home, ignore_errors=True)

@@ -3,14 +3,20 @@
 The program runs with a private staging state directory holding a run spec that says "record into
 this file" (`check_protocol.ChildRunSpec`), so the user's next-start configuration is never read or
 changed. The recording's
-header carries `entry` (the redacted command line and working directory) so `check` can rerun it.
-It moves into the managed root only when the program succeeded (or `keep_failed` is set).
+header carries `entry` (the command line and working directory, redacted and scrubbed) so `check`
+can rerun it.
+It moves into the managed root when the program succeeded, was stopped by a signal sent to us
+(SIGTERM, SIGINT, SIGHUP: passed on to the program, which is waited for; what it recorded is kept)
+or `keep_failed` is set. The program dies with us even on `kill -9` (`child_process`). Two runs
+recording under the same `--name` at once: the first to finish takes the name, the other's
+recording is kept under a new ID, and the result says so (`name_taken`).
 """
 
 from __future__ import annotations
 
 import os
 import shutil
+import signal
 import subprocess
 import tempfile
 from collections.abc import Sequence
@@ -21,7 +27,6 @@ from pydantic import BaseModel
 from openprogram.providers.recording.check_protocol import ChildRunSpec, write_run_spec
 from openprogram.providers.recording.config import state_dir
 from openprogram.providers.recording.reader import scan_recording
-from openprogram.providers.recording.redaction import remove_secret_argv
 from openprogram.providers.recording.store import (
     RecordingSelectorError,
     ensure_recordings_dir,
@@ -29,7 +34,10 @@ from openprogram.providers.recording.store import (
     new_recording_id,
     validate_recording_id,
 )
+from openprogram.recordings.child_process import die_with_parent, forwarding_signals
+from openprogram.recordings.entry import entry_scrub_rules, kept_entry
 from openprogram.recordings.selection import create_recording_file
+from openprogram.recordings.trust import trust_stored_command
 
 
 class OneShotRecording(BaseModel):
@@ -42,13 +50,17 @@ class OneShotRecording(BaseModel):
     """The managed file, or None when the recording was dropped because the program failed."""
     calls: int
     events: int
+    interrupted_by: str | None = None
+    """The signal (`SIGTERM`, `SIGINT`, `SIGHUP`) that stopped the run, passed on to the program."""
+    name_taken: str | None = None
+    """The `--name` asked for, when another run took it meanwhile (`recording_id` is a new ID)."""
 
 
 def _stage(recording_id: str, argv: Sequence[str], cwd: str) -> tuple[Path, Path]:
     home = Path(tempfile.mkdtemp(prefix=".record-", dir=state_dir()))  # mkdtemp makes it 0700
     (home / "recordings").mkdir(mode=0o700)
     staged = home / "recordings" / f"{recording_id}.jsonl"
-    entry = {"argv": remove_secret_argv(argv), "cwd": cwd}
+    entry = kept_entry(argv, cwd, entry_scrub_rules(cwd))
     create_recording_file(staged, recording_id, entry)
     write_run_spec(home, ChildRunSpec(mode="record", recording=recording_id))
     return home, staged
@@ -79,11 +91,22 @@ def record_command(
     home, staged = _stage(recording_id, argv, run_cwd)
     try:
         env = {**os.environ, "OPENPROGRAM_HOME": str(home)}
-        exit_code = subprocess.call(list(argv), cwd=run_cwd, env=env)
+        with forwarding_signals() as forwarder:
+            child = subprocess.Popen(
+                list(argv), cwd=run_cwd, env=env, preexec_fn=die_with_parent(signal.SIGTERM)
+            )
+            forwarder.to(child.pid)
+            returned = child.wait()
+        received = forwarder.received
+        # A program ended by a signal exits 128 + its number, as a shell reports it.
+        exit_code = 128 - returned if returned < 0 else returned
         scan = scan_recording(staged)
-        kept = exit_code == 0 or keep_failed
+        interrupted = received[0].name if received else None
+        kept = exit_code == 0 or keep_failed or (interrupted is not None and scan.facts.calls > 0)
+        asked = recording_id
         if kept:
-            os.link(staged, final)  # never replaces a file that appeared meanwhile
+            recording_id, final = _keep(staged, recording_id, final)
+            trust_stored_command(final)  # recorded here: `check` reruns it without asking
         return OneShotRecording(
             recording_id=recording_id,
             exit_code=exit_code,
@@ -91,6 +114,20 @@ def record_command(
             path=str(final) if kept else None,
             calls=scan.facts.calls,
             events=scan.facts.events,
+            interrupted_by=interrupted,
+            name_taken=asked if recording_id != asked else None,
         )
     finally:
         shutil.rmtree(home, ignore_errors=True)
+
+
+def _keep(staged: Path, recording_id: str, final: Path) -> tuple[str, Path]:
+    """Link the staged recording in as `final`, never replacing a file: when another run took the
+    name meanwhile, under a new ID."""
+    try:
+        os.link(staged, final)
+        return recording_id, final
+    except FileExistsError:
+        fresh = new_recording_id()
+        os.link(staged, managed_path(fresh))
+        return fresh, managed_path(fresh)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import errno
 import fcntl
 import os
+import shutil
 import stat
 from collections.abc import Collection
 from dataclasses import dataclass, field
@@ -38,7 +39,8 @@ from openprogram.recordings.summary import (
     summarize_listed,
     summarize_recording,
 )
-from openprogram.recordings.versions import old_versions
+from openprogram.recordings.versions import list_versions, old_versions, versions_dir
+from openprogram.text import plural
 
 
 class RecordingRemovalError(OpenProgramError, RuntimeError):
@@ -57,6 +59,8 @@ class DeletedRecording:
     recording_id: str
     path: Path
     size: int
+    versions: int = 0
+    """Kept previous versions (made by accept, rerecord, restore) removed with it."""
 
 
 @dataclass(frozen=True)
@@ -82,7 +86,8 @@ class PruneReport:
     """Old entries prune never removes: the active recording, symlinks, non-regular files."""
     bytes: int = 0
     versions: tuple[str, ...] = ()
-    """Kept previous versions (made by accept or rerecord) older than the cutoff, removed too."""
+    """Kept previous versions (made by accept or rerecord) removed too: those older than the
+    cutoff, and every one of a recording removed."""
 
     def to_json(self) -> dict[str, Any]:
         """Stable JSON fields."""
@@ -206,7 +211,29 @@ def delete_recording(recording_id: str) -> DeletedRecording:
         raise RecordingRemovalError(location.path, reason)
     assert location.recording_id is not None
     size = _unlink_unlocked(location.path)
-    return DeletedRecording(location.recording_id, location.path, size)
+    versions = _remove_versions(location.recording_id)
+    return DeletedRecording(location.recording_id, location.path, size, versions)
+
+
+def versions_note(recording_id: str) -> str:
+    """` and its N kept previous versions` that `delete` would remove too, for a confirmation
+    (empty when there are none)."""
+    count = len(list_versions(recording_id))
+    return f" and its {plural(count, 'kept previous version')}" if count else ""
+
+
+def _remove_versions(recording_id: str) -> int:
+    """Remove `versions/ID/` (a symlink there: only the link), so a new recording of the same name
+    starts with no history; returns how many versions it held."""
+    folder = versions_dir(recording_id)
+    if folder.is_symlink():
+        folder.unlink()
+        return 0
+    if not folder.is_dir():
+        return 0
+    count = len(list_versions(recording_id))
+    shutil.rmtree(folder)
+    return count
 
 
 def _candidates(root: Path) -> list[RecordingLocation]:
@@ -228,7 +255,8 @@ def prune_recordings(
     since a listing are not read).
     With `dry_run` nothing is removed and `bytes` is what would be freed; `only` limits removal to
     those IDs (the ones a user confirmed after a dry run), `only_versions` the removal of kept
-    previous versions (made by accept and rerecord) older than the cutoff to those paths.
+    previous versions (made by accept and rerecord) older than the cutoff to those paths. The
+    versions of a recording removed go with it, as with `delete` (listed in `versions`).
     """
     if older_than_days < 0:
         raise ValueError("older_than_days must not be negative")
@@ -240,6 +268,8 @@ def prune_recordings(
     deleted: list[str] = []
     failed: list[PruneFailure] = []
     skipped: list[PruneFailure] = []
+    owned: list[Path] = []
+    """The versions of the recordings removed: removed with them, as `delete` does."""
     freed = 0
     for location, summary in zip(locations, summarize_listed(locations, config), strict=True):
         assert location.recording_id is not None
@@ -253,8 +283,10 @@ def prune_recordings(
             skipped.append(PruneFailure(location.recording_id, reason))
             continue
         matched.append(location.recording_id)
+        history = list_versions(location.recording_id)  # goes with it, whatever its age
         if dry_run:
-            freed += summary.facts.size
+            freed += summary.facts.size + sum(version.stat().st_size for version in history)
+            owned.extend(history)
             continue
         try:
             freed += _unlink_unlocked(location.path)
@@ -262,7 +294,10 @@ def prune_recordings(
             failed.append(PruneFailure(location.recording_id, exc.reason))
         else:
             deleted.append(location.recording_id)
-    versions = old_versions(cutoff.timestamp())
+            freed += sum(version.stat().st_size for version in history)
+            _remove_versions(location.recording_id)
+            owned.extend(history)
+    versions = [version for version in old_versions(cutoff.timestamp()) if version not in owned]
     if only_versions is not None:
         versions = [version for version in versions if str(version) in only_versions]
     for version in versions:
@@ -270,7 +305,7 @@ def prune_recordings(
         if not dry_run:
             version.unlink(missing_ok=True)
     return PruneReport(
-        versions=tuple(str(v) for v in versions),
+        versions=tuple(str(v) for v in sorted([*owned, *versions])),
         older_than_days=older_than_days,
         cutoff=cutoff.strftime("%Y-%m-%dT%H:%M:%SZ"),
         dry_run=dry_run,

@@ -38,6 +38,7 @@ from openprogram.providers.recording.rules_sources import (
     rules_from_header,
     rules_from_tables,
 )
+from openprogram.recordings.open_writers import being_written
 
 ComparisonRule = IgnoreRule | NormalizeRule
 COPY_CHUNK = 1 << 20
@@ -242,7 +243,10 @@ def _edit_header_rules(
                     target.flush()
                     os.fsync(target.fileno())
                 now = os.stat(recording)
-                if (now.st_size, now.st_mtime_ns) != (before.st_size, before.st_mtime_ns):
+                if being_written(recording) is not None or (now.st_size, now.st_mtime_ns) != (
+                    before.st_size,
+                    before.st_mtime_ns,
+                ):
                     raise RuleEditError(
                         f"{recording}: it is being written; edit its rules once the recording ends"
                     )

@@ -9,9 +9,11 @@ from __future__ import annotations
 
 import os
 import stat
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+from pydantic import BaseModel, ConfigDict
 
 from openprogram.providers.recording.config import (
     ConfigError,
@@ -34,9 +36,11 @@ from openprogram.providers.recording.store import (
 APPLIES_ON_NEXT_START = "Changes apply on the next start of a program; running programs keep the mode they started with."
 
 
-@dataclass(frozen=True)
-class RecordReplayStatus:
-    """The configured mode and file, whether the file is usable, and whether the next start blocks."""
+class RecordReplayStatus(BaseModel):
+    """The configured mode and file, whether the file is usable, and whether the next start blocks.
+    `status --json` is `model_dump(mode="json")`."""
+
+    model_config = ConfigDict(frozen=True)
 
     mode: str | None
     """`off`, `record` or `replay`; None when the configuration cannot be read."""
@@ -62,13 +66,6 @@ class RecordReplayStatus:
     would_block: bool
     """True when the next start would install the fail-closed provider for every api."""
     applies_on_next_start: str = APPLIES_ON_NEXT_START
-
-    def to_json(self) -> dict[str, Any]:
-        """Stable JSON fields for `status --json`."""
-        data = asdict(self)
-        data["path"] = str(self.path) if self.path else None
-        data["config_path"] = str(self.config_path)
-        return data
 
 
 @dataclass(frozen=True)

@@ -14,9 +14,9 @@ import contextlib
 import fcntl
 import json
 import os
+import secrets
 import shutil
 import stat
-import tempfile
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -28,10 +28,11 @@ from openprogram.providers.recording.config import ensure_private_dir, state_dir
 from openprogram.providers.recording.errors import RecordingFileError
 from openprogram.providers.recording.file_policy import inspect, require_usable
 from openprogram.providers.recording.reader import read_recording, read_recording_bytes
-from openprogram.providers.recording.redaction import remove_secret_argv
 from openprogram.providers.recording.rows import encode_row
 from openprogram.providers.recording.store import managed_path, validate_recording_id
 from openprogram.recordings.check import AcceptedCall, CheckResult
+from openprogram.recordings.entry import entry_scrub_rules, kept_command, rewritten_entry
+from openprogram.recordings.open_writers import being_written
 
 T = TypeVar("T")
 
@@ -43,11 +44,19 @@ class VersionError(OpenProgramError, ValueError):
     """A version that cannot be found or restored; the message names it."""
 
 
+def refuse_while_written(recording: Path) -> None:
+    """Raise `VersionError` while another process records into `recording` (`open_writers`)."""
+    reason = being_written(recording)
+    if reason is not None:
+        raise VersionError(f"{recording}: {reason}")
+
+
 class RewriteLock:
     """One accept or rerecord of a recording at a time: an exclusive lock beside the file,
     holding the pid of its owner so a second attempt is refused naming it."""
 
     def __init__(self, recording: Path, what: str) -> None:
+        refuse_while_written(recording)
         self.path = recording.with_name(f".{recording.name}.rewrite.lock")
         fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC | os.O_NOFOLLOW, 0o600)
         try:
@@ -58,8 +67,13 @@ class RewriteLock:
             raise VersionError(
                 f"{recording}: already being rewritten ({owner}); try again once it ends"
             ) from None
-        os.ftruncate(fd, 0)
-        os.write(fd, f"{what} by process {os.getpid()}".encode())
+        try:
+            os.ftruncate(fd, 0)
+            os.write(fd, f"{what} by process {os.getpid()}".encode())
+        except OSError:  # a full disk: no lock left behind
+            self.path.unlink(missing_ok=True)
+            os.close(fd)
+            raise
         self._fd: int | None = fd
 
     def release(self) -> None:
@@ -100,6 +114,12 @@ def _version_name() -> str:
     return time.strftime("%Y%m%dT%H%M%SZ", time.gmtime()) + f"-{time.time_ns() % 1_000_000:06d}"
 
 
+def beside(destination: Path, what: str) -> Path:
+    """A private name for a temporary file in `destination`'s own folder: renamed over it, it never
+    crosses a filesystem (`$TMPDIR` may be another one), and a hidden `.tmp` is never listed."""
+    return destination.with_name(f".{destination.name}.{what}-{secrets.token_hex(4)}.tmp")
+
+
 def _keep(path: Path, recording_id: str) -> Path:
     folder = _private_versions_dir(recording_id)
     kept = folder / f"{_version_name()}.jsonl"
@@ -108,11 +128,21 @@ def _keep(path: Path, recording_id: str) -> Path:
 
 
 def _copy_private(source: Path, target: Path) -> None:
-    """Copy `source` (never through a symlink) into a new 0600 `target`."""
+    """Copy `source` (never through a symlink) into a new 0600 `target`: written beside it under a
+    private name and renamed into place, so a failed write (a full disk) leaves no `target`."""
     data = read_recording_bytes(source)
-    fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
-    with os.fdopen(fd, "wb") as out:
-        out.write(data)
+    temporary = beside(target, "copy")
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
+    fd = os.open(temporary, flags, 0o600)
+    try:
+        with os.fdopen(fd, "wb") as out:
+            out.write(data)
+            out.flush()
+            os.fsync(out.fileno())
+        os.link(temporary, target)  # never replaces a version that exists
+    finally:
+        with contextlib.suppress(FileNotFoundError):
+            temporary.unlink()
 
 
 def write_version(
@@ -126,18 +156,24 @@ def write_version(
     for a file given by path). Raises `RecordingFileError` when the candidate is not a valid
     recording; the recording is then left as it was."""
     read_recording(candidate)  # the same strict reader replay uses
-    final = candidate.with_name(f"{candidate.stem}.final.jsonl")
-    _with_provenance(candidate, final, command, produced_by)  # the same rows: checked above
-    previous = recording.with_name(f".{recording.name}.previous")
-    mode = stat.S_IMODE(require_usable(recording).st_mode)  # a rewrite keeps the file's mode
-    os.link(recording, previous)  # the old bytes stay reachable until the end
+    final = beside(recording, "final")
+    previous = beside(recording, "previous")
+    kept: Path | None = None
     try:
+        _with_provenance(candidate, final, command, produced_by)  # the same rows: checked above
+        mode = stat.S_IMODE(require_usable(recording).st_mode)  # a rewrite keeps the file's mode
+        os.link(recording, previous)  # the old bytes stay reachable until the end
         kept = _keep(previous, recording_id) if recording_id is not None else None
         os.chmod(final, mode)
+        refuse_while_written(recording)  # a program may have started recording during the run
         os.replace(final, recording)
+    except BaseException:
+        if kept is not None:  # the recording was not replaced: no version was made
+            kept.unlink(missing_ok=True)
+        raise
     finally:
-        with contextlib.suppress(FileNotFoundError):
-            previous.unlink()
+        for temporary in (final, previous):
+            temporary.unlink(missing_ok=True)
     return kept
 
 
@@ -151,15 +187,20 @@ def restore_version(recording_id: str, version: str) -> Path:
     source = candidates[0]
     read_recording(source)
     target = managed_path(recording_id)
-    temporary = target.with_name(f".{target.name}.restore-{os.getpid()}.tmp")
+    temporary = beside(target, "restore")
+    kept: Path | None = None
     _copy_private(source, temporary)
     try:
         if target.exists():
-            _keep(target, recording_id)
+            refuse_while_written(target)
+            kept = _keep(target, recording_id)
         os.replace(temporary, target)
+    except BaseException:
+        if kept is not None:
+            kept.unlink(missing_ok=True)
+        raise
     finally:
-        with contextlib.suppress(FileNotFoundError):
-            temporary.unlink()
+        temporary.unlink(missing_ok=True)
     return target
 
 
@@ -167,15 +208,18 @@ def _with_provenance(
     source: Path, target: Path, command: Sequence[str], produced_by: dict[str, Any]
 ) -> None:
     """`source` with its header saying what produced this version (optional header metadata)."""
-    with source.open("rb") as rows, target.open("wb") as out:
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
+    with source.open("rb") as rows, os.fdopen(os.open(target, flags, 0o600), "wb") as out:
         header = json.loads(rows.readline())
         if not isinstance(header, dict) or header.get("type") != "header":
             raise RecordingFileError(source, 1, None, "the first row is not a header")
-        argv = remove_secret_argv(command)
         entry = header.get("entry")
-        if isinstance(entry, dict) and argv:
+        cwd = entry.get("cwd") if isinstance(entry, dict) else None
+        scrub = entry_scrub_rules(cwd if isinstance(cwd, str) else None, header, str(source))
+        argv = kept_command(command, scrub)
+        if isinstance(entry, dict):
             # The requests are now the ones this command makes: a plain `check` reruns it.
-            header["entry"] = {**entry, "argv": argv}
+            header["entry"] = rewritten_entry(entry, command, scrub)
         header["produced_by"] = {
             **produced_by,
             "at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
@@ -205,12 +249,11 @@ def run_into_candidate(
     run: Callable[[Path], T],
     refusal: Callable[[T, Path], str | None],
 ) -> tuple[T, Path | None, str | None, RewriteLock | None]:
-    """Hold the recording's rewrite lock and `run(candidate)` with a private temporary file for
-    the new version. Returns the run's result, the candidate (None when `refusal` names a
+    """Hold the recording's rewrite lock and `run(candidate)` with a private temporary name for
+    the new version, in the recording's own folder (see `beside`). Returns the run's result, the candidate (None when `refusal` names a
     reason, which is returned too) and the lock, still held while a candidate is kept."""
     lock = RewriteLock(recording, what)
-    work = Path(tempfile.mkdtemp(prefix=f"openprogram-{what}-"))
-    candidate = work / f"{recording.stem}.{what}.jsonl"
+    candidate = beside(recording, what)
     try:
         result = run(candidate)
         reason = refusal(result, candidate)
@@ -226,7 +269,7 @@ def run_into_candidate(
 def discard_candidate(candidate: Path | None, lock: RewriteLock | None) -> None:
     """Forget a candidate file and release the recording (nothing was written to it)."""
     if candidate is not None:
-        shutil.rmtree(candidate.parent, ignore_errors=True)
+        candidate.unlink(missing_ok=True)
     if lock is not None:
         lock.release()
 

@@ -124,6 +124,9 @@ class OpenProgramRecording:
         self.accepted_calls: list[int] = []
         """In accept mode: the calls whose new request was accepted."""
         self.committed = False
+        self.written: str | None = None
+        """What a committed run wrote, on one line (`recorded PATH (3 calls)`), else None."""
+        self._existed = _exists(path)
         self._sink: _CountingSink | None = None
         self._partial: Path | None = None
         self._stack = ExitStack()
@@ -335,6 +338,21 @@ class OpenProgramRecording:
             os.replace(partial, self.path)
         _fsync_directory(self.path.parent)
         self.committed = True
+        self.written = self._what_was_written(produced_by)
+
+    def _what_was_written(self, produced_by: dict[str, Any] | None) -> str:
+        calls = plural(self._sink.calls, "call") if self._sink is not None else None
+        how = (produced_by or {}).get("how")
+        if how == "accept":
+            return (
+                f"accepted {plural(len(self.accepted_calls), 'changed request')} into "
+                f"{self.display_path}"
+            )
+        if how == "rerecord":
+            start = (produced_by or {}).get("from_call")
+            return f"rerecorded {self.display_path} from call {start} ({calls})"
+        verb = "rewrote" if self._existed else "recorded"
+        return f"{verb} {self.display_path} ({calls})"
 
     def _command(self) -> list[str]:
         command = self.accept_command if self.accepting else self.rerun_command

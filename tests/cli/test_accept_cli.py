@@ -106,6 +106,7 @@ def test_prune_removes_kept_versions_older_than_the_cutoff(openprogram_home: Pat
 def test_killing_accept_mid_run_leaves_the_recording_and_frees_it(
     openprogram_home: Path, tmp_path: Path
 ) -> None:
+    from tests.cli.test_record_signals import running, wait_for
     from tests.recording_files import subprocess_env
     from tests.recordings.test_accept import AGENT
 
@@ -129,13 +130,15 @@ def test_killing_accept_mid_run_leaves_the_recording_and_frees_it(
         with fifo.open("w"):  # opens once the program, mid-run, waits on it: 2 of 4 calls made
             accept.kill()
             accept.wait(timeout=30)
+            # The program it ran ends with it (no orphan), while still waiting on the FIFO.
+            wait_for(lambda: running(script) == [], "the program to end with accept")
         assert path.read_bytes() == before
         again = run_cli(
             openprogram_home, "accept", "agent", "--yes", "--json", AGENT_PROMPT="Reworded."
         )
         assert json.loads(again.stdout)["status"] == "accepted", again.stderr
     finally:
-        end_processes_running(script)  # the killed accept's program, orphaned mid-run
+        end_processes_running(script)  # only when the test fails: no process left behind
 
 
 def end_processes_running(script: Path) -> None:
@@ -150,3 +153,46 @@ def end_processes_running(script: Path) -> None:
         if str(script).encode() in arguments:
             with contextlib.suppress(ProcessLookupError):
                 os.kill(int(entry.name), signal.SIGKILL)
+
+
+def test_delete_removes_the_kept_versions_too_and_a_new_recording_of_that_name_has_none(
+    openprogram_home: Path,
+) -> None:
+    assert run_cli(openprogram_home, "record", "--name", "echo", "--", *ECHO, "hi").returncode == 0
+    done = run_cli(openprogram_home, "accept", "echo", "--yes", "--", *ECHO, "bye")
+    assert done.returncode == 0, done.stderr
+    versions = openprogram_home / "versions" / "echo"
+    assert len(list(versions.iterdir())) == 1
+
+    from openprogram.recordings import versions_note
+
+    assert versions_note("echo") == " and its 1 kept previous version"  # in the question
+    deleted = run_cli(openprogram_home, "delete", "echo", "--yes")
+    assert deleted.returncode == 0, deleted.stderr
+    assert "and 1 kept previous version" in deleted.stdout
+    assert not versions.exists()
+
+    assert run_cli(openprogram_home, "record", "--name", "echo", "--", *ECHO, "new").returncode == 0
+    history = json.loads(run_cli(openprogram_home, "history", "echo", "--json").stdout)
+    assert history["versions"] == []
+    refused = run_cli(openprogram_home, "restore", "echo", "any")
+    assert refused.returncode == 1 and "versions: none kept" in refused.stderr
+
+
+def test_prune_of_an_old_recording_removes_its_versions_however_recent(
+    openprogram_home: Path,
+) -> None:
+    assert run_cli(openprogram_home, "record", "--name", "echo", "--", *ECHO, "hi").returncode == 0
+    done = run_cli(openprogram_home, "accept", "echo", "--json", "--yes", "--", *ECHO, "bye")
+    kept = Path(json.loads(done.stdout)["previous_version"])
+    path = openprogram_home / "recordings" / "echo.jsonl"
+    old = time.time() - 3 * 86400
+    os.utime(path, (old, old))  # the recording is old, its kept version is not
+    planned = run_cli(openprogram_home, "prune", "--older-than-days", "1", "--dry-run", "--json")
+    plan = json.loads(planned.stdout)
+    assert plan["matched"] == ["echo"] and plan["versions"] == [str(kept)]
+    assert plan["bytes"] == path.stat().st_size + kept.stat().st_size
+    pruned = run_cli(openprogram_home, "prune", "--older-than-days", "1", "--yes", "--json")
+    report = json.loads(pruned.stdout)
+    assert report["deleted"] == ["echo"] and report["versions"] == [str(kept)]
+    assert not path.exists() and not (openprogram_home / "versions" / "echo").exists()

@@ -81,3 +81,33 @@ def test_completion_answers_with_the_subcommands(
     assert done.returncode == 0, done.stderr
     assert [word.strip() for word in answer.read_text().splitlines()] == expected
     assert os.environ.get("_ARGCOMPLETE") is None
+
+
+@pytest.mark.parametrize(
+    "command", ["check", "show", "delete", "history", "rules", "diff echo-one"]
+)
+def test_a_recording_argument_completes_with_the_managed_ids(
+    openprogram_home: Path, tmp_path: Path, command: str
+) -> None:
+    root = openprogram_home / "recordings"
+    root.mkdir(parents=True)
+    for name in ("echo-one", "echo-two", "other", ".partial-echo"):
+        (root / f"{name}.jsonl").write_text("")
+    typed = f"openprogram recordings {command} ec"
+    answer = tmp_path / "answer"
+    env = {
+        **subprocess_env(openprogram_home),
+        "_ARGCOMPLETE": "1",
+        "_ARGCOMPLETE_IFS": "\n",
+        "COMP_LINE": typed,
+        "COMP_POINT": str(len(typed)),
+        "_ARGCOMPLETE_STDOUT_FILENAME": str(answer),
+    }
+    done = subprocess.run(
+        OPENPROGRAM, env=env, capture_output=True, text=True, cwd=tmp_path, timeout=60
+    )
+    assert done.returncode == 0, done.stderr
+    assert sorted(word.strip() for word in answer.read_text().splitlines()) == [
+        "echo-one",
+        "echo-two",
+    ]

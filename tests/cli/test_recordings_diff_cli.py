@@ -72,12 +72,27 @@ def test_diff_json_is_stable(openprogram_home: Path) -> None:
     result = json.loads(done.stdout)
     assert set(result) == {"a", "b", "aligned_by", "rules", "identical", "summary", "calls"}
     assert set(result["summary"]) == {
-        "same", "request_changed", "answer_changed", "only_a", "only_b", "tokens_a", "tokens_b"
+        "same", "request_changed", "answer_changed", "only_a", "only_b", "tokens_a", "tokens_b",
+        "session_a", "session_b", "price_table",
     }  # fmt: skip
     call = result["calls"][1]
-    assert set(call) == {"a", "b", "status", "request", "answer", "usage_a", "usage_b"}
+    assert set(call) == {
+        "a", "b", "status", "request", "answer", "usage_a", "usage_b",
+        "tokens_delta", "cost_a_usd", "cost_b_usd", "cost_delta_usd",
+    }  # fmt: skip
     assert call["status"] == "both_changed" and call["request"][0]["b"] == "echo:bye"
     assert ["insert", "echo:bye"] in call["answer"]["text"]
+    # Tokens by kind per side and B − A; the scripted model has no price: no cost, never a guess.
+    assert call["tokens_delta"] == {
+        "input": call["usage_b"]["input"] - call["usage_a"]["input"],
+        "output": call["usage_b"]["output"] - call["usage_a"]["output"],
+        "cache_read": 0, "cache_write": 0, "reasoning": None,
+    }  # fmt: skip
+    assert (call["cost_a_usd"], call["cost_b_usd"], call["cost_delta_usd"]) == (None, None, None)
+    session = result["summary"]["session_a"]
+    assert session["calls"] == 2 and session["cost_usd"] is None
+    assert session["unpriced_calls"] == 2
+    assert session["tokens"]["input"] == result["summary"]["tokens_a"]["input"]
 
 
 EXPECTED_TRANSCRIPT = """\

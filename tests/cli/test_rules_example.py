@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import json
+import shlex
 import shutil
 import subprocess
 import sys
@@ -46,3 +47,41 @@ def test_the_dated_agent_replays_green_the_next_day(openprogram_home: Path, tmp_
     mismatch = json.loads(bare.stdout)["mismatch"]
     assert bare.returncode == 1 and mismatch["field_path"] == "context.system_prompt"
     assert mismatch["suggestion"] == "normalize context.system_prompt iso-datetime"
+
+
+def test_the_suggestion_is_a_command_to_run_and_pyproject_lines_to_paste(
+    openprogram_home: Path, tmp_path: Path
+) -> None:
+    project = tmp_path / "dated_agent"
+    shutil.copytree(EXAMPLE, project)
+    (project / "pyproject.toml").unlink()  # no rules
+    agent = [sys.executable, str(project / "agent.py")]
+    made = run_in(
+        project, openprogram_home, "record", "--name", "dated", "--", *agent, day="2026-12-01"
+    )
+    assert made.returncode == 0, made.stderr
+    bare = run_in(project, openprogram_home, "check", "dated", "--json", day="2026-12-02")
+    mismatch = json.loads(bare.stdout)["mismatch"]
+    command = shlex.split(mismatch["suggestion_command"])
+    assert command[:3] == ["openprogram", "recordings", "check"]
+    assert command[4:] == ["--normalize", "context.system_prompt", "iso-datetime"]
+    assert mismatch["suggestion_pyproject"] == (
+        "[tool.openprogram.replay]\n"
+        "normalize = [\n"
+        '  { path = "context.system_prompt", preset = "iso-datetime" },\n'
+        "]\n"
+    )
+    human = run_in(project, openprogram_home, "check", "dated", day="2026-12-02")
+    assert f"try it:  {mismatch['suggestion_command']}" in human.stdout
+    assert "keep it: add to pyproject.toml" in human.stdout
+
+    def past_the_prompt(result: subprocess.CompletedProcess[str]) -> bool:
+        value = json.loads(result.stdout)
+        field = (value.get("mismatch") or {}).get("field_path")
+        return value["status"] == "ok" or field not in (None, "context.system_prompt")
+
+    tried = run_in(project, openprogram_home, *command[2:], "--json", day="2026-12-02")
+    assert past_the_prompt(tried), tried.stdout
+    (project / "pyproject.toml").write_text(mismatch["suggestion_pyproject"])
+    kept = run_in(project, openprogram_home, "check", "dated", "--json", day="2026-12-02")
+    assert past_the_prompt(kept), kept.stdout

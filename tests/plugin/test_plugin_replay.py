@@ -49,6 +49,9 @@ def test_a_changed_prompt_fails_with_call_field_values_path_and_tui_command(
     result.stdout.fnmatch_lines(
         [
             "*- openprogram replay mismatch -*",
+            # first, one line that reads as a CI annotation: where, which call and field, values
+            "test_inner_echo.py:*: call 0, field context.messages[[]0].content: "
+            "recorded 'hi', incoming 'bye'",
             MISMATCH_AT_PROMPT,
             "recorded 'hi', incoming 'bye'",
             "",

@@ -50,7 +50,8 @@ def test_a_0644_recording_given_by_path_is_checked_accepted_and_replayed(
     shutil.copyfile(openprogram_home / "recordings" / "echo.jsonl", shared)
     shared.chmod(0o644)
 
-    check = run_cli(openprogram_home, "check", str(shared), "--json")
+    # A teammate's file: its stored command runs after their yes (docs/cli.md).
+    check = run_cli(openprogram_home, "check", str(shared), "--json", "--yes")
     assert check.returncode == 0, check.stderr
     assert json.loads(check.stdout)["status"] == "ok"
 

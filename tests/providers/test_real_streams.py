@@ -32,6 +32,7 @@ from openprogram.providers.recording import RecordingProvider, remove_secret_val
 from openprogram.providers.replay import ReplayProvider
 from openprogram.providers.stream import drain
 from openprogram.providers.types import AssistantMessage
+from openprogram.recordings.secret_scan import scan_file
 from tests.real_sse import FOLDER, require_folder
 from tests.sse_server import SSEServer, sse_response
 
@@ -252,8 +253,15 @@ def test_a_real_stream_is_read_recorded_and_replayed_right(
 
     live, replayed = asyncio.run(run())
     assert answer_of(live) == expected
+    if api == "openai-completions" and "error" not in expected:  # as the last usage says
+        usages = [json.loads(d)["usage"] for _, d in sse_data(body.decode()) if '"usage":{' in d]
+        details = (usages[-1].get("completion_tokens_details") or {}) if usages else {}
+        assert live.usage.reasoning == details.get("reasoning_tokens")
     assert remove_secret_values(replayed.model_dump(mode="json")) == remove_secret_values(
         live.model_dump(mode="json")
     )
     text = path.read_text(encoding="utf-8")
     assert [secret for secret in secrets_of(live) if secret in text] == []
+    # A recording we wrote is clean by construction: `recordings scan` agrees (ids, signatures
+    # and encrypted reasoning are not mistaken for keys).
+    assert [finding.describe() for finding in scan_file(path).findings] == []

@@ -27,6 +27,7 @@ from openprogram.providers.http.openai_responses import OpenAIResponsesProvider
 from openprogram.providers.recording import RecordingProvider, remove_secret_values
 from openprogram.providers.stream import drain
 from openprogram.providers.types import AssistantMessage
+from openprogram.recordings.secret_scan import scan_file
 from tests.providers.test_real_streams import _replay_offline, cuts, secrets_of, sse_data
 from tests.real_sse import FOLDER, require_folder
 from tests.sse_server import ScriptedResponse, SSEServer
@@ -121,7 +122,12 @@ def expected_responses(body: str) -> dict[str, Any]:
     return {
         "blocks": [_final(b) for b in blocks],
         "stop": stop,
-        "usage": (usage["input_tokens"] - cached, usage["output_tokens"], cached),
+        "usage": (
+            usage["input_tokens"] - cached,
+            usage["output_tokens"],
+            cached,
+            (usage.get("output_tokens_details") or {}).get("reasoning_tokens"),
+        ),
         "kept": kept,
     }
 
@@ -198,7 +204,7 @@ def expected_gemini(body: str) -> dict[str, Any]:
     return {
         "blocks": [_final(b) for b in blocks],
         "stop": stop,
-        "usage": (prompt - cached, output, cached),
+        "usage": (prompt - cached, output, cached, usage.get("thoughtsTokenCount")),
         "kept": kept,
     }
 
@@ -234,7 +240,7 @@ def answer_of(message: AssistantMessage, api: str) -> dict[str, Any]:
     return {
         "blocks": blocks,
         "stop": message.stop_reason,
-        "usage": (usage.input, usage.output, usage.cache_read),
+        "usage": (usage.input, usage.output, usage.cache_read, usage.reasoning),
         "kept": message.vendor_items or [],
     }
 
@@ -320,3 +326,6 @@ def test_a_real_new_api_stream_is_read_recorded_and_replayed_right(
     if "password" in meta["contains"]:
         assert secrets  # the scan has something to look for
     assert [secret for secret in secrets if secret in text] == []
+    # A recording we wrote is clean by construction: `recordings scan` agrees (ids, signatures
+    # and encrypted reasoning are not mistaken for keys).
+    assert [finding.describe() for finding in scan_file(path).findings] == []

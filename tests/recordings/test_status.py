@@ -153,7 +153,7 @@ def test_a_valid_replay_file_is_described(openprogram_home: Path) -> None:
     assert status.calls == 1 and status.events and status.reason is None
     assert status.config_path == openprogram_home / "config.json" and status.config_exists
     assert "next start" in status.applies_on_next_start
-    assert json.loads(json.dumps(status.to_json()))["path"] == str(status.path)
+    assert json.loads(json.dumps(status.model_dump(mode="json")))["path"] == str(status.path)
 
 
 def test_status_never_repairs_permissions_it_only_says_the_start_will(

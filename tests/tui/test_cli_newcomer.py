@@ -63,6 +63,7 @@ def test_help_shows_the_command_form_and_examples(openprogram_home: Path) -> Non
     assert done.returncode == 0
     usage, _, rest = done.stdout.partition("\n\n")
     assert "--check PATH [-- COMMAND ...]" in usage
+    assert "openprogram-tui diff A B" in usage  # the third form is said where the others are
     examples = rest[rest.index("examples:") :]
     for line in ("openprogram-tui --demo", "openprogram-tui --check echo -- python"):
         assert line in examples

@@ -155,3 +155,16 @@ async def test_a_call_only_one_side_has_is_said_so_not_called_the_same(tmp_path:
         said = str(screen.query_one(PathBar).render())
         assert "Only one side has this call (B · call #2)" in said
         assert "The requests are the same." not in said
+
+
+async def test_g_and_shift_g_go_to_the_first_and_last_call(tmp_path: Path) -> None:
+    a = await record(tmp_path / "a.jsonl", BASE)
+    b = await record(tmp_path / "b.jsonl", [BASE[0], ("two!", text("second")), BASE[2]])
+    app = OpenProgramTUI(diff=(a, b))
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await diff_shown(pilot)
+        assert screen.row == 1  # opened on the first call that differs
+        await pilot.press("G")
+        await until(pilot, lambda: screen.row == 2)
+        await pilot.press("g")
+        await until(pilot, lambda: screen.row == 0)

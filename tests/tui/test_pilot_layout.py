@@ -8,7 +8,7 @@ import pytest
 from textual.widget import Widget
 
 from tests.tui.diff_fixtures import record_diff_pair
-from tests.tui.pilot_support import recording_ready, until
+from tests.tui.pilot_support import recording_ready, screen_text, until
 from tui.app import OpenProgramTUI
 from tui.screens.diff import DiffScreen
 from tui.widgets.check.path_bar import PathBar
@@ -54,3 +54,17 @@ async def test_diff_call_list_shrinks(
         await until(pilot, lambda: screen.answers_done and bool(screen.query(PathBar)))  # type: ignore[attr-defined]
         calls: Widget = pilot.app.screen.query_one("#diff-calls")
         assert calls.outer_size.width == calls_width
+
+
+@pytest.mark.parametrize("columns", [80, 120])
+async def test_a_title_too_long_for_the_line_is_cut_with_an_ellipsis(
+    demo_file: Path, tmp_path: Path, columns: int
+) -> None:
+    long_name = tmp_path / ("a-recording-with-a-name-much-longer-than-the-line-" * 3 + ".jsonl")
+    long_name.write_bytes(demo_file.read_bytes())
+    long_name.chmod(0o600)
+    async with OpenProgramTUI([long_name]).run_test(size=(columns, 24)) as pilot:
+        await recording_ready(pilot)
+        title_row = screen_text(pilot.app)[0]
+        assert "…" in title_row
+        assert title_row.startswith(" a-recording-with-a-name")

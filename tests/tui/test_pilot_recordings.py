@@ -9,7 +9,7 @@ from textual.app import ComposeResult
 from textual.widgets import DataTable
 
 from openprogram.recordings import managed_path
-from tests.tui.pilot_support import notifications, until
+from tests.tui.pilot_support import notifications, screen_text, until
 from tui.app import OpenProgramTUI
 from tui.screens.confirm import ConfirmScreen
 from tui.screens.diff import DiffScreen
@@ -183,3 +183,13 @@ async def test_space_marks_two_and_d_compares_them(demo_home: Path) -> None:
         diff = app.screen
         assert isinstance(diff, DiffScreen)
         assert (diff.a, diff.b) == (managed_path("echo-demo"), managed_path("echo-demo-damaged"))
+
+
+async def test_at_200_columns_the_status_is_whole(demo_home: Path) -> None:
+    app = OpenProgramTUI()
+    async with app.run_test(size=(200, 50)) as pilot:
+        screen = await listed(pilot)
+        reason = screen.summaries[str(managed_path("echo-demo-damaged"))].facts.validity()
+        assert cells(screen, 1)[6] == f"✗ {reason}"
+        row = next(line for line in screen_text(app) if "echo-demo-damaged" in line)
+        assert row.rstrip().endswith(reason)

@@ -28,7 +28,7 @@ from textual.worker import Worker, WorkerState
 
 from openprogram.errors import OpenProgramError
 from openprogram.providers.recording.rules import NO_RULES
-from openprogram.recordings import CheckProgress, CheckResult
+from openprogram.recordings import CheckProgress, CheckResult, RecordingEntry
 from openprogram.recordings.accept import run_accept
 from openprogram.recordings.rerecord import (
     RerecordPlan,
@@ -41,6 +41,7 @@ from openprogram.recordings.rule_edits import (
     project_rules_file,
     rules_in_force,
 )
+from openprogram.recordings.trust import trust_command, trust_stored_command, untrusted_command
 from openprogram.recordings.versions import RewriteRun, write_rewrite
 from tui.messages import CallOpenRequested
 from tui.model.check import (
@@ -97,9 +98,11 @@ class CheckScreen(Screen[None]):
     class CommandResolved(Message):
         """The command to start with is known (reading the recording's `entry` takes a thread)."""
 
-        def __init__(self, command: CheckCommand) -> None:
+        def __init__(self, command: CheckCommand, ask_first: bool = False) -> None:
             super().__init__()
             self.command = command
+            self.ask_first = ask_first
+            """The command is the file's own and this machine has not recorded or allowed it."""
 
     class ProgressReported(Message):
         """The program has consumed more recorded calls."""
@@ -171,6 +174,8 @@ class CheckScreen(Screen[None]):
         self._cancel = threading.Event()
         self._run = 0
         """Counts runs, so a message from a run that was replaced is ignored."""
+        self._ask_first = False
+        """The stored command is not allowed on this machine yet: the editor says so."""
         self._previous_copies: Path | None = None
         """A private folder holding the version before an accept, to compare (removed on close)."""
 
@@ -199,7 +204,8 @@ class CheckScreen(Screen[None]):
     def _resolve_command(self) -> None:
         # Run at once (`--check`): the same command as `openprogram recordings check`.
         command = initial_command(self.recording, use_remembered=self.edit_first)
-        self.post_message(self.CommandResolved(command))
+        ask_first = command.source == "recorded" and untrusted_command(self.recording) is not None
+        self.post_message(self.CommandResolved(command, ask_first))
 
     @work(thread=True, exclusive=True, group="rerun", exit_on_error=False)
     def _check(self, run: int, command: CheckCommand | None, given: CheckResult | None) -> None:
@@ -242,8 +248,9 @@ class CheckScreen(Screen[None]):
 
     async def on_check_screen_command_resolved(self, message: CommandResolved) -> None:
         self.command = message.command
-        if self.edit_first or not message.command.argv:
-            self.action_edit()
+        self._ask_first = message.ask_first
+        if self.edit_first or self._ask_first or not message.command.argv:
+            self.action_edit()  # a stored command not allowed here runs only on enter there
         else:
             await self._start()
 
@@ -410,6 +417,7 @@ class CheckScreen(Screen[None]):
             shutil.copyfile(self.recording, previous)
             previous.chmod(0o600)
             write()
+            trust_stored_command(self.recording)  # the command it now stores ran here
         except (OpenProgramError, OSError) as exc:
             self.post_message(self.AcceptWritten(None, str(exc)))
             return
@@ -605,7 +613,8 @@ class CheckScreen(Screen[None]):
         command = self.command or CheckCommand([], None, "none", None)
         if self.result is None:
             self.query_one(TitleBar).set_facts("choose the command to run")
-        self.app.push_screen(CommandEditorScreen(command, self.recording.name), self._edited)
+        editor = CommandEditorScreen(command, self.recording.name, ask_first=self._ask_first)
+        self.app.push_screen(editor, self._edited)
 
     async def _edited(self, argv: list[str] | None) -> None:
         if argv is None:
@@ -614,6 +623,10 @@ class CheckScreen(Screen[None]):
             return
         command = self.command or CheckCommand([], None, "none", None)
         choose_command(self.recording, argv, command.recorded_argv)
+        if argv == command.recorded_argv and command.cwd is not None:
+            # Run on an explicit enter: the stored command is allowed here from now on.
+            trust_command(self.recording, RecordingEntry(argv=argv, cwd=command.cwd))
+            self._ask_first = False
         source: CommandSource = "recorded" if argv == command.recorded_argv else "remembered"
         self.command = CheckCommand(argv, command.cwd, source, command.recorded_argv)
         await self._start()

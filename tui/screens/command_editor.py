@@ -27,6 +27,11 @@ SOURCE_NOTES = {
     "none": "The recording stores no command: type the program that made it.",
 }
 
+UNTRUSTED_NOTE = (
+    "This machine has not recorded or run this command: it comes from the file. "
+    "Read all of it below; it runs only when you press enter."
+)
+
 
 class CommandEditorScreen(DialogScreen[list[str] | None]):
     """Edit the command line of a rerun; enter runs it, escape gives up (dismisses None)."""
@@ -44,19 +49,26 @@ class CommandEditorScreen(DialogScreen[list[str] | None]):
         & .command-editor--note { color: $text-muted; }
         & #command-error { color: $text-error; display: none; }
         & #command-error.-shown { display: block; }
+        & #command-untrusted { color: $text-warning; }
     }
     """
 
-    def __init__(self, command: CheckCommand, recording_name: str) -> None:
+    def __init__(
+        self, command: CheckCommand, recording_name: str, *, ask_first: bool = False
+    ) -> None:
         super().__init__()
         self.command = command
         self.recording_name = recording_name
+        self.ask_first = ask_first
+        """The command is stored in the file and this machine has not recorded or allowed it."""
 
     def compose(self) -> ComposeResult:
         command = self.command
         with Vertical() as dialog:
             dialog.border_title = Text(visible_line(f"Rerun {self.recording_name}"))
             yield Static(Text(SOURCE_NOTES[command.source]), classes="command-editor--note")
+            if self.ask_first:
+                yield Static(Text(UNTRUSTED_NOTE), id="command-untrusted")
             yield Input(
                 format_command(command.argv),
                 placeholder="python my_agent.py --flag",

@@ -69,6 +69,8 @@ class DiffScreen(Screen[None]):
         Binding("h", "focus_calls", "Calls", show=False, id="diff.calls"),
         Binding("j", "move(1)", "Next call", show=False, id="diff.next-call"),
         Binding("k", "move(-1)", "Previous call", show=False, id="diff.previous-call"),
+        Binding("g", "move_to(0)", "First call", show=False, id="diff.first-call"),
+        Binding("G", "move_to(-1)", "Last call", show=False, id="diff.last-call"),
     ]
     DEFAULT_CSS = """
     DiffScreen {
@@ -454,6 +456,12 @@ class DiffScreen(Screen[None]):
         if calls.option_count:
             current = calls.highlighted if calls.highlighted is not None else 0
             calls.highlighted = max(0, min(current + step, calls.option_count - 1))
+
+    def action_move_to(self, index: int) -> None:
+        """Highlight call `index` of the list (-1: the last), as `g`/`G` do in every list."""
+        calls = self.query_one("#diff-calls", OptionList)
+        if calls.option_count:
+            calls.highlighted = index % calls.option_count
 
     def action_focus_calls(self) -> None:
         self.query_one("#diff-calls").focus()

@@ -24,6 +24,7 @@ from openprogram.recordings import (
     list_recordings,
     plan_deletion,
     summarize_recording,
+    versions_note,
 )
 from openprogram.text import human_size, plural
 from tui.model.paths import display_path
@@ -42,7 +43,10 @@ NARROW_COLUMNS = tuple(column for column in COLUMNS if column != "Events")
 DEMO_NOTE = "demo, removed on quit"
 """In the demo, instead of where the managed root is: a temporary directory, removed on quit."""
 STATUS_WIDTH = 44
-"""Longer reasons are cut in the table; the line under it shows the selected one whole."""
+"""Longer reasons are cut in the table (the line under it shows the selected one whole); a wider
+screen gives the Status column what the other columns leave (`OTHER_COLUMNS_WIDTH`)."""
+OTHER_COLUMNS_WIDTH = 100
+"""Room kept for the columns before Status (a long ID included) when the screen is wide."""
 
 
 def created_label(summary: RecordingSummary) -> str:
@@ -90,6 +94,8 @@ class RecordingsScreen(Screen[None]):
         self._left = False
         """Another screen was shown over this one since it was mounted."""
         self._narrow: bool | None = None
+        self._status_width = STATUS_WIDTH
+        """How many characters of a reason the Status column shows (set from the screen width)."""
         """Whether the table's columns are the narrow set (None: no columns yet)."""
 
     def compose(self) -> ComposeResult:
@@ -114,8 +120,13 @@ class RecordingsScreen(Screen[None]):
             self.reload()
 
     def on_resize(self) -> None:
-        if self._narrow is not None and self._narrow != self._is_narrow():
+        if self._narrow is not None and (
+            self._narrow != self._is_narrow() or self._status_width != self._wanted_status_width()
+        ):
             self._redraw()
+
+    def _wanted_status_width(self) -> int:
+        return max(STATUS_WIDTH, self.size.width - OTHER_COLUMNS_WIDTH)
 
     def _is_narrow(self) -> bool:
         return self.size.width < NARROW_WIDTH
@@ -152,6 +163,7 @@ class RecordingsScreen(Screen[None]):
         table = self.query_one(DataTable)
         keep = table.cursor_row
         narrow = self._is_narrow()
+        self._status_width = self._wanted_status_width()
         if narrow != self._narrow:
             table.clear(columns=True)
             table.add_columns(*(NARROW_COLUMNS if narrow else COLUMNS))
@@ -199,7 +211,7 @@ class RecordingsScreen(Screen[None]):
             else Text(
                 f"✗ {summary.facts.validity_word}"
                 if narrow
-                else preview_line(f"✗ {summary.facts.validity()}", STATUS_WIDTH),
+                else preview_line(f"✗ {summary.facts.validity()}", self._status_width),
                 self._theme_style("$text-error"),
             )
         )
@@ -304,7 +316,8 @@ class RecordingsScreen(Screen[None]):
             return
         question = (
             f"Delete recording {recording_id}?\n{plural(planned.facts.calls, 'call')}, "
-            f"{plural(planned.facts.events, 'event')}, {human_size(planned.facts.size)}. This cannot be undone."
+            f"{plural(planned.facts.events, 'event')}, {human_size(planned.facts.size)}"
+            f"{versions_note(recording_id)}. This cannot be undone."
         )
 
         def answered(yes: bool | None) -> None:

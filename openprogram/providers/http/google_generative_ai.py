@@ -184,12 +184,14 @@ def usage_of(raw: Any) -> Usage | None:
         return None
     prompt = int(raw.get("promptTokenCount") or 0) + int(raw.get("toolUsePromptTokenCount") or 0)
     cached = int(raw.get("cachedContentTokenCount") or 0)
-    output = int(raw.get("candidatesTokenCount") or 0) + int(raw.get("thoughtsTokenCount") or 0)
+    thoughts = raw.get("thoughtsTokenCount")
+    output = int(raw.get("candidatesTokenCount") or 0) + int(thoughts or 0)
     return Usage(
         input=max(prompt - cached, 0),
         output=output,
         cache_read=cached,
         total_tokens=int(raw.get("totalTokenCount") or prompt + output),
+        reasoning=int(thoughts) if thoughts is not None else None,
     )
 
 

@@ -183,11 +183,13 @@ def response_usage(raw: Any) -> Usage:
     prompt = int(raw.get("input_tokens") or 0)
     output = int(raw.get("output_tokens") or 0)
     cached = int((raw.get("input_tokens_details") or {}).get("cached_tokens") or 0)
+    reasoning = (raw.get("output_tokens_details") or {}).get("reasoning_tokens")
     return Usage(
         input=max(prompt - cached, 0),
         output=output,
         cache_read=cached,
         total_tokens=int(raw.get("total_tokens") or prompt + output),
+        reasoning=int(reasoning) if reasoning is not None else None,
     )
 
 

@@ -7,6 +7,12 @@ block's end event. Then the assembled value is redacted: if that changes nothing
 written as they came; if it changes it, the block is written as one delta holding the redacted
 value, so the recorded deltas still fold to exactly the recorded end row and `done` message.
 
+A block that never ends (stop reason `length`, an error, a cancellation, a consumer that stops) is
+released when the call ends and redacted the same way. Tool arguments cut short are not JSON, so
+they are first closed (`{"password": "V` as `{"password": "V"}`) to find the values by their keys;
+the redacted form is written without its final brace, so it stays unfinished and still folds to the
+same `{}` arguments the cut text did.
+
 Memory is bounded by the blocks open at once (usually one). The caller receives every event live
 and unchanged: only the file waits for the block's end.
 """
@@ -14,6 +20,7 @@ and unchanged: only the file waits for the block's end.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable
 from typing import Any
 
@@ -38,21 +45,66 @@ def _each_string(value: Any, change: Callable[[str], str]) -> Any:
     return change(value) if isinstance(value, str) else value
 
 
+_PARTIAL_UNICODE = re.compile(r"\\u[0-9a-fA-F]{0,3}$")
+_PARTIAL_SCALAR = re.compile(r"[A-Za-z0-9.+\-]+$")
+
+
+def _closed_json(text: str) -> Any:
+    """The value of JSON `text` cut short, its open string, key and containers closed; None if none.
+
+    `{"pass` reads as `{"pass": null}`, `{"password": "V` as `{"password": "V"}`, `[1, tr` as `[1]`.
+    """
+    closers: list[str] = []
+    in_string = escaped = False
+    for char in text:
+        if in_string:
+            if escaped:
+                escaped = False
+            elif char == "\\":
+                escaped = True
+            elif char == '"':
+                in_string = False
+        elif char == '"':
+            in_string = True
+        elif char in "{[":
+            closers.append("}" if char == "{" else "]")
+        elif char in "}]" and closers:
+            closers.pop()
+    ends = "".join(reversed(closers))
+    if in_string:
+        kept = text[:-1] if escaped else text  # a lone backslash, or a `\u12` cut short
+        body = [kept + '"', _PARTIAL_UNICODE.sub("", kept) + '"']
+    else:  # a literal or number cut short is dropped; a dangling ',' or ':' is tried below
+        body = [text, _PARTIAL_SCALAR.sub("", text).rstrip()]
+    for start in body:
+        for candidate in (start, start + ":null", start + "null", start.rstrip().rstrip(",")):
+            try:
+                return json.loads(candidate + ends)
+            except ValueError:
+                continue
+    return None
+
+
+def _redacted_arguments(arguments: Any, scrub: Callable[[str], str] | None) -> Any:
+    clean = remove_secret_values(arguments)
+    return _each_string(clean, scrub) if scrub is not None else clean
+
+
 def _redacted_whole(
     event: DeltaEvent, text: str, scrub: Callable[[str], str] | None = None
 ) -> str | None:
     """The redacted (and scrubbed) form of a block's assembled `text`, or None when unchanged."""
     if isinstance(event, ToolCallDeltaEvent):
         try:
-            arguments = json.loads(text)
+            arguments, finished = json.loads(text), True
         except ValueError:
-            arguments = None
-        if isinstance(arguments, dict):
-            clean = remove_secret_values(arguments)
-            if scrub is not None:
-                clean = _each_string(clean, scrub)
+            arguments, finished = _closed_json(text), False
+        if isinstance(arguments, dict | list):
+            clean = _redacted_arguments(arguments, scrub)
             if clean != arguments:
-                return json.dumps(clean, ensure_ascii=False, separators=(",", ":"))
+                whole = json.dumps(clean, ensure_ascii=False, separators=(",", ":"))
+                # Cut short it stays cut short (no proper prefix of `{…}` parses): same fold.
+                return whole if finished else whole[:-1]
     clean_text = remove_secret_text(text)
     if scrub is not None:
         clean_text = scrub(clean_text)

@@ -18,7 +18,7 @@ import base64
 import binascii
 import functools
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, overload
 
@@ -34,6 +34,7 @@ __all__ = [
     "remove_secret_argv",
     "remove_secret_text",
     "remove_secret_values",
+    "secret_kinds",
 ]
 
 REDACTION_VERSION = 2
@@ -346,20 +347,51 @@ def _may_hold_secret(text: str) -> bool:
     return False
 
 
+def _sub(pattern: re.Pattern[str], replacement: Any) -> Callable[[str], str]:
+    return functools.partial(pattern.sub, replacement)
+
+
+_RULE_NAMES = {shape.name: shape.name for shape in TEXT_RULES}
+_PASSES: tuple[tuple[str, Callable[[str], str]], ...] = (
+    (_RULE_NAMES["PEM private key"], _sub(_PEM_BLOCK, SECRET_PLACEHOLDER)),
+    (_RULE_NAMES['quoted field ("password": "…")'], _sub(_QUOTED_FIELD, _quoted_field)),
+    (_RULE_NAMES["URL userinfo"], _sub(_URL_USERINFO, rf"\g<scheme>{SECRET_PLACEHOLDER}@")),
+    (_RULE_NAMES["Slack or Discord webhook"], _sub(_WEBHOOK, rf"\g<base>{SECRET_PLACEHOLDER}")),
+    (_RULE_NAMES["query or assignment (?pwd=, --token=, NAME=)"], _sub(_ASSIGNMENT, _assignment)),
+    (_RULE_NAMES["cookie line"], _sub(_WHOLE_LINE, rf"\g<name>\g<sep>{SECRET_PLACEHOLDER}")),
+    (
+        _RULE_NAMES["header or config line (X-Api-Key: …, password: …, key = …)"],
+        _sub(_HEADER_LINE, _header_line),
+    ),
+    (_RULE_NAMES["Bearer credential"], _sub(_BEARER, rf"\g<scheme>{SECRET_PLACEHOLDER}")),
+    (_RULE_NAMES["token / Bot scheme"], _sub(_SCHEME, rf"\g<scheme>{SECRET_PLACEHOLDER}")),
+    (_RULE_NAMES["Basic credential"], _remove_basic_credentials),
+    ("vendor key", _sub(_KEY_SHAPES, SECRET_PLACEHOLDER)),
+)
+"""Every `TEXT_RULES` entry and the vendor key shapes, as the passes that remove them, in the
+order they run: the one list behind both `remove_secret_text` and `secret_kinds`."""
+_KEY_SHAPE_PATTERNS = tuple(
+    (shape.name, re.compile(r"(?<![A-Za-z0-9_\-])(?:" + shape.pattern + ")"))
+    for shape in KEY_SHAPES
+)
+
+
 def _remove_secret_text(text: str) -> str:
     if not _may_hold_secret(text):
         return text
-    text = _PEM_BLOCK.sub(SECRET_PLACEHOLDER, text)
-    text = _QUOTED_FIELD.sub(_quoted_field, text)
-    text = _URL_USERINFO.sub(rf"\g<scheme>{SECRET_PLACEHOLDER}@", text)
-    text = _WEBHOOK.sub(rf"\g<base>{SECRET_PLACEHOLDER}", text)
-    text = _ASSIGNMENT.sub(_assignment, text)
-    text = _WHOLE_LINE.sub(rf"\g<name>\g<sep>{SECRET_PLACEHOLDER}", text)
-    text = _HEADER_LINE.sub(_header_line, text)
-    text = _BEARER.sub(rf"\g<scheme>{SECRET_PLACEHOLDER}", text)
-    text = _SCHEME.sub(rf"\g<scheme>{SECRET_PLACEHOLDER}", text)
-    text = _remove_basic_credentials(text)
-    return _KEY_SHAPES.sub(SECRET_PLACEHOLDER, text)
+    for _name, remove in _PASSES:
+        text = remove(text)
+    return text
+
+
+def secret_kinds(text: str) -> list[str]:
+    """The names of the rules (`TEXT_RULES`, `KEY_SHAPES`) that would remove something from `text`,
+    each rule tried alone: what `recordings scan` reports, never the secret itself."""
+    if not _may_hold_secret(text):
+        return []
+    kinds = [name for name, remove in _PASSES[:-1] if remove(text) != text]
+    kinds += [name for name, pattern in _KEY_SHAPE_PATTERNS if pattern.search(text)]
+    return kinds
 
 
 _remove_secret_text_cached = functools.lru_cache(maxsize=1024)(_remove_secret_text)
@@ -439,7 +471,8 @@ _PLAIN_SCALARS = frozenset({int, float, bool, type(None)})
 _OPAQUE_SIGNATURE_TYPES = frozenset({"thinking", "thinking_end"})
 
 
-def _is_secret_entry(value: dict[Any, Any], key: object) -> bool:
+def is_secret_entry(value: dict[Any, Any], key: object) -> bool:
+    """True when `value[key]` is a credential by its name (a reasoning block's `signature` is not)."""
     if not isinstance(key, str) or not is_secret_field_name(key):
         return False
     return not (key == "signature" and value.get("type") in _OPAQUE_SIGNATURE_TYPES)
@@ -448,7 +481,7 @@ def _is_secret_entry(value: dict[Any, Any], key: object) -> bool:
 def _redact_dict(value: dict[Any, Any]) -> dict[Any, Any]:
     redacted = {}
     for key, item in value.items():
-        if _is_secret_entry(value, key):
+        if is_secret_entry(value, key):
             redacted[key] = None if item is None else SECRET_PLACEHOLDER
         elif type(item) in _PLAIN_SCALARS:
             redacted[key] = item

@@ -19,7 +19,9 @@ class TitleBar(Horizontal):
         dock: top;
         height: 1;
         background: $panel;
-        & > #title { padding-left: 1; text-style: bold; color: $text; width: auto; }
+        /* A long name or long facts are cut with `…` and leave the facts and the badge room. */
+        & > Label { text-wrap: nowrap; text-overflow: ellipsis; }
+        & > #title { padding-left: 1; text-style: bold; color: $text; width: auto; max-width: 60%; }
         & > #facts { color: $text-muted; width: 1fr; padding-left: 1; }
         & > #facts.-problem { color: $text-error; }
     }

@@ -1,0 +1,148 @@
+"""The data a report page shows, as JSON-ready values: sanitised, each distinct value once.
+
+A long session repeats its conversation in every request; the page keeps each distinct message,
+tool list, system prompt, model and options once in a pool and lets each call refer to it, so the
+page grows with what the session said, not with calls × history.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from typing import Any
+
+from openprogram.providers.recording.reader import RecordedCall
+from openprogram.recordings.call_stats import call_stats, session_stats
+from openprogram.recordings.cost import format_cost, price_table
+from openprogram.recordings.details import describe_calls
+from openprogram.visible_text import visible
+
+MAX_DEPTH = 64
+"""Values nested deeper are shown as a note, not walked."""
+EVENT_TEXT_LIMIT = 2000
+"""At most this many characters of one event's value are kept for the events list."""
+
+
+def safe(value: Any, depth: int = 0) -> Any:
+    """`value` with every string (keys too) through `visible`: nothing in it can act on a page."""
+    if isinstance(value, str):
+        return visible(value)
+    if depth >= MAX_DEPTH and isinstance(value, dict | list | tuple):
+        return f"… (nested deeper than {MAX_DEPTH} levels, not shown)"
+    if isinstance(value, dict):
+        return {visible(str(key)): safe(item, depth + 1) for key, item in value.items()}
+    if isinstance(value, list | tuple):
+        return [safe(item, depth + 1) for item in value]
+    if isinstance(value, float) and value != value:  # NaN: not JSON
+        return "NaN"
+    return value
+
+
+def cut(text: str, limit: int = EVENT_TEXT_LIMIT) -> str:
+    if len(text) <= limit:
+        return text
+    return f"{text[:limit]}… ({len(text) - limit} more characters)"
+
+
+class Pool:
+    """Distinct JSON values, each kept once; `ref` gives a value's index."""
+
+    def __init__(self) -> None:
+        self.values: list[Any] = []
+        self._index: dict[str, int] = {}
+
+    def ref(self, value: Any) -> int:
+        key = json.dumps(value, sort_keys=True, ensure_ascii=False)
+        found = self._index.get(key)
+        if found is None:
+            found = self._index[key] = len(self.values)
+            self.values.append(value)
+        return found
+
+
+def _event_text(event: dict[str, Any]) -> str:
+    kind = event.get("type")
+    if kind in ("text_delta", "thinking_delta", "toolcall_delta"):
+        return str(event.get("delta", ""))
+    if kind == "toolcall_start":
+        return str(event.get("name", ""))
+    if kind in ("text_end", "thinking_end"):
+        return f"{len(str(event.get('content', '')))} characters"
+    if kind == "toolcall_end":
+        call = event.get("tool_call") or {}
+        arguments = json.dumps(call.get("arguments"), ensure_ascii=False, sort_keys=True)
+        return f"{call.get('name')} {arguments}"
+    if kind == "done":
+        return str(event.get("reason", ""))
+    if kind == "error":
+        error = event.get("error") or {}
+        return f"{event.get('reason')}: {error.get('error_message') or ''}".rstrip(": ")
+    return ""
+
+
+def call_details(call: RecordedCall, pool: Pool) -> dict[str, Any]:
+    """What the page shows of one call when it is opened: request (by pool refs), events, answer."""
+    context = call.request.context
+    request = {
+        "model": pool.ref(safe(call.request.model)),
+        "options": pool.ref(safe(call.request.options)),
+        "system_prompt": pool.ref(safe(context.get("system_prompt"))),
+        "tools": pool.ref(safe(context.get("tools"))),
+        "messages": [pool.ref(safe(message)) for message in context.get("messages") or []],
+    }
+    events = []
+    answer: Any = None
+    for event in call.events:
+        dumped = event.model_dump(mode="json")
+        events.append([visible(str(dumped.get("type"))), visible(cut(_event_text(dumped)))])
+        if dumped.get("type") == "done":
+            answer = dumped.get("message")
+        elif dumped.get("type") == "error":
+            answer = dumped.get("error")
+    return {
+        "request": request,
+        "events": events,
+        "answer": safe(answer),
+        "outcome": call.outcome,
+        "error": visible(call.error) if call.error else None,
+    }
+
+
+def call_rows(calls: Iterable[RecordedCall]) -> list[dict[str, Any]]:
+    """One row per call for the calls table: what it asked, how it ended, tokens and cost."""
+    calls = tuple(calls)
+    rows = []
+    for row, call in zip(describe_calls(calls), calls, strict=True):
+        stats = call_stats(call)
+        usage = stats.usage
+        rows.append(
+            {
+                "index": row.call_index,
+                "model": visible(f"{row.provider or '?'}/{row.model or '?'}"),
+                "api": visible(row.api or "?"),
+                "outcome": row.outcome,
+                "events": row.events,
+                "tokens": "–"
+                if usage is None
+                else f"{usage.input + usage.cache_read}/{usage.output}",
+                "cost": format_cost(stats.cost),
+                "first": visible(row.first_user_text or ""),
+            }
+        )
+    return rows
+
+
+def session_facts(calls: Iterable[RecordedCall]) -> list[list[str]]:
+    """Tokens by kind and the cost of the session, with the price table's name."""
+    session = session_stats(call_stats(call) for call in calls)
+    usage = session.usage
+    tokens = f"{usage.input} in, {usage.cache_read} cache read, {usage.cache_write} cache write, {usage.output} out"
+    if usage.reasoning is not None:
+        tokens += f" ({usage.reasoning} reasoning)"
+    facts = [["tokens", tokens]]
+    if session.cost is not None:
+        cost = format_cost(session.cost)
+        if session.unpriced:
+            cost += f" ({session.unpriced} calls of unknown price not counted)"
+        facts.append(["cost", f"{cost} · {price_table()}"])
+    return facts

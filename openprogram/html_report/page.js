@@ -1,0 +1,268 @@
+"use strict";
+// Every string from the recording reaches the page through textContent: never markup.
+const $ = (id) => document.getElementById(id);
+const page = JSON.parse($("page-data").textContent);
+let pool = null;
+const CHUNK = 200;
+const EVENT_CHUNK = 500;
+
+function el(tag, className, text) {
+  const node = document.createElement(tag);
+  if (className) node.className = className;
+  if (text !== undefined && text !== null) node.textContent = String(text);
+  return node;
+}
+
+function add(parent, ...children) {
+  for (const child of children) if (child) parent.appendChild(child);
+  return parent;
+}
+
+function shown(value) {
+  return typeof value === "string" ? JSON.stringify(value) : JSON.stringify(value, null, 2);
+}
+
+function poolValue(ref) {
+  if (pool === null) pool = JSON.parse($("pool").textContent);
+  return pool[ref];
+}
+
+function callData(index) {
+  const block = $("call-" + index);
+  return block ? JSON.parse(block.textContent) : null;
+}
+
+// A JSON tree whose branches are built when opened: the DOM holds what is visible.
+function tree(value, name, open) {
+  const label = name === null ? "" : name + ": ";
+  if (value === null || typeof value !== "object") {
+    const leaf = el("div", "leaf");
+    add(leaf, el("span", "key", label), document.createTextNode(shown(value)));
+    return leaf;
+  }
+  const entries = Array.isArray(value) ? value.map((v, i) => [i, v]) : Object.entries(value);
+  const details = el("details");
+  const brackets = Array.isArray(value) ? `[${entries.length}]` : `{${entries.length}}`;
+  add(details, add(el("summary"), el("span", "key", label), document.createTextNode(brackets)));
+  let built = false;
+  const build = () => {
+    if (built) return;
+    built = true;
+    for (const [key, item] of entries) details.appendChild(tree(item, String(key), false));
+  };
+  details.addEventListener("toggle", () => details.open && build());
+  if (open) { details.open = true; build(); }
+  return details;
+}
+
+function textOf(content) {
+  if (typeof content === "string") return content;
+  if (!Array.isArray(content)) return content === null || content === undefined ? "" : shown(content);
+  return content.map((block) => {
+    if (!block || typeof block !== "object") return shown(block);
+    if (block.type === "text") return block.text;
+    if (block.type === "thinking") return "(thinking) " + (block.thinking || "");
+    if (block.type === "toolCall") return `→ tool call ${block.name} ${JSON.stringify(block.arguments)}`;
+    if (block.type === "image") return "[image]";
+    return shown(block);
+  }).join("\n");
+}
+
+function message(role, content, extra) {
+  const box = el("div", "message " + role);
+  add(box, el("div", "role", extra ? `${role} · ${extra}` : role), el("pre", null, textOf(content)));
+  return box;
+}
+
+function transcript(data) {
+  const box = el("div");
+  const system = poolValue(data.request.system_prompt);
+  if (system) box.appendChild(message("system", system));
+  for (const ref of data.request.messages) {
+    const m = poolValue(ref) || {};
+    box.appendChild(message(m.role || "?", m.content, m.role === "toolResult" ? m.tool_name : null));
+  }
+  if (data.answer && typeof data.answer === "object") {
+    const reason = data.answer.stop_reason ? String(data.answer.stop_reason) : null;
+    box.appendChild(message("assistant", data.answer.content, reason));
+    if (data.answer.error_message) box.appendChild(message("error", data.answer.error_message));
+  }
+  if (data.error) box.appendChild(message("error", data.error));
+  return box;
+}
+
+function requestTree(data) {
+  const request = {
+    model: poolValue(data.request.model),
+    context: {
+      system_prompt: poolValue(data.request.system_prompt),
+      messages: data.request.messages.map(poolValue),
+      tools: poolValue(data.request.tools),
+    },
+    options: poolValue(data.request.options),
+  };
+  return tree(request, null, true);
+}
+
+function eventList(data) {
+  const table = el("table");
+  add(table, add(el("thead"), add(el("tr"), el("th", null, "#"), el("th", null, "event"), el("th", null, "value"))));
+  const body = add(table, el("tbody")).lastChild;
+  const box = add(el("div"), el("p", "dim", `${data.events.length} events`), table);
+  const more = el("button", null, "Show more events");
+  let shownCount = 0;
+  const next = () => {
+    const end = Math.min(shownCount + EVENT_CHUNK, data.events.length);
+    for (; shownCount < end; shownCount++) {
+      const [kind, value] = data.events[shownCount];
+      add(body, add(el("tr"), el("td", "num", shownCount), el("td", "mono", kind), add(el("td"), el("pre", null, value))));
+    }
+    more.hidden = shownCount >= data.events.length;
+  };
+  more.addEventListener("click", next);
+  next();
+  return add(box, more);
+}
+
+function openCall(index, tab) {
+  const data = callData(index);
+  const section = $("call");
+  section.replaceChildren();
+  section.hidden = false;
+  if (data === null) { section.appendChild(el("p", "dim", `call ${index}: not in this recording`)); return; }
+  for (const row of document.querySelectorAll("#calls tbody tr")) row.classList.toggle("selected", row.dataset.index === String(index));
+  add(section, el("h2", null, `call ${index} · ${data.outcome}`));
+  const tabs = el("div", "tabs");
+  const body = el("div");
+  const views = { Transcript: transcript, Request: requestTree, Events: eventList, Answer: (d) => tree(d.answer, null, true) };
+  const select = (name) => {
+    for (const button of tabs.children) button.setAttribute("aria-selected", String(button.textContent === name));
+    body.replaceChildren(views[name](data));
+  };
+  for (const name of Object.keys(views)) {
+    const button = el("button", null, name);
+    button.type = "button";
+    button.addEventListener("click", () => select(name));
+    tabs.appendChild(button);
+  }
+  add(section, tabs, body);
+  select(tab || "Transcript");
+  section.scrollIntoView({ block: "start" });
+}
+
+function callsTable() {
+  const body = document.querySelector("#calls tbody");
+  const rows = page.calls || [];
+  let next = 0;
+  let query = "";
+  const matches = (row) => {
+    if (!query) return true;
+    const text = `${row.index} ${row.model} ${row.outcome} ${row.first}`.toLowerCase();
+    if (text.includes(query)) return true;
+    const block = $("call-" + row.index);
+    return block !== null && block.textContent.toLowerCase().includes(query);
+  };
+  const matching = () => rows.filter(matches);
+  let list = rows;
+  const more = $("more");
+  const render = () => {
+    const end = Math.min(next + CHUNK, list.length);
+    for (; next < end; next++) {
+      const row = list[next];
+      const tr = add(el("tr"), el("td", "num", row.index), el("td", "mono", row.model),
+        add(el("td"), el("span", "status " + row.outcome, row.outcome)), el("td", "num", row.events),
+        el("td", "num", row.tokens), el("td", "num", row.cost), el("td", "text", row.first));
+      tr.dataset.index = String(row.index);
+      tr.title = row.first;
+      tr.addEventListener("click", () => openCall(row.index));
+      body.appendChild(tr);
+    }
+    more.hidden = next >= list.length;
+    $("count").textContent = query ? `${list.length} of ${rows.length} calls match` : `${rows.length} calls`;
+  };
+  more.addEventListener("click", render);
+  $("search").addEventListener("input", (event) => {
+    query = event.target.value.trim().toLowerCase();
+    list = query ? matching() : rows;
+    next = 0;
+    body.replaceChildren();
+    render();
+  });
+  if (!rows.length) $("sessions").hidden = page.view === "diff";
+  render();
+}
+
+function facts() {
+  const box = $("facts");
+  for (const [label, value] of page.facts || []) add(box, add(el("span"), document.createTextNode(label + " "), el("b", null, value)));
+}
+
+function sides(leftTitle, left, rightTitle, right) {
+  return add(el("div", "sides"),
+    add(el("div"), el("h3", null, leftTitle), el("pre", null, left)),
+    add(el("div"), el("h3", null, rightTitle), el("pre", null, right)));
+}
+
+function verdict() {
+  const check = page.check;
+  if (!check) return;
+  const section = $("verdict");
+  section.hidden = false;
+  add(section, add(el("p"), el("span", "status " + check.status, check.status), document.createTextNode(" " + check.summary)));
+  const mismatch = check.mismatch;
+  if (mismatch) {
+    const panel = el("div", "panel");
+    const where = mismatch.field_path ? `call ${mismatch.call_index} · field ${mismatch.field_path}` : `call ${mismatch.call_index}`;
+    add(panel, el("div", "where", where), el("div", "dim", mismatch.difference_kind ? `difference: ${mismatch.difference_kind}` : mismatch.kind));
+    const recorded = mismatch.recorded_present ? shown(mismatch.recorded) : "(absent)";
+    const incoming = mismatch.incoming_present ? shown(mismatch.incoming) : "(absent)";
+    add(panel, sides("recorded", recorded, "incoming (now)", incoming));
+    if (mismatch.suggestion) add(panel, el("p", null, "a rule that absorbs it:"), el("code", "command", mismatch.suggestion));
+    const open = el("button", null, `Open call ${mismatch.call_index}`);
+    open.type = "button";
+    open.addEventListener("click", () => openCall(mismatch.call_index, "Request"));
+    add(panel, el("p"), open);
+    section.appendChild(panel);
+  }
+  for (const [label, command] of check.commands || []) add(section, el("div", "dim", label), el("code", "command", command));
+  for (const line of check.notes || []) section.appendChild(el("p", "dim", line));
+}
+
+function diffView() {
+  const diff = page.diff;
+  if (!diff) return;
+  const section = $("diff");
+  section.hidden = false;
+  $("calls-title").textContent = "calls of B";
+  const s = diff.summary;
+  add(section, el("p", null, `${s.same} same · ${s.request_changed} request changed · ${s.answer_changed} answer changed · ${s.only_a} only in A · ${s.only_b} only in B (aligned by ${diff.aligned_by})`));
+  const table = el("table");
+  add(table, add(el("thead"), add(el("tr"), el("th", null, "A"), el("th", null, "B"), el("th", null, "status"), el("th", null, "first difference"), el("th", null, "tokens in/out, A → B"))));
+  const body = add(table, el("tbody")).lastChild;
+  const detail = el("div");
+  for (const pair of diff.calls) {
+    const first = pair.request[0];
+    const tokens = (u) => (u ? `${u.input}/${u.output}` : "–");
+    const tr = add(el("tr"), el("td", "num", pair.a ?? "–"), el("td", "num", pair.b ?? "–"),
+      add(el("td"), el("span", "status " + pair.status, pair.status)),
+      el("td", "mono", first ? first.field_path : pair.status === "answer_changed" ? "(answer)" : ""),
+      el("td", "num", `${tokens(pair.usage_a)} → ${tokens(pair.usage_b)}`));
+    tr.addEventListener("click", () => {
+      detail.replaceChildren(el("h2", null, `A call ${pair.a ?? "–"} · B call ${pair.b ?? "–"}`));
+      for (const d of pair.request) {
+        add(detail, add(el("div", "panel"), el("div", "where", d.field_path), el("div", "dim", d.absorbed_by ? `${d.kind} · absorbed by ${d.absorbed_by}` : d.kind), sides("A", shown(d.a), "B", shown(d.b))));
+      }
+      const words = (changes) => changes.map(([op, text]) => (op === "equal" ? text : op === "delete" ? `[-${text}-]` : `{+${text}+}`)).join("");
+      if (pair.answer.text.length) add(detail, add(el("div", "panel"), el("div", "where", "answer text"), el("pre", null, words(pair.answer.text))));
+      for (const d of pair.answer.tool_calls) add(detail, add(el("div", "panel"), el("div", "where", "tool call " + d.field_path), sides("A", shown(d.a), "B", shown(d.b))));
+      if (!detail.children.length || detail.children.length === 1) detail.appendChild(el("p", "dim", pair.status === "same" ? "The calls are the same." : "Present on one side only."));
+    });
+    body.appendChild(tr);
+  }
+  add(section, table, detail);
+}
+
+facts();
+verdict();
+diffView();
+callsTable();

@@ -1,0 +1,72 @@
+"""Render a report page: one HTML file with its style, script and data inside it.
+
+The data is JSON in `<script type="application/json">` blocks (one for the page, one per call,
+one for the pool of distinct values), escaped so that no `<`, `>` or `&` appears in it: no text
+of a recording can close the block or open a tag. A Content-Security-Policy allows only the
+page's own style and script (by hash) and forbids every request.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import json
+import os
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+import jinja2
+from markupsafe import Markup
+
+from openprogram.html_report.data import Pool, call_details
+from openprogram.providers.recording.reader import RecordedCall
+
+_ASSETS = resources.files("openprogram.html_report")
+
+
+def _asset(name: str) -> str:
+    return (_ASSETS / name).read_text(encoding="utf-8")
+
+
+def script_json(value: Any) -> Markup:
+    """`value` as JSON that is safe inside a script block (`<`, `>`, `&`, U+2028/9 escaped)."""
+    text = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+    for character, escaped in (("<", "\\u003c"), (">", "\\u003e"), ("&", "\\u0026"),
+                               ("\u2028", "\\u2028"), ("\u2029", "\\u2029")):  # fmt: skip
+        text = text.replace(character, escaped)
+    return Markup(text)
+
+
+def _sha256(text: str) -> str:
+    return "sha256-" + base64.b64encode(hashlib.sha256(text.encode("utf-8")).digest()).decode()
+
+
+_ENVIRONMENT = jinja2.Environment(autoescape=True, undefined=jinja2.StrictUndefined)
+
+
+def render(page: dict[str, Any], calls: tuple[RecordedCall, ...]) -> str:
+    """The whole page: `page` is what is shown first (title, facts, calls table, mismatch, diff),
+    `calls` are the calls whose details open on demand."""
+    pool = Pool()
+    details = [(call.call_index, script_json(call_details(call, pool))) for call in calls]
+    style, script = _asset("page.css"), _asset("page.js")
+    template = _ENVIRONMENT.from_string(_asset("page.html"))
+    return template.render(
+        title=page["title"],
+        style=Markup(style),
+        script=Markup(script),
+        style_hash=_sha256(style),
+        script_hash=_sha256(script),
+        page=script_json(page),
+        pool=script_json(pool.values),
+        details=details,
+    )
+
+
+def write_page(path: Path, html: str) -> Path:
+    """Write the page (private, like the recordings it shows: it holds their requests)."""
+    descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o600)
+    with os.fdopen(descriptor, "w", encoding="utf-8") as handle:
+        handle.write(html)
+    return path

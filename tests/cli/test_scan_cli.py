@@ -1,0 +1,153 @@
+"""`openprogram recordings scan` as a user and a pre-commit hook run it (real git, real processes)."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shlex
+import subprocess
+import sys
+from pathlib import Path
+
+from tests.cli.test_hostile_text import git
+from tests.recording_files import REPO_ROOT, subprocess_env, write_recording
+
+KEY = "sk-proj-a1B2c3D4e5F6g7H8i9J0"
+
+
+def plant(path: Path, text: str = KEY) -> Path:
+    """A recording edited by hand afterwards: the user message holds `text` again."""
+    write_recording(path, said=["hello"])
+    lines = path.read_text(encoding="utf-8").splitlines()
+    request = json.loads(lines[1])
+    request["context"]["messages"][0]["content"] = f"my key is {text}"
+    lines[1] = json.dumps(request)
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path
+
+
+def scan(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "openprogram", "recordings", "scan", *args],
+        cwd=cwd,
+        env=subprocess_env(cwd / "home"),
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+
+
+def repository(tmp_path: Path) -> Path:
+    repo = tmp_path / "repo"
+    (repo / "tests" / "recordings").mkdir(parents=True)
+    git(repo, "init", "-q")
+    (repo / ".gitignore").write_text("home/\nignored/\n")
+    write_recording(repo / "tests" / "recordings" / "clean.jsonl")
+    (repo / "notes.jsonl").write_text('{"note": "not a recording"}\n')
+    return repo
+
+
+def test_without_paths_the_repository_recordings_are_scanned_and_the_key_is_never_shown(
+    tmp_path: Path,
+) -> None:
+    repo = repository(tmp_path)
+    plant(repo / "tests" / "recordings" / "leaky.jsonl")
+    (repo / "ignored").mkdir()
+    plant(repo / "ignored" / "private.jsonl")  # git ignores it: not part of the repository
+
+    done = scan(repo)
+
+    assert done.returncode == 1, done.stderr
+    assert KEY not in done.stdout + done.stderr
+    leaky = repo / "tests" / "recordings" / "leaky.jsonl"
+    assert done.stdout.splitlines() == [
+        f"{leaky}:2: call 0, field context.messages[0].content: OpenAI / Anthropic key",
+        "1 finding in 1 file (2 files scanned); the values are not shown",
+    ]
+
+
+def test_json_lists_what_was_scanned_and_found(tmp_path: Path) -> None:
+    repo = repository(tmp_path)
+    planted = plant(repo / "a.jsonl")
+    document = json.loads(scan(repo, "--json", str(planted)).stdout)
+    assert document["scanned"] == [str(planted)]
+    assert [(f["line"], f["call_index"], f["kind"]) for f in document["findings"]] == [
+        (2, 0, "OpenAI / Anthropic key")
+    ]
+    assert document["unreadable"] == []
+
+
+def test_a_clean_repository_exits_0_and_an_unreadable_file_exits_2(tmp_path: Path) -> None:
+    repo = repository(tmp_path)
+    clean = scan(repo)
+    assert (clean.returncode, clean.stdout) == (0, "no secrets found in 1 file\n")
+    (repo / "gone.jsonl").symlink_to(repo / "missing.jsonl")
+    refused = scan(repo, str(repo / "gone.jsonl"))
+    assert refused.returncode == 2
+    assert refused.stderr == f"error: {repo / 'gone.jsonl'}: is a symlink; refusing to follow it\n"
+
+
+def pre_commit_env(repo: Path) -> dict[str, str]:
+    """pre-commit's own cache inside the test's folder; `openprogram` found on PATH, as where a
+    user commits from the environment their tests replay in."""
+    env = {**subprocess_env(repo / "home"), "PRE_COMMIT_HOME": str(repo.parent / "pre-commit")}
+    env["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{env.get('PATH', '')}"
+    env |= {"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@e", "GIT_COMMITTER_NAME": "t"}
+    env |= {"GIT_COMMITTER_EMAIL": "t@e", "GIT_CONFIG_NOSYSTEM": "1", "HOME": str(repo.parent)}
+    return env
+
+
+def test_the_documented_pre_commit_hook_refuses_a_commit_of_a_recording_holding_a_key(
+    tmp_path: Path,
+) -> None:
+    """Real pre-commit, with the `.pre-commit-config.yaml` docs/cli.md gives."""
+    cli_md = (REPO_ROOT / "docs" / "cli.md").read_text(encoding="utf-8")
+    config = re.search(r"```yaml\n(repos:\n  - repo: local\n.*?)```", cli_md, re.DOTALL)
+    assert config is not None
+    repo = repository(tmp_path)
+    (repo / ".pre-commit-config.yaml").write_text(config[1])
+    env = pre_commit_env(repo)
+
+    def run(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(args, cwd=repo, env=env, capture_output=True, text=True, timeout=120)
+
+    assert run(sys.executable, "-m", "pre_commit", "install").returncode == 0
+    run("git", "add", ".gitignore", ".pre-commit-config.yaml", "tests")
+    first = run("git", "commit", "-qm", "clean recordings")
+    assert first.returncode == 0, first.stdout + first.stderr
+
+    plant(repo / "tests" / "recordings" / "leaky.jsonl")
+    run("git", "add", "tests")
+    refused = run("git", "commit", "-qm", "a leaky recording")
+
+    assert refused.returncode != 0
+    shown = refused.stdout + refused.stderr
+    assert "tests/recordings/leaky.jsonl:2: call 0, field context.messages[0].content" in shown
+    assert KEY not in shown
+    assert run("git", "log", "--oneline").stdout.count("\n") == 1  # the commit was not made
+
+
+def test_the_published_hook_runs_the_scan_on_the_staged_recordings(tmp_path: Path) -> None:
+    """`.pre-commit-hooks.yaml` (for a remote `repo:` entry) runs the same command on the same
+    files; pre-commit would install it from the package index, so the test runs its entry with
+    the staged files that match its `files` pattern, as pre-commit does."""
+    hooks = (REPO_ROOT / ".pre-commit-hooks.yaml").read_text()
+    entry = re.search(r"^\s+entry: (.+)$", hooks, re.MULTILINE)
+    files = re.search(r"^\s+files: (.+)$", hooks, re.MULTILINE)
+    assert entry and files and "id: openprogram-scan" in hooks
+    assert entry[1] == "openprogram recordings scan"
+    repo = repository(tmp_path)
+    plant(repo / "tests" / "recordings" / "leaky.jsonl")
+    staged = [p for p in ("tests/recordings/leaky.jsonl", "README.md") if re.search(files[1], p)]
+    done = subprocess.run(
+        [*shlex.split(entry[1]), *staged],
+        cwd=repo,
+        env=pre_commit_env(repo),
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 1
+    assert done.stdout.startswith("tests/recordings/leaky.jsonl:2: call 0, field context.")

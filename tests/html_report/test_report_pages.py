@@ -1,0 +1,177 @@
+"""The HTML reports in a real browser (Debian's chromium): they load alone, show the recording as
+text whatever it holds, and their search and folding work."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from playwright.sync_api import expect
+
+from tests.browser import chromium, open_page
+from tests.recording_files import run_cli, subprocess_env, write_recording
+
+HOSTILE = [
+    "hello",
+    "</script><script>document.title='PWNED'</script><img src=x onerror=alert(1)>",
+    "\x1b]0;PWNED-TITLE\x07 clear\x1b[2J [bold red]x[/] <a href='https://evil.example'>link</a>",
+    "bidi \u202eevil\u202c and zero\u200bwidth",
+]
+
+
+def cli(home: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "openprogram", "recordings", *args],
+        env=subprocess_env(home),
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+
+
+def show_report(tmp_path: Path, said: list[str]) -> Path:
+    recording = write_recording(tmp_path / "session.jsonl", said=said)
+    page = tmp_path / "session.html"
+    done = cli(tmp_path / "home", "show", str(recording), "--html", str(page))
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == f"wrote {page} ({len(said)} calls, {done.stdout.split(', ')[1]}"
+    return page
+
+
+def texts(page: Any, selector: str) -> list[str]:
+    return [text.strip() for text in page.locator(selector).all_text_contents()]
+
+
+def test_a_hostile_recording_is_shown_as_text_and_the_page_stays_its_own(tmp_path: Path) -> None:
+    report = show_report(tmp_path, HOSTILE)
+    with chromium() as browser:
+        hostile_page_checks(open_page(browser, report), tmp_path)
+
+
+def hostile_page_checks(opened: Any, tmp_path: Path) -> None:
+    page = opened.page
+
+    page.locator("#calls tbody tr").nth(1).click()
+    page.locator("#calls tbody tr").nth(2).click()
+    shown = page.locator("#call").text_content() or ""
+
+    assert page.title() == str(tmp_path / "session.jsonl")  # nothing renamed the page
+    assert page.locator("script").count() == 3 + 4  # data, pool, four calls: none injected
+    assert page.locator("img, a, iframe, object").count() == 0
+    assert "[bold red]x[/]" in shown and "<a href='https://evil.example'>link</a>" in shown
+    assert "␛]0;PWNED-TITLE␇" in shown and "␛[2J" in shown  # escapes shown, not acted on
+    row = texts(page, "#calls tbody tr:nth-child(4) td.text")[0]
+    assert row == "bidi <U+202E>evil<U+202C> and zero<U+200B>width"
+    assert opened.errors == [] and opened.requests == []
+
+
+def test_search_filters_the_calls_and_folding_builds_the_request_tree(tmp_path: Path) -> None:
+    report = show_report(tmp_path, ["alpha question", "beta question", "gamma question"])
+    with chromium() as browser:
+        search_and_fold_checks(open_page(browser, report))
+
+
+def search_and_fold_checks(opened: Any) -> None:
+    page = opened.page
+    assert page.locator("#count").text_content() == "3 calls"
+
+    page.fill("#search", "beta")
+    assert texts(page, "#calls tbody td.text") == ["beta question"]
+    assert page.locator("#count").text_content() == "1 of 3 calls match"
+    page.fill("#search", "echo-1")  # in every call's request (the model), not in the row text
+    assert page.locator("#calls tbody tr").count() == 3
+
+    page.locator("#calls tbody tr").first.click()
+    page.get_by_role("button", name="Request").click()
+    model = page.locator("#call details > summary", has_text="model:")
+    assert model.count() == 1
+    leaf = page.locator("#call .leaf", has_text='id: "echo-1"')
+    assert leaf.count() == 0  # folded: its branch is not built yet
+    model.click()
+    expect(leaf).to_have_count(1)
+    expect(leaf).to_be_visible()
+    model.click()
+    expect(leaf).to_be_hidden()
+    assert opened.errors == [] and opened.requests == []
+
+
+def test_the_diff_report_shows_each_changed_field_side_by_side(tmp_path: Path) -> None:
+    a = write_recording(tmp_path / "a.jsonl", said=["hi", "what time is it"])
+    b = write_recording(tmp_path / "b.jsonl", said=["hi", "what day is it"])
+    report = tmp_path / "diff.html"
+    done = cli(tmp_path / "home", "diff", str(a), str(b), "--html", str(report))
+    assert done.returncode == 1, done.stderr  # they differ
+    with chromium() as browser:
+        diff_checks(open_page(browser, report, width=390, height=844))
+
+
+def diff_checks(opened: Any) -> None:
+    page = opened.page
+    assert texts(page, "#diff tbody tr td:nth-child(3)") == ["same", "both_changed"]
+    page.locator("#diff tbody tr").nth(1).click()
+    assert texts(page, "#diff .panel .where")[0] == "context.messages[0].content"
+    assert texts(page, "#diff .sides pre") == ['"what time is it"', '"what day is it"']
+    assert opened.errors == [] and opened.requests == []
+
+
+def test_the_page_holds_each_repeated_message_once(tmp_path: Path) -> None:
+    """A long session repeats its history in every request; the page does not."""
+    from openprogram.html_report.reports import show_page
+    from openprogram.providers.recording.reader import scan_recording
+
+    words = [f"message {i} " + "x" * 2000 for i in range(30)]
+    recording = write_recording(tmp_path / "long.jsonl", said=words)
+    # Make each request carry the whole conversation so far, as an agent's do.
+    rows = [json.loads(line) for line in recording.read_text().splitlines()]
+    history: list[Any] = []
+    for row in rows:
+        if row.get("type") == "request":
+            history = [*history, *row["context"]["messages"]]
+            row["context"]["messages"] = history
+    recording.write_text("".join(json.dumps(row) + "\n" for row in rows))
+    html = show_page(scan_recording(recording))
+    assert recording.stat().st_size > 900_000  # 30 × 31 / 2 user messages of 2 KB
+    # Each distinct message once (30 × 2 KB), each answer in its events and its message (2 × 30 ×
+    # 2 KB), and the page itself: linear in what was said.
+    assert len(html.encode()) < 30 * 2_100 * 3 + 40_000
+
+
+@pytest.mark.parametrize("text", ["</script>", "<!--", "\u2028", "&amp;"])
+def test_no_recorded_text_can_end_a_data_block(tmp_path: Path, text: str) -> None:
+    from openprogram.html_report.reports import show_page
+    from openprogram.providers.recording.reader import scan_recording
+
+    recording = write_recording(tmp_path / "s.jsonl", said=[f"a {text} b"])
+    html = show_page(scan_recording(recording))
+    data = html.split('<script type="application/json" id="call-0">', 1)[1].split("</script>")[0]
+    assert text not in data
+    assert json.loads(data)  # still the JSON the page reads
+
+
+def test_check_html_opens_on_the_mismatching_field(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    recorded = run_cli(home, "record", "--name", "echo-html", "--", sys.executable,
+                       "examples/echo_agent.py", "hi")  # fmt: skip
+    assert recorded.returncode == 0, recorded.stderr
+    page_file = tmp_path / "check.html"
+    checked = run_cli(home, "check", "echo-html", "--html", str(page_file), "--",
+                      sys.executable, "examples/echo_agent.py", "bye")  # fmt: skip
+    assert checked.returncode == 1, checked.stderr
+    assert checked.stdout.splitlines()[-1] == f"wrote {page_file}"
+    with chromium() as browser:
+        opened = open_page(browser, page_file, width=390, height=844)
+        page = opened.page
+        assert page.locator("#verdict .status").text_content() == "mismatch"
+        where = page.locator("#verdict .where")
+        assert where.is_visible()  # on first paint, even on a phone
+        assert where.text_content() == "call 1 · field context.messages[2].content[0].text"
+        assert page.locator("#verdict .sides pre").all_text_contents() == [
+            '"echo:hi"',
+            '"echo:bye"',
+        ]
+        assert opened.errors == [] and opened.requests == []
