@@ -33,7 +33,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from openprogram.providers.recording.rows import encode_row
+from openprogram.providers.recording.rows import RECORDING_FORMAT_VERSION, encode_row
 from tui.model.verdict import check_file_isolated
 
 CALLS, EVENTS_PER_CALL = 200, 500
@@ -55,7 +55,11 @@ Empty().run()
 """
 
 
-HEADER_ROW = {"type": "header", "format_version": 1, "recording_id": "bench"}
+HEADER_ROW = {
+    "type": "header",
+    "format_version": RECORDING_FORMAT_VERSION,  # the measured tree's own format
+    "recording_id": "bench",
+}
 
 
 def encoded_call(call: int) -> bytes:

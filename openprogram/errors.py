@@ -14,6 +14,8 @@ an `OSError`). The tree, with the module that defines each error:
     ├── recording files (openprogram.providers.recording)
     │   ├── RecordingFileError (ValueError) .......... errors: the strict reader refuses a file
     │   ├── RecordingWriteError (OSError) ............ writer: a row could not be written or synced
+    │   ├── NonFiniteNumberError (ValueError) ........ rows: NaN or an infinity in a value to record
+    │   ├── RequestReferenceError (ValueError) ....... request_references: a reference not followed
     │   ├── RecordingSelectorError (ValueError) ...... store: an unusable recording ID or path
     │   ├── ConfigError (ValueError) ................. config: an unreadable configuration
     │   │   └── UnsafeDirectoryError ................. config: a symlinked or foreign directory
@@ -32,6 +34,7 @@ an `OSError`). The tree, with the module that defines each error:
     │   ├── RewriteRefused (RuntimeError) ............ recordings.versions: accept/rerecord wrote no version
     │   ├── VersionError (ValueError) ................ recordings.versions: no such kept version
     │   ├── UnusedListMissing (FileNotFoundError) .... recordings.unused_removal: no pytest list here
+    │   ├── MigrationError (ValueError) .............. recordings.migrate: a file that cannot be migrated
     │   ├── AgentTurnLimitError (RuntimeError) ....... agent.loop: the loop did not stop in time
     │   ├── RecordingUnavailable ..................... testing.session: no recording for a test
     │   └── UsageRefused ............................. cli.output: bad usage or a refused prompt

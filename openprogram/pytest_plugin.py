@@ -15,6 +15,7 @@ uses the fixture (so coverage tools and unrelated test suites are unaffected).
 from __future__ import annotations
 
 import hashlib
+import math
 import os
 import re
 import shlex
@@ -59,6 +60,14 @@ _UNSAFE_FILE_CHARACTERS = re.compile(r"[^\w.,=+\-\[\]]")
 MAX_STEM = 120
 
 
+def _pace(text: str) -> float:
+    """A positive, finite factor (argparse's type for `--openprogram-pace`)."""
+    pace = float(text)
+    if not (math.isfinite(pace) and pace > 0):
+        raise ValueError(text)
+    return pace
+
+
 def pytest_addoption(parser: pytest.Parser) -> None:
     """`--openprogram-record` and the `openprogram_record_mode` ini default."""
     group = parser.getgroup("openprogram", "openprogram recordings")
@@ -73,6 +82,15 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         "older name resume): replay the calls that match, record the rest from the real providers. "
         "A recording "
         "is saved only when its test passes. With CI set, only this option enables recording.",
+    )
+    group.addoption(
+        "--openprogram-pace",
+        dest="openprogram_pace",
+        type=_pace,
+        default=None,
+        metavar="FACTOR",
+        help="replay recorded events at the recorded pace times FACTOR (1: as recorded, 2: twice "
+        "as fast); default: at once. For timeouts, streaming UIs and cancellation.",
     )
     group.addoption(
         UNUSED_OPTION,
@@ -411,6 +429,7 @@ def openprogram_recording(request: pytest.FixtureRequest) -> Iterator[OpenProgra
         record_command=_pytest_command(item, config, "once"),
         mode_reason=reason,
         rules=marker_rules(item),
+        pace=config.getoption("openprogram_pace"),
     )
     unavailable: str | None = None
     try:

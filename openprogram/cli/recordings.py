@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 from openprogram.cli import (
     recordings_check,
     recordings_diff,
+    recordings_migrate,
     recordings_removal,
     recordings_resolve,
     recordings_rules,
@@ -81,6 +82,7 @@ def register_recordings_command(commands: Subcommands) -> None:
     recordings_resolve.register(subcommands)
     recordings_rules.register(subcommands)
     recordings_scan.register(subcommands)
+    recordings_migrate.register(subcommands)
 
 
 def register_status(commands: Subcommands) -> None:

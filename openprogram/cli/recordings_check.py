@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import re
 import shlex
 from collections.abc import Callable, Sequence
@@ -122,6 +123,13 @@ def register_check(commands: Subcommands) -> None:
         "--timeout", type=float, metavar="S", help="stop the program after S seconds (an error)"
     )
     parser.add_argument(
+        "--pace",
+        type=_pace,
+        metavar="FACTOR",
+        help="deliver events at the recorded pace times FACTOR (1: as recorded, 2: twice as fast; "
+        "default: at once)",
+    )
+    parser.add_argument(
         "--ignore",
         action="append",
         default=[],
@@ -144,6 +152,16 @@ def register_check(commands: Subcommands) -> None:
         metavar="-- COMMAND",
         help="the program to run (default: the command stored in the recording)",
     )
+
+
+def _pace(text: str) -> float:
+    try:
+        pace = float(text)
+    except ValueError:
+        pace = math.nan
+    if not (math.isfinite(pace) and pace > 0):
+        raise argparse.ArgumentTypeError(f"expected a positive number, got {text!r}")
+    return pace
 
 
 def allow_stored_command(
@@ -297,6 +315,7 @@ def check(args: argparse.Namespace, out: Output) -> int:
             timeout=args.timeout,
             on_progress=progress,
             rules=rules,
+            pace=args.pace,
         )
     except ValidationError as exc:
         raise UsageRefused(f"--normalize: {exc.errors()[0]['msg']}") from None

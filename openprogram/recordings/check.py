@@ -225,6 +225,7 @@ def run_check(
     rules: MatchingRules | None = None,
     accept_into: Path | None = None,
     rerecord: RerecordSpec | None = None,
+    pace: float | None = None,
 ) -> CheckResult:
     """Rerun the program that made a recording (or `argv`) with replay forced on it; report how it went.
 
@@ -232,7 +233,7 @@ def run_check(
     With `accept_into`, replay runs in accept mode: a request that differs is accepted, and every
     call is written into that file with its recorded answer (`openprogram.recordings.accept`).
     With `rerecord`, calls replay while they match, then go live into a new file
-    (`openprogram.recordings.rerecord`).
+    (`openprogram.recordings.rerecord`). `pace` replays at the recorded pace times that factor.
     """
     location = locate_recording(selector)
     require_usable(location, tighten=True)
@@ -256,6 +257,7 @@ def run_check(
         rules=header_rules_value(validate_rules(rules)) if rules else None,
         accept_into=str(accept_into) if accept_into is not None else None,
         rerecord=rerecord,
+        pace=pace,
     )
     write_run_spec(home, spec)
     env = child_environment(home, live=rerecord is not None)

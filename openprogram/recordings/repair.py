@@ -92,7 +92,7 @@ def repair_recording(recording_id: str) -> RepairReport:
     for new_index, call in enumerate(scan.calls):
         if call.call_index != new_index:
             renumbered[call.call_index] = new_index
-        request = call.request.model_dump(mode="json")
+        request = call.request.model_dump(mode="json", exclude_unset=True)
         rows.append(encode_row({**request, "call_index": new_index}))
         for event_index, event in enumerate(call.events):
             event_row = {"call_index": new_index, "event": event.model_dump(mode="json")}

@@ -26,7 +26,7 @@ from openprogram.providers.recording.redaction import REDACTION_VERSION
 from openprogram.providers.recording.rerecord import RerecordingApi, RerecordState
 from openprogram.providers.recording.rules import MatchingRules
 from openprogram.providers.recording.rules_sources import project_rules
-from openprogram.providers.recording.writer import RecordingSink
+from openprogram.providers.recording.writer import NOW, RecordingSink, TimeField
 from openprogram.providers.replay import ReplayMismatch, ReplayProvider
 from openprogram.recordings.versions import write_version
 from openprogram.text import plural
@@ -66,8 +66,8 @@ class _CountingSink(RecordingSink):
 
     calls = 0
 
-    def begin_call(self, request: dict[str, Any]) -> int:
-        index = super().begin_call(request)
+    def begin_call(self, request: dict[str, Any], *, start_ms: TimeField = NOW) -> int:
+        index = super().begin_call(request, start_ms=start_ms)
         self.calls = max(self.calls, index + 1)  # indexes are contiguous in a file we own
         return index
 
@@ -93,8 +93,11 @@ class OpenProgramRecording:
         accept_command: str | None = None,
         mode_reason: str | None = None,
         rules: MatchingRules | None = None,
+        pace: float | None = None,
     ) -> None:
         self.path = path
+        self.pace = pace
+        """Replay at the recorded pace times this factor (None: events at once)."""
         self.rules = rules
         """The caller's matching rules (the marker's), merged after pyproject's and the header's."""
         self.record_mode: RecordMode = record_mode
@@ -173,7 +176,11 @@ class OpenProgramRecording:
             if self.accepting:
                 self._partial = self._new_partial()
             replay = ReplayProvider(
-                self.path, rules=self.rules, on_report=on_report, accept_into=self._partial
+                self.path,
+                rules=self.rules,
+                on_report=on_report,
+                accept_into=self._partial,
+                pace=self.pace,
             )
         except (RecordingFileError, OSError) as exc:
             if self._partial is not None:

@@ -195,8 +195,8 @@ def test_the_tui_shows_a_hostile_recording_as_text_and_leaves_the_terminal_as_it
         terminal.close()
 
 
-HUGE_NUMBER = '{"type":"header","format_version":1,"x":' + "9" * 5000 + "}\n"
-DEEP_HEADER = '{"type":"header","format_version":1,"x":' + "[" * 100_000 + "]" * 100_000 + "}\n"
+HUGE_NUMBER = '{"type":"header","format_version":2,"x":' + "9" * 5000 + "}\n"
+DEEP_HEADER = '{"type":"header","format_version":2,"x":' + "[" * 100_000 + "]" * 100_000 + "}\n"
 
 
 @pytest.mark.parametrize(

@@ -123,7 +123,7 @@ def test_status_and_off_recover_from_a_replay_file_damaged_after_it_was_selected
     if damage == "deleted":
         path.unlink()
     else:
-        path.write_text('{"type":"header","format_version":1}\n{"type":"event"}\n')
+        path.write_text('{"type":"header","format_version":2}\n{"type":"event"}\n')
     status = run_cli(openprogram_home, "status")
     assert status.returncode == 1 and "blocked" in status.stdout
     assert ("file not found" if damage == "deleted" else "line 2") in status.stdout
@@ -155,7 +155,7 @@ def test_a_bad_replay_file_exits_1_with_one_error_line_and_changes_nothing(
 ) -> None:
     assert run_cli(openprogram_home, "off").returncode == 0
     before = (openprogram_home / "config.json").read_bytes()
-    bad = write_lines(tmp_path / "bad.jsonl", ['{"type":"header","format_version":1}', "[1]"])
+    bad = write_lines(tmp_path / "bad.jsonl", ['{"type":"header","format_version":2}', "[1]"])
     done = run_cli(openprogram_home, "replay", str(bad))
     assert done.returncode == 1 and "line 2" in one_error_line(done.stderr)
     # (A recording given by path with permissions 0644 is no longer bad: git checks files out
@@ -184,7 +184,7 @@ def test_list_shows_invalid_files_with_their_reason_and_never_hides_the_others(
 ) -> None:
     root = managed_dir(openprogram_home)
     write_recording(root / "good.jsonl", header={"created_at": days_ago(1)})
-    write_lines(root / "bad.jsonl", ['{"type":"header","format_version":1}', "{oops"])
+    write_lines(root / "bad.jsonl", ['{"type":"header","format_version":2}', "{oops"])
     done = run_cli(openprogram_home, "list")
     assert done.returncode == 0
     good_line = next(line for line in done.stdout.splitlines() if "good" in line)
@@ -216,7 +216,7 @@ def test_show_content_prints_redacted_jsonl_after_a_reminder(
 def test_show_of_an_invalid_file_prints_its_problems_and_exits_1(
     openprogram_home: Path, tmp_path: Path
 ) -> None:
-    path = write_lines(tmp_path / "bad.jsonl", ['{"type":"header","format_version":1}', "{"])
+    path = write_lines(tmp_path / "bad.jsonl", ['{"type":"header","format_version":2}', "{"])
     done = run_cli(openprogram_home, "show", str(path))
     assert done.returncode == 1 and "problem" in done.stdout and "line 2" in done.stdout
 
@@ -359,8 +359,8 @@ def test_check_names_the_mismatch_and_one_command_to_inspect_it(openprogram_home
 @pytest.mark.parametrize(
     ("header", "reason"),
     [
-        ('{"format_version":"1","type":"header"}', "header row field format_version"),
-        ('{"format_version":1,"type":"header"}\n{"type":"request"', "last line is truncated"),
+        ('{"format_version":"2","type":"header"}', "header row field format_version"),
+        ('{"format_version":2,"type":"header"}\n{"type":"request"', "last line is truncated"),
     ],
 )
 def test_check_json_on_a_broken_recording_prints_json_naming_line_and_reason(

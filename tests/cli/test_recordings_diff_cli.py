@@ -96,7 +96,7 @@ def test_diff_json_is_stable(openprogram_home: Path) -> None:
 
 
 EXPECTED_TRANSCRIPT = """\
-# openprogram recording · format 1 · 2 calls
+# openprogram recording · format 2 · 2 calls
 
 ## call 0 · scripted/echo-1 · complete
 system> Call the echo tool with the user's words, then tell the user its result.

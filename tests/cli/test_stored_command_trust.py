@@ -21,7 +21,7 @@ def downloaded(folder: Path, marker: Path, words: str = "ran") -> Path:
     program = f"open({str(marker)!r}, 'w').write({words!r})"
     header = {
         "type": "header",
-        "format_version": 1,
+        "format_version": 2,
         "entry": {"argv": [sys.executable, "-c", program], "cwd": str(folder)},
     }
     path = folder / "downloaded.jsonl"

@@ -103,7 +103,8 @@ def test_the_format_example_is_a_strictly_valid_recording(tmp_path: Path) -> Non
     path.write_text(example)
     path.chmod(0o600)
     recording = read_recording(path)
-    assert [len(call.events) for call in recording.calls] == [5]
+    assert [len(call.events) for call in recording.calls] == [1, 1, 1]
+    assert len(recording.calls[2].request.context["messages"]) == 5  # rebuilt from references
 
 
 def test_links_between_the_docs_lead_somewhere() -> None:

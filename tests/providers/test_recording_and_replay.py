@@ -83,7 +83,7 @@ async def test_recorded_rows_are_sorted_compact_and_grouped_by_call(tmp_path: Pa
     await record_echo(path)
     lines = path.read_bytes().splitlines()
     rows = [json.loads(line) for line in lines]
-    assert rows[0] == {"format_version": 1, "type": "header"}
+    assert rows[0] == {"format_version": 2, "type": "header"}
     for line, row in zip(lines, rows, strict=True):
         assert line.decode() == json.dumps(
             row, sort_keys=True, separators=(",", ":"), ensure_ascii=False

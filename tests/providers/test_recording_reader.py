@@ -12,7 +12,7 @@ from openprogram.providers.recording.errors import RecordingFileError
 from openprogram.providers.recording.reader import read_header, read_recording, scan_recording
 from tests.helpers import write_lines
 
-HEADER = {"format_version": 1, "type": "header"}
+HEADER = {"format_version": 2, "type": "header"}
 MODEL = {"api": "scripted", "id": "m", "provider": "scripted"}
 
 
@@ -100,10 +100,18 @@ CASES: list[tuple[str, list[dict[str, Any] | str], int | None, int | None, str]]
     ("request gap", [HEADER, request(1), end(1, 0)], 2, 1, "contiguous from 0 (expected 0)"),
     (
         "other version",
-        [{"format_version": 2, "type": "header"}],
+        [{"format_version": 3, "type": "header"}],
         1,
         None,
-        "format_version 2 is not supported",
+        "format_version 3 is not supported",
+    ),
+    (
+        "version 1",
+        [{"format_version": 1, "type": "header"}],
+        1,
+        None,
+        "format_version 1 is not supported (this openprogram reads format_version 2); "
+        "run: openprogram recordings migrate ID-or-PATH",
     ),
     *(
         (
@@ -304,7 +312,7 @@ def test_the_header_alone_is_read_without_the_rows_after_it(
         [],
         [{"format_version": 99, "type": "header"}],
         [request(0), HEADER],
-        ['{"type": "header", "format_version": 1'],
+        ['{"type": "header", "format_version": 2'],
     ],
     ids=["empty", "newer-format", "no-header", "truncated"],
 )
@@ -312,7 +320,7 @@ def test_a_file_without_a_usable_header_is_refused_as_the_strict_reader_says(
     tmp_path: Path, rows: list[dict[str, Any] | str]
 ) -> None:
     path = tmp_path / "r.jsonl"
-    if rows and rows[-1] == '{"type": "header", "format_version": 1':
+    if rows and rows[-1] == '{"type": "header", "format_version": 2':
         path.write_text(str(rows[-1]))  # no newline: a cut header
     else:
         write_lines(path, rows)

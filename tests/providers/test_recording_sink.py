@@ -73,7 +73,7 @@ def test_symlinks_wide_permissions_and_foreign_files_are_refused(tmp_path: Path)
     assert target.read_text() == "precious\n"
 
     wide = tmp_path / "wide.jsonl"
-    wide.write_text('{"format_version":1,"type":"header"}\n')
+    wide.write_text('{"format_version":2,"type":"header"}\n')
     wide.chmod(0o644)
     with pytest.raises(RecordingFileError, match="too wide"):
         RecordingSink(wide).ensure_header()

@@ -302,7 +302,7 @@ def test_header_rules_round_trip() -> None:
         ignore=(IgnoreRule(path="options.metadata.request_id"),),
         normalize=(NormalizeRule(path="context.system_prompt", preset="iso-datetime"),),
     )
-    back = rules_from_header({"format_version": 1, "rules": header_rules_value(rules)}, "x.jsonl")
+    back = rules_from_header({"format_version": 2, "rules": header_rules_value(rules)}, "x.jsonl")
     assert [r.describe() for r in back.all()] == [r.describe() for r in rules.all()]
     assert {r.source for r in back.all()} == {"recording header"}
     with pytest.raises(RulesConfigError, match=r"recording x.jsonl: header.rules.ignor"):

@@ -31,7 +31,7 @@ def foreign(path: Path) -> None:
 
 
 def typed_wrong(path: Path) -> None:
-    path.write_bytes(path.read_bytes().replace(b'"format_version":1', b'"format_version":"1"', 1))
+    path.write_bytes(path.read_bytes().replace(b'"format_version":2', b'"format_version":"2"', 1))
 
 
 def no_call_end(path: Path) -> None:

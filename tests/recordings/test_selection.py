@@ -148,7 +148,7 @@ def test_a_dotdot_path_into_the_managed_root_is_stored_as_its_id() -> None:
     "content",
     [
         "",
-        '{"type":"header","format_version":1}\n{"type":"request"',
+        '{"type":"header","format_version":2}\n{"type":"request"',
         '{"format_version":9,"type":"header"}\n',
     ],
     ids=["empty", "truncated", "other-format"],

@@ -37,12 +37,12 @@ def replay_missing(home: Path) -> None:
 
 
 def replay_corrupt(home: Path) -> None:
-    managed().write_text('{"type":"header","format_version":1}\n{"type":"request"\n')
+    managed().write_text('{"type":"header","format_version":2}\n{"type":"request"\n')
     configure("replay", "r")
 
 
 def replay_other_format(home: Path) -> None:
-    managed().write_text('{"format_version":2,"type":"header"}\n')
+    managed().write_text('{"format_version":3,"type":"header"}\n')
     configure("replay", "r")
 
 
@@ -86,7 +86,7 @@ def record_symlink(home: Path) -> None:
 
 
 def record_other_format(home: Path) -> None:
-    managed().write_text('{"format_version":2,"type":"header"}\n')
+    managed().write_text('{"format_version":3,"type":"header"}\n')
     configure("record", "r")
 
 
@@ -149,7 +149,7 @@ def test_a_valid_replay_file_is_described(openprogram_home: Path) -> None:
     replay_valid(openprogram_home)
     status = read_status()
     assert (status.mode, status.file, status.managed) == ("replay", "r", True)
-    assert (status.file_exists, status.file_valid, status.format_version) == (True, True, 1)
+    assert (status.file_exists, status.file_valid, status.format_version) == (True, True, 2)
     assert status.calls == 1 and status.events and status.reason is None
     assert status.config_path == openprogram_home / "config.json" and status.config_exists
     assert "next start" in status.applies_on_next_start

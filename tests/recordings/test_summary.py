@@ -37,7 +37,7 @@ def test_a_valid_recording_is_summarized_with_its_header_and_totals() -> None:
         True,
         None,
         2,
-        1,
+        2,
     )
     assert summary.facts.events > 2 and summary.facts.size == path.stat().st_size
     assert summary.facts.created_at is not None and not summary.active
@@ -65,7 +65,7 @@ def test_the_listing_is_newest_first_and_invalid_files_never_hide_the_others(
     root = ensure_recordings_dir()
     write_recording(root / "old.jsonl", header={"created_at": days_ago(30)})
     write_recording(root / "new.jsonl", header={"created_at": days_ago(0)})
-    write_lines(root / "broken.jsonl", ['{"type": "header", "format_version": 1}', "{nope"])
+    write_lines(root / "broken.jsonl", ['{"type": "header", "format_version": 2}', "{nope"])
     no_header = write_recording(root / "mtime-only.jsonl")
     os.utime(no_header, (0, os.path.getmtime(no_header) - 10 * 86400))
     (root / "notes.txt").write_text("not a recording")

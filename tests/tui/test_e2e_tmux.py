@@ -94,7 +94,7 @@ def terminal(tmp_path: Path) -> Iterator[Terminal]:
 
 def test_demo_browse_step_back_to_the_list_and_quit(terminal: Terminal) -> None:
     terminal.wait_for("echo-demo.jsonl", "#0", "scripted/echo-1", "complete", "▶ replay echo-demo")
-    terminal.wait_for("format 1 · 5 calls · 115 events · ✓ valid")
+    terminal.wait_for("format 2 · 5 calls · 115 events · ✓ valid")
     terminal.wait_for("System", "Tools offered", "Please echo 'hello world'")
     terminal.keys("]", "Enter", "j", "j", "j")
     terminal.wait_for("Assembled from events 0–3 of 31 events")

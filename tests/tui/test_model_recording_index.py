@@ -34,7 +34,7 @@ def test_demo_spans_match_the_strict_reader(demo_file: Path) -> None:
     index = built(demo_file)
     scan = scan_recording(demo_file)
     assert index.complete and index.published_calls == len(scan.calls) == 5
-    assert index.format_version == 1
+    assert index.format_version == 2
     for span, call in zip(index.calls, scan.calls, strict=True):
         assert span.request_line + 1 == call.first_line
         assert span.end_line is not None and span.end_line + 1 == call.last_line

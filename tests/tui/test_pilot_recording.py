@@ -98,7 +98,7 @@ async def test_tabs_cycle_with_brackets_and_raw_shows_the_rows(demo_file: Path) 
         await pilot.press("j")
         await pilot.pause()
         raw = screen.query_one("#raw", TextArea).text
-        assert raw.startswith('{"call_index":1,')
+        assert raw.startswith('{"base":0,"call_index":1,')  # call 1 refers to call 0 (format 2)
 
 
 async def test_brackets_switch_tabs_from_inside_a_tab_too(demo_file: Path) -> None:

@@ -29,7 +29,7 @@ ARGV = [sys.executable, "-c", "print('hi')", *LONG, "--last-argument-to-see"]
 
 def downloaded(folder: Path) -> Path:
     """A recording with no calls whose header stores a long command (as a download would)."""
-    header = {"type": "header", "format_version": 1, "entry": {"argv": ARGV, "cwd": str(folder)}}
+    header = {"type": "header", "format_version": 2, "entry": {"argv": ARGV, "cwd": str(folder)}}
     path = folder / "downloaded.jsonl"
     path.write_text(json.dumps(header) + "\n")
     return path

@@ -20,7 +20,7 @@ MODEL = {"api": "openai-completions", "provider": "openai", "id": "gpt-4o-mini"}
 
 
 def header() -> bytes:
-    return encode_row({"type": "header", "format_version": 1, "created_at": "2026-01-01T00:00:00Z"})
+    return encode_row({"type": "header", "format_version": 2, "created_at": "2026-01-01T00:00:00Z"})
 
 
 def request(call_index: int, text: str = "hi") -> bytes:

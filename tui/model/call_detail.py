@@ -111,6 +111,25 @@ class LoadedCall:
             raise cached
         return cached
 
+    def timing(self) -> str:
+        """`took 230 ms · first event after 212 ms`; a time the file does not hold (a migrated
+        call, a call still open) is "not recorded", never 0."""
+        took = self.call_end.duration_ms if self.call_end is not None else None
+        first: int | None = None
+        if self.event_count:
+            try:
+                row = parse_row(self.index.line(self.span.event_lines[0]))
+                first = row.ms if isinstance(row, EventRow) else None
+            except ValidationError:
+                first = None
+        took_text = f"took {took} ms" if took is not None else "duration not recorded"
+        first_text = (
+            f"first event after {first} ms"
+            if first is not None
+            else "first event time not recorded"
+        )
+        return f"{took_text} · {first_text}"
+
     def event_summary(self, event_index: int) -> EventSummary:
         """The event list row of `event_index`."""
         line_number = self.span.event_lines[event_index] + 1

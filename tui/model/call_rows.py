@@ -80,6 +80,12 @@ def read_facts(index: RecordingIndex, span: CallSpan) -> RowFacts:
         problem = f"line {span.request_line + 1}: request row cannot be read"
         return RowFacts(request_problem=problem, **_end_facts(index, span))
     model = request.get("model")
+    base, limit = int_field(request, "base"), span.ordinal
+    while model is None and base is not None and base < limit:  # a format-2 reference
+        limit = base
+        earlier = peek_row(index.line(index.calls[base].request_line))
+        model = earlier.get("model") if earlier is not None else {}
+        base = int_field(earlier, "base") if earlier is not None and model is None else None
     return RowFacts(
         call_index=int_field(request, "call_index"),
         model=model if isinstance(model, dict) else {},

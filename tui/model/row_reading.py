@@ -5,6 +5,10 @@ from __future__ import annotations
 from pydantic import ValidationError
 
 from openprogram.providers.recording.format import CallEndRow, RequestRow, parse_row
+from openprogram.providers.recording.request_references import (
+    RequestReferenceError,
+    rebuild_chain,
+)
 from tui.model.recording_index import CallSpan, RecordingIndex
 from tui.model.text_preview import preview_line
 
@@ -18,7 +22,24 @@ def row_problem(exc: ValidationError) -> str:
 
 
 def read_request(index: RecordingIndex, span: CallSpan) -> RequestRow | str:
-    """The call's request row, or the reason it cannot be read."""
+    """The call's full request (its references followed), or the reason it cannot be read."""
+    row = _request_row(index, span)
+    if isinstance(row, str):
+        return row
+
+    def earlier(call_index: int) -> RequestRow | None:
+        if call_index >= len(index.calls):
+            return None
+        found = _request_row(index, index.calls[call_index])
+        return found if isinstance(found, RequestRow) else None
+
+    try:
+        return rebuild_chain(row, earlier)
+    except RequestReferenceError as exc:
+        return f"line {span.request_line + 1}: {exc}"
+
+
+def _request_row(index: RecordingIndex, span: CallSpan) -> RequestRow | str:
     try:
         row = parse_row(index.line(span.request_line))
     except ValidationError as exc:

@@ -118,7 +118,11 @@ def _start_replay(selector: str | None, spec: ChildRunSpec | None) -> ReplayProv
     )
     report = report_writer(spec.report) if spec.report else None
     replay = ReplayProvider(
-        location.path, rules=rules, on_report=report, accept_into=spec.accept_into
+        location.path,
+        rules=rules,
+        on_report=report,
+        accept_into=spec.accept_into,
+        pace=spec.pace,
     )
     if report is not None:
         report(RulesRow(rules=replay.rules.describe()))

@@ -61,6 +61,8 @@ class ChildRunSpec(BaseModel):
     accept_into: str | None = None
     """Accept mode: every call is written there, a differing request taken as the new one."""
     rerecord: RerecordSpec | None = None
+    pace: float | None = None
+    """Replay at the recorded pace times this factor (None: events at once)."""
 
 
 def _private(path: Path, is_dir: bool) -> bool:

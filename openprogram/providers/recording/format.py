@@ -1,4 +1,4 @@
-"""The recording file format, version 1: one JSON object per line, in the order things happen.
+"""The recording file format, version 2: one JSON object per line, in the order things happen.
 
 The row models live here; how rows are written as bytes (and classified from their last bytes) is in
 `rows`, which needs no models.
@@ -31,13 +31,22 @@ class HeaderRow(_Row):
 
 
 class RequestRow(_Row):
-    """A provider call begins: the redacted JSON dumps of its arguments."""
+    """A provider call begins: the redacted JSON dumps of its arguments, or (with `base`) what
+    changed since call `base` of the same file (`request_references` rebuilds the full request).
+
+    Readers hand out full requests only: `base` and `keep` are None there."""
 
     type: Literal["request"]
     call_index: int = Field(ge=0)
-    model: dict[str, Any]
+    model: dict[str, Any] = Field(default_factory=dict)
     context: dict[str, Any]
-    options: dict[str, Any] | None
+    options: dict[str, Any] | None = None
+    base: int | None = Field(default=None, ge=0)
+    """The earlier call this request builds on; absent: the row is the full request."""
+    keep: int | None = Field(default=None, ge=0)
+    """With `base`: how many of call `base`'s messages come first (absent: none)."""
+    start_ms: int | None = Field(default=None, ge=0)
+    """Milliseconds from the session's start (the writer opening the file); None: not recorded."""
 
 
 class EventRow(_Row):
@@ -47,6 +56,8 @@ class EventRow(_Row):
     call_index: int = Field(ge=0)
     event_index: int = Field(ge=0)
     event: AssistantMessageEvent
+    ms: int | None = Field(default=None, ge=0)
+    """Milliseconds from the call's request to this event's arrival; None: not recorded."""
 
 
 class CallEndRow(_Row):
@@ -58,6 +69,8 @@ class CallEndRow(_Row):
     outcome: CallOutcome
     error: str | None = None
     """For `error` and `cancelled`: the exception, redacted and bounded (optional)."""
+    duration_ms: int | None = Field(default=None, ge=0)
+    """Milliseconds from the call's request to its end; None: not recorded."""
 
 
 Row = Annotated[HeaderRow | RequestRow | EventRow | CallEndRow, Field(discriminator="type")]

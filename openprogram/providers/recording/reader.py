@@ -28,7 +28,16 @@ from openprogram.providers.recording.format import (
     Row,
     parse_row,
 )
-from openprogram.providers.recording.rows import RECORDING_FORMAT_VERSION, ROW_TYPES
+from openprogram.providers.recording.request_references import (
+    RequestReferenceError,
+    rebuild,
+    reference_problem,
+)
+from openprogram.providers.recording.rows import (
+    MIGRATE_COMMAND,
+    RECORDING_FORMAT_VERSION,
+    ROW_TYPES,
+)
 from openprogram.providers.recording.scan_facts import (
     MAX_PROBLEMS,
     TRUNCATED_LAST_LINE_REASON,
@@ -51,6 +60,12 @@ class RecordedCall:
     error: str | None
     first_line: int
     last_line: int
+    start_ms: int | None = None
+    """When the call began, in milliseconds after the session's start; None: not recorded."""
+    duration_ms: int | None = None
+    """How long the call took, in milliseconds; None: not recorded (a migrated call)."""
+    event_ms: tuple[int | None, ...] = ()
+    """When each event arrived, in milliseconds after the call began (None: not recorded)."""
 
     def request_payload(self) -> dict[str, Any]:
         """The request as compared by replay: `{"model": …, "context": …, "options": …}`."""
@@ -127,6 +142,7 @@ class _OpenCall:
     request: RequestRow
     first_line: int
     events: list[AssistantMessageEvent] = field(default_factory=list)
+    event_ms: list[int | None] = field(default_factory=list)
     event_count: int = 0
     damaged: bool = False
 
@@ -188,6 +204,22 @@ def _explain(line: bytes, exc: ValidationError) -> tuple[int | None, str]:
     return call_index, f"{kind} row field {location}: {first['msg']}"
 
 
+def _non_finite(line: bytes) -> str | None:
+    """The NaN or infinity a parsed row holds (JSON has none), or None. Cheap for most rows: the
+    bytes are searched first, and only a row that names one is parsed again to tell a number
+    from text."""
+    if b"NaN" not in line and b"Infinity" not in line:
+        return None
+    found: list[str] = []
+
+    def constant(name: str) -> float:
+        found.append(name)
+        return 0.0
+
+    json.loads(line, parse_constant=constant)
+    return found[0] if found else None
+
+
 def _read(path: str | os.PathLike[str], strict: bool) -> RecordingScan:
     target = Path(path)
     data = read_recording_bytes(target)
@@ -236,6 +268,10 @@ def _parse(
     header: HeaderRow | None = None
     calls: list[RecordedCall] = []
     open_calls: dict[int, _OpenCall] = {}
+    requests: dict[int, RequestRow] = {}
+    """Every call's full request, for the references of later ones (only with `keep_calls`)."""
+    message_counts: dict[int, int | None] = {}
+    """Every call's number of messages (None: not a list), to check references."""
     next_call = 0
     foreign = False
     line_count = 0  # the last line's number
@@ -263,17 +299,32 @@ def _parse(
             if header is None:
                 break
             continue
+        constant = _non_finite(line)
+        if constant is not None:
+            call_index = getattr(row, "call_index", None)
+            if call_index in open_calls:
+                open_calls[call_index].damaged = True
+            problems.add(
+                number,
+                call_index,
+                f"{row.type} row holds the non-finite number {constant}, which JSON cannot hold",
+            )
+            if header is None:
+                break
+            continue
         if isinstance(row, HeaderRow):
             if header is not None:
                 problems.add(number, None, "duplicate header (only the first row may be a header)")
                 continue
             header = row
             if row.format_version != RECORDING_FORMAT_VERSION:
+                way_forward = f"; run: {MIGRATE_COMMAND}" if row.format_version == 1 else ""
                 problems.add(
                     number,
                     None,
                     f"format_version {row.format_version} is not supported "
-                    f"(this openprogram reads format_version {RECORDING_FORMAT_VERSION})",
+                    f"(this openprogram reads format_version {RECORDING_FORMAT_VERSION})"
+                    + way_forward,
                 )
                 foreign = True
                 break
@@ -290,8 +341,27 @@ def _parse(
                     f"request indexes must be contiguous from 0 (expected {next_call})",
                 )
                 continue
-            open_calls[row.call_index] = _OpenCall(row, number)
             next_call += 1
+            base = row.base
+            problem = reference_problem(
+                row,
+                message_counts.get(base) if base is not None else None,
+                base in message_counts,
+            )
+            if problem is not None:
+                problems.add(number, row.call_index, problem)
+                open_calls[row.call_index] = _OpenCall(row, number, damaged=True)
+                continue
+            message_counts[row.call_index] = _message_count(row, message_counts)
+            if keep_calls:
+                try:
+                    row = rebuild(row, requests.get(base) if base is not None else None)
+                except RequestReferenceError as exc:  # checked above; kept for safety
+                    problems.add(number, row.call_index, str(exc))
+                    open_calls[row.call_index] = _OpenCall(row, number, damaged=True)
+                    continue
+                requests[row.call_index] = row
+            open_calls[row.call_index] = _OpenCall(row, number)
             continue
         current = open_calls.get(row.call_index)
         if current is None:
@@ -311,6 +381,7 @@ def _parse(
             current.event_count += 1
             if keep_calls:
                 current.events.append(row.event)
+                current.event_ms.append(row.ms)
             continue
         assert isinstance(row, CallEndRow)
         del open_calls[row.call_index]
@@ -333,6 +404,9 @@ def _parse(
                     row.error,
                     current.first_line,
                     number,
+                    start_ms=current.request.start_ms,
+                    duration_ms=row.duration_ms,
+                    event_ms=tuple(current.event_ms),
                 )
             )
     if truncated:
@@ -350,6 +424,16 @@ def _parse(
         problems=tuple(problems.found),
         facts=_facts(header, size, calls_found, events_found, tuple(sorted(open_calls)), problems),
     )
+
+
+def _message_count(row: RequestRow, counts: dict[int, int | None]) -> int | None:
+    """How many messages the full request of `row` holds (its reference already checked)."""
+    messages = row.context.get("messages")
+    if row.base is None:
+        return len(messages) if isinstance(messages, list) else None
+    if counts.get(row.base) is None:
+        return len(messages) if isinstance(messages, list) else None
+    return (row.keep or 0) + (len(messages) if isinstance(messages, list) else 0)
 
 
 def _numbered_lines(rows: Iterable[bytes]) -> Iterator[tuple[int, bytes, bool]]:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import os
 import sys
+import threading
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -64,6 +65,38 @@ def redact_request_dump(dump: dict[str, Any]) -> dict[str, Any]:
     return remove_secret_values(dump)
 
 
+class RedactedMessages:
+    """The message dumps of the previous call and their redacted forms.
+
+    A session sends its conversation again on every call; a message dumped equal to the one at
+    its place last time is not redacted again (redaction maps each item of a list on its own, so
+    the result is the same), which keeps the cost of a call to what it adds."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._raw: list[Any] = []
+        self._redacted: list[Any] = []
+
+    def payload(
+        self, model: Model, context: Context, options: StreamOptions | None
+    ) -> dict[str, Any]:
+        """`request_payload(model, context, options)`, redacting only the messages that changed."""
+        dump = request_dump(model, context, options)
+        messages = dump["context"]["messages"]
+        dump["context"]["messages"] = []
+        payload = redact_request_dump(dump)
+        with self._lock:
+            raw, redacted = self._raw, self._redacted
+            known = len(raw)
+            fresh = [
+                redacted[i] if i < known and raw[i] == message else remove_secret_values(message)
+                for i, message in enumerate(messages)
+            ]
+            self._raw, self._redacted = messages, fresh
+        payload["context"]["messages"] = list(fresh)
+        return payload
+
+
 def event_dump(event: AssistantMessageEvent) -> dict[str, Any]:
     """The event as its row stores it: the redacted JSON dump."""
     return remove_secret_values(event.model_dump(mode="json"))
@@ -95,6 +128,7 @@ class RecordingProvider(WrapperProvider):
         )
         self.scrub: tuple[ScrubRule, ...] = validate_rules(rules or MatchingRules()).scrub
         """The user's scrub rules, applied after redaction."""
+        self._messages = RedactedMessages()
 
     def wrap_call(
         self, model: Model, context: Context, options: StreamOptions | None, forward: Forward
@@ -109,7 +143,7 @@ class RecordingProvider(WrapperProvider):
         context: Context,
         options: StreamOptions | None,
     ) -> AsyncIterator[AssistantMessageEvent]:
-        payload = scrub_value(request_payload(model, context, options), self.scrub)
+        payload = scrub_value(self._messages.payload(model, context, options), self.scrub)
         call_index = self.sink.begin_call(payload)
         everywhere = tuple(rule for rule in self.scrub if rule.covers_everything)
         if everywhere:

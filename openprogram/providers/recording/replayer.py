@@ -7,8 +7,11 @@ context, then options); the first difference raises `ReplayMismatch`.
 
 from __future__ import annotations
 
+import asyncio
+import math
 import os
 import threading
+import time
 from collections.abc import AsyncIterator, Callable
 from typing import Any
 
@@ -56,11 +59,14 @@ ACCEPTED_VALUE_LIMIT = 200
 
 
 def copy_call(sink: RecordingSink, request: dict[str, Any], call: RecordedCall) -> None:
-    """Write a recorded call into another file: `request`, then its recorded answer as is."""
-    call_index = sink.begin_call(request)
-    for number, event in enumerate(call.events):
-        sink.write_event(call_index, number, event.model_dump(mode="json"))
-    sink.end_call(call_index, len(call.events), call.outcome, call.error)
+    """Write a recorded call into another file: `request`, then its recorded answer and times as is."""
+    call_index = sink.begin_call(request, start_ms=call.start_ms)
+    times = call.event_ms or (None,) * len(call.events)
+    for number, (event, ms) in enumerate(zip(call.events, times, strict=True)):
+        sink.write_event(call_index, number, event.model_dump(mode="json"), ms=ms)
+    sink.end_call(
+        call_index, len(call.events), call.outcome, call.error, duration_ms=call.duration_ms
+    )
 
 
 __all__ = ["RecordedCallError", "ReplayProvider"]
@@ -78,7 +84,9 @@ class RecordedCallError(OpenProgramError, RuntimeError):
 
 
 class ReplayProvider:
-    """Answers every call from the recording at `path`, offline; never opens a socket."""
+    """Answers every call from the recording at `path`, offline; never opens a socket.
+
+    `pace`: None delivers events at once; 1.0 at the recorded pace, 2.0 twice as fast."""
 
     requires_credentials = False
 
@@ -90,7 +98,14 @@ class ReplayProvider:
         project_rules: bool = True,
         on_report: Callable[[ReportRow], None] | None = None,
         accept_into: str | os.PathLike[str] | None = None,
+        pace: float | None = None,
     ) -> None:
+        if pace is not None and not (math.isfinite(pace) and pace > 0):
+            raise ValueError(
+                f"pace must be a positive number (1.0: the recorded pace), got {pace!r}"
+            )
+        self.pace = pace
+        """None: events at once; 1.0: at the recorded pace; 2.0: twice as fast; 0.5: half."""
         self.recording = path if isinstance(path, Recording) else read_recording(path)
         self.path = self.recording.path
         header = rules_from_header(self.recording.header.model_extra or {}, str(self.path))
@@ -269,8 +284,17 @@ class ReplayProvider:
     async def _replay(self, dump: dict[str, Any]) -> AsyncIterator[AssistantMessageEvent]:
         __tracebackhide__ = True  # pytest shows the caller's line, not ours
         call = self._take(dump)
-        for event in call.events:
-            yield event
+        if self.pace is None or not call.event_ms:
+            for event in call.events:
+                yield event
+        else:
+            started = time.monotonic()
+            for event, ms in zip(call.events, call.event_ms, strict=True):
+                if ms is not None:  # a migrated call has no times: its events come at once
+                    wait = ms / 1000 / self.pace - (time.monotonic() - started)
+                    if wait > 0:
+                        await asyncio.sleep(wait)
+                yield event
         if call.outcome == "error":
             raise RecordedCallError(call.call_index, call.error)
         if call.outcome in ("cancelled", "abandoned"):

@@ -8,24 +8,71 @@ models in `format` are not built), so a viewer can index a file before they are.
 from __future__ import annotations
 
 import json
+import math
 from typing import Any
 
-RECORDING_FORMAT_VERSION = 1
+from openprogram.errors import OpenProgramError
+
+RECORDING_FORMAT_VERSION = 2
 """Bump when required fields or the meaning of request/event/call_end rows change."""
+
+MIGRATE_COMMAND = "openprogram recordings migrate ID-or-PATH"
+"""The way forward named when a file of another (older) format is refused."""
 
 CALL_OUTCOMES: tuple[str, ...] = ("complete", "error", "cancelled", "abandoned")
 ROW_TYPES: tuple[str, ...] = ("header", "request", "event", "call_end")
 
 
 _ENCODER = json.JSONEncoder(
-    sort_keys=True, separators=(",", ":"), ensure_ascii=False, check_circular=False
+    sort_keys=True,
+    separators=(",", ":"),
+    ensure_ascii=False,
+    check_circular=False,
+    allow_nan=False,
 )
 """`json.dumps` with these options, built once: `dumps` builds a new encoder on every call."""
 
 
+class NonFiniteNumberError(OpenProgramError, ValueError):
+    """A value to record holds NaN or an infinity, which JSON cannot hold; names the field."""
+
+    def __init__(self, field_path: str, value: float) -> None:
+        super().__init__(
+            f"cannot record {value!r} at {field_path}: a recording holds JSON numbers, "
+            "which are never NaN or infinite"
+        )
+        self.field_path = field_path
+
+
 def encode_row(row: dict[str, Any]) -> bytes:
-    """One row as stored: compact JSON, sorted keys, UTF-8 as is, ending in a newline."""
-    return (_ENCODER.encode(row) + "\n").encode("utf-8")
+    """One row as stored: compact JSON, sorted keys, UTF-8 as is, ending in a newline.
+
+    Raises `NonFiniteNumberError` naming the field of a NaN or infinite number."""
+    try:
+        text = _ENCODER.encode(row)
+    except ValueError:
+        found = _non_finite(row, "")
+        if found is None:
+            raise
+        raise NonFiniteNumberError(*found) from None
+    return (text + "\n").encode("utf-8")
+
+
+def _non_finite(value: Any, path: str) -> tuple[str, float] | None:
+    """The path and value of the first NaN or infinite float in `value`, or None."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return path or "row", value
+    if isinstance(value, dict):
+        items: Any = value.items()
+    elif isinstance(value, list | tuple):
+        items = enumerate(value)
+    else:
+        return None
+    for key, item in items:
+        found = _non_finite(item, f"{path}.{key}" if path else str(key))
+        if found is not None:
+            return found
+    return None
 
 
 def classify_row_tail(line: bytes) -> str | None:

@@ -9,6 +9,7 @@ Each `call_end` is written and `fsync`ed before the call's terminal event reache
 
 from __future__ import annotations
 
+import enum
 import fcntl
 import json
 import os
@@ -22,7 +23,9 @@ from typing import Any
 from openprogram.errors import OpenProgramError
 from openprogram.providers.recording.errors import RecordingFileError
 from openprogram.providers.recording.format import CallOutcome
+from openprogram.providers.recording.request_references import referring_row
 from openprogram.providers.recording.rows import (
+    MIGRATE_COMMAND,
     RECORDING_FORMAT_VERSION,
     classify_row_tail,
     encode_row,
@@ -79,15 +82,32 @@ def open_recording_for_append(path: Path) -> int:
     return fd
 
 
+class Now(enum.Enum):
+    """`NOW`: a time field takes the moment the writer is called (the default)."""
+
+    NOW = "now"
+
+
+NOW = Now.NOW
+TimeField = int | None | Now
+"""A time to store: `NOW`, milliseconds already known (a copied call), or None (not recorded)."""
+
+
 class _PendingRows:
-    """The event rows of one call not yet appended, their size, and when the first was added."""
+    """The event rows of one call not yet appended, their size, when the first was added, and
+    when the call began (monotonic seconds)."""
 
-    __slots__ = ("rows", "since", "size")
+    __slots__ = ("rows", "since", "size", "started")
 
-    def __init__(self) -> None:
+    def __init__(self, started: float) -> None:
         self.rows: list[bytes] = []
         self.size = 0
-        self.since = time.monotonic()
+        self.since = started
+        self.started = started
+
+
+def _elapsed_ms(since: float, now: float) -> int:
+    return max(0, round((now - since) * 1000))
 
 
 class RecordingSink:
@@ -102,8 +122,16 @@ class RecordingSink:
     with a `RecordingFileError`, not at the first call.
     """
 
-    def __init__(self, path: str | os.PathLike[str], header: dict[str, Any] | None = None) -> None:
+    def __init__(
+        self,
+        path: str | os.PathLike[str],
+        header: dict[str, Any] | None = None,
+        *,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
         self.path = Path(path)
+        self._clock = clock
+        """Seconds, monotonic: the times stored (a fixed clock makes a demo file reproducible)."""
         self._header = {**(header or {}), "format_version": RECORDING_FORMAT_VERSION}
         self._lock = threading.Lock()
         self._fd: int | None = None
@@ -111,6 +139,11 @@ class RecordingSink:
         self._next_call = 0
         self._torn_tail = False
         self._pending: dict[int, _PendingRows] = {}
+        self._opened = clock()
+        """The session's start: request times are milliseconds after it."""
+        self._previous: tuple[int, dict[str, Any]] | None = None
+        """The last request this writer stored in this file (its index and stored form): the
+        next request refers to it (docs/recording-format.md#references)."""
         try:
             self.path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
         except OSError as exc:
@@ -136,6 +169,7 @@ class RecordingSink:
             return
         if size < self._known_size:  # replaced underneath us: start over
             self._known_size = self._next_call = 0
+            self._previous = None
         added = os.pread(fd, size - self._known_size, self._known_size)
         if self._known_size == 0:
             self._check_header(added.split(b"\n", 1)[0])
@@ -163,7 +197,8 @@ class RecordingSink:
                 1,
                 None,
                 f"cannot append to a recording with format_version {version!r} "
-                f"(this openprogram writes {RECORDING_FORMAT_VERSION})",
+                f"(this openprogram writes {RECORDING_FORMAT_VERSION})"
+                + (f"; run: {MIGRATE_COMMAND}" if version == 1 else ""),
             )
 
     def _append(self, rows: Callable[[], bytes], *, sync: bool = False) -> None:
@@ -184,6 +219,7 @@ class RecordingSink:
             except OSError as exc:
                 # Part of `data` may be on disk: forget what we knew and rescan on the next append.
                 self._known_size = self._next_call = 0
+                self._previous = None
                 raise RecordingWriteError(self.path, exc) from exc
             self._known_size += len(data)
         finally:
@@ -196,33 +232,59 @@ class RecordingSink:
         with self._lock:
             self._append(lambda: b"", sync=True)
 
-    def begin_call(self, request: dict[str, Any]) -> int:
-        """Append a request row for the next call and return its `call_index`."""
+    def begin_call(self, request: dict[str, Any], *, start_ms: TimeField = NOW) -> int:
+        """Append a request row for the next call and return its `call_index`.
+
+        `request` is the stored (redacted) `{"model", "context", "options"}`; the row refers to the
+        last request this writer stored where they agree. Raises `NonFiniteNumberError` (nothing
+        written) for a NaN or infinite number."""
         with self._lock:
             call_index = -1
+            now = self._clock()
+            if start_ms is NOW:
+                start_ms = _elapsed_ms(self._opened, now)
 
             def request_row() -> bytes:
                 nonlocal call_index
-                call_index = self._next_call
-                self._next_call += 1
-                return encode_row({**request, "call_index": call_index, "type": "request"})
+                index = self._next_call
+                base_index, base = self._previous or (None, None)
+                row = referring_row(request, base_index, base)
+                row.update(call_index=index, type="request")
+                if start_ms is not None:
+                    row["start_ms"] = start_ms
+                data = encode_row(row)
+                call_index, self._next_call = index, index + 1
+                return data
 
             self._append(request_row)
-            self._pending[call_index] = _PendingRows()
+            self._previous = (call_index, request)
+            self._pending[call_index] = _PendingRows(now)
             return call_index
 
-    def write_event(self, call_index: int, event_index: int, event: dict[str, Any]) -> None:
-        """Add one event row; rows are appended in batches (by size or age) and at `end_call`."""
-        row = encode_row(
-            {"call_index": call_index, "event": event, "event_index": event_index, "type": "event"}
-        )
+    def write_event(
+        self, call_index: int, event_index: int, event: dict[str, Any], *, ms: TimeField = NOW
+    ) -> None:
+        """Add one event row; rows are appended in batches (by size or age) and at `end_call`.
+
+        `ms` defaults to now after the call's start (the one clock read per event)."""
+        now = self._clock()
+        pending = self._pending[call_index]  # set by begin_call; `started` never changes
+        row: dict[str, Any] = {
+            "call_index": call_index,
+            "event": event,
+            "event_index": event_index,
+            "type": "event",
+        }
+        if ms is NOW:
+            ms = _elapsed_ms(pending.started, now)
+        if ms is not None:
+            row["ms"] = ms
+        encoded = encode_row(row)
         with self._lock:
-            pending = self._pending[call_index]
-            now = time.monotonic()
             if not pending.rows:
                 pending.since = now
-            pending.rows.append(row)
-            pending.size += len(row)
+            pending.rows.append(encoded)
+            pending.size += len(encoded)
             if pending.size >= FLUSH_BYTES or now - pending.since >= FLUSH_SECONDS:
                 self._flush(call_index)
 
@@ -234,7 +296,13 @@ class RecordingSink:
             self._append(lambda: data, sync=sync)
 
     def end_call(
-        self, call_index: int, event_count: int, outcome: CallOutcome, error: str | None = None
+        self,
+        call_index: int,
+        event_count: int,
+        outcome: CallOutcome,
+        error: str | None = None,
+        *,
+        duration_ms: TimeField = NOW,
     ) -> None:
         """Append the call's remaining events and its `call_end` row, and `fsync` the file.
 
@@ -249,6 +317,10 @@ class RecordingSink:
         if error is not None:
             row["error"] = error
         with self._lock:
+            if duration_ms is NOW:
+                duration_ms = _elapsed_ms(self._pending[call_index].started, self._clock())
+            if duration_ms is not None:
+                row["duration_ms"] = duration_ms
             self._flush(call_index, encode_row(row), sync=True)
             del self._pending[call_index]
 

@@ -155,7 +155,7 @@ class CallDetail(Vertical):
     def _show_response(self, call: LoadedCall) -> None:
         final = call.final_message()
         outcome = call.call_end.outcome if call.call_end else "no call_end"
-        caption = f"Final message of call {call.call_index} · outcome {outcome}"
+        caption = f"Final message of call {call.call_index} · outcome {outcome} · {call.timing()}"
         notes = [n for n in (final.note, call.call_end.error if call.call_end else None) if n]
         view = self.query_one("#response", MessageView)
         view.show_message(final.message, caption, " · ".join(notes) or None)

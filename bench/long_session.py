@@ -1,0 +1,267 @@
+"""Long sessions: an agent loop of N calls, each adding one tool result of S bytes, recorded and replayed.
+
+The loop is what a coding agent does: call the model, which asks for a tool; run the tool (its
+result is S bytes of text distinct from every other result); send the whole conversation again.
+It runs through the real `RecordingProvider` over a scripted provider (a stream of 7 events per
+call ending in a tool call), then replays the file through `ReplayProvider` (every request matched).
+
+For each N in (50, 200, 1000) and S in (4 KB, 32 KB) it prints:
+
+- file size, the bytes of the distinct content the requests carry (every message, the system prompt,
+  the tools and the model once, as compact JSON), their ratio, and the same ratio for everything but
+  the event rows (the format-2 target: ≤ 1.3);
+- event-row bytes per event;
+- record cost of call 10 and of call N (medians of calls 10–19 and of the last 10), and their ratio
+  (target ≤ 2: the cost of a call must not grow with the context);
+- replay open (`read_recording`), whole replay (open + every call matched and streamed), and `check`'s
+  reading of the file (`scan_recording`, what `check`/`verify`/the summary read).
+
+A session whose version-1 file would exceed `--max-mb` (default 300 MB: 1000 × 32 KB makes ~30 GB)
+is not recorded; the line says so.
+
+    python bench/long_session.py [--quick] [--max-mb MB] [--sizes 50,200,1000] [--results 4096,32768]
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import statistics
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from _common import MODEL, TIMESTAMP, banner, parse_args, scratch_dir
+
+from openprogram.providers.recording.reader import read_recording, scan_recording
+from openprogram.providers.recording.recorder import RecordingProvider
+from openprogram.providers.recording.replayer import ReplayProvider
+from openprogram.providers.types import (
+    AssistantMessage,
+    AssistantMessageEvent,
+    Context,
+    DoneEvent,
+    Message,
+    StartEvent,
+    TextContent,
+    TextDeltaEvent,
+    TextEndEvent,
+    TextStartEvent,
+    Tool,
+    ToolCall,
+    ToolResultMessage,
+    UserMessage,
+)
+
+SYSTEM_PROMPT = (
+    "You are a coding agent working in a repository. Read files with read_file, change them with "
+    "write_file, run the tests with run_tests, and stop when they pass."
+)
+TOOLS = [
+    Tool(
+        name=name,
+        description=f"{name.replace('_', ' ')} in the repository.",
+        parameters={"type": "object", "properties": {"path": {"type": "string"}}},
+    )
+    for name in ("read_file", "write_file", "run_tests")
+]
+
+
+def answer(call: int) -> AssistantMessage:
+    return AssistantMessage(
+        content=[
+            TextContent(text=f"Step {call}: I will read the next file."),
+            ToolCall(id=f"call_{call}", name="read_file", arguments={"path": f"src/m{call}.py"}),
+        ],
+        api=MODEL.api,
+        provider=MODEL.provider,
+        model=MODEL.id,
+        stop_reason="toolUse",
+        timestamp=TIMESTAMP,
+    )
+
+
+def events_for(call: int) -> list[AssistantMessageEvent]:
+    """start, text_start, 3 deltas, text_end, done (with the tool call): 7 events."""
+    message = answer(call)
+    text = f"Step {call}: I will read the next file."
+    pieces = [text[:10], text[10:20], text[20:]]
+    partial = AssistantMessage(
+        api=MODEL.api, provider=MODEL.provider, model=MODEL.id, timestamp=TIMESTAMP
+    )
+    return [
+        StartEvent(partial=partial),
+        TextStartEvent(content_index=0),
+        *(TextDeltaEvent(content_index=0, delta=piece) for piece in pieces),
+        TextEndEvent(content_index=0, content=text),
+        DoneEvent(reason="toolUse", message=message),
+    ]
+
+
+class ScriptedProvider:
+    """Answers call k with `events_for(k)`, counting its calls."""
+
+    requires_credentials = False
+
+    def __init__(self) -> None:
+        self.calls = 0
+
+    async def stream(self, model: Any, context: Any, options: Any = None) -> Any:
+        events = events_for(self.calls)
+        self.calls += 1
+        for event in events:
+            yield event
+
+    stream_simple = stream
+
+
+def tool_result(call: int, size: int) -> ToolResultMessage:
+    line = f"# src/m{call}.py line {{}}: distinct text of result {call}\n"
+    text = "".join(line.format(n) for n in range(size // len(line) + 1))[:size]
+    return ToolResultMessage(
+        tool_call_id=f"call_{call}",
+        tool_name="read_file",
+        content=[TextContent(text=text)],
+        timestamp=TIMESTAMP,
+    )
+
+
+async def agent_loop(provider: Any, calls: int, size: int) -> tuple[list[float], list[Message]]:
+    """Run the loop; the time of each call (request to done, the tool's work excluded)."""
+    messages: list[Message] = [UserMessage(content="Fix the failing tests.", timestamp=TIMESTAMP)]
+    times: list[float] = []
+    for call in range(calls):
+        context = Context(system_prompt=SYSTEM_PROMPT, messages=list(messages), tools=TOOLS)
+        start = time.perf_counter()
+        final: AssistantMessage | None = None
+        async for event in provider.stream(MODEL, context, None):
+            if isinstance(event, DoneEvent):
+                final = event.message
+        times.append(time.perf_counter() - start)
+        assert final is not None
+        messages.append(final)
+        messages.append(tool_result(call, size))
+    return times, messages
+
+
+def content_bytes(messages: list[Message]) -> int:
+    """The distinct content the requests carry, each once, as compact JSON."""
+
+    def size(value: Any) -> int:
+        return len(json.dumps(value, separators=(",", ":"), ensure_ascii=False).encode())
+
+    total = size(MODEL.model_dump(mode="json")) + size(SYSTEM_PROMPT)
+    total += size([tool.model_dump(mode="json") for tool in TOOLS])
+    # The last request carries every message but the last two (the answer and result that follow it).
+    return total + sum(size(message.model_dump(mode="json")) for message in messages[:-2])
+
+
+def row_bytes(path: Path) -> tuple[int, int, int]:
+    """(bytes of event rows, number of event rows, bytes of every other row)."""
+    event_bytes = events = other = 0
+    with open(path, "rb") as rows:
+        for line in rows:
+            if line.rstrip().endswith(b'"type":"event"}'):
+                event_bytes += len(line)
+                events += 1
+            else:
+                other += len(line)
+    return event_bytes, events, other
+
+
+def timed(fn: Any) -> float:
+    start = time.perf_counter()
+    fn()
+    return time.perf_counter() - start
+
+
+def replay_all(path: Path, calls: int, size: int) -> None:
+    replay = ReplayProvider(path, project_rules=False)
+    asyncio.run(agent_loop(replay, calls, size))
+    replay.assert_consumed()
+
+
+def measure(folder: Path, calls: int, size: int) -> dict[str, float]:
+    path = folder / f"session-{calls}-{size}.jsonl"
+    recorder = RecordingProvider(ScriptedProvider(), path)
+    times, messages = asyncio.run(agent_loop(recorder, calls, size))
+    recorder.sink.close()
+    file_size = path.stat().st_size
+    content = content_bytes(messages)
+    event_bytes, events, other = row_bytes(path)
+    figures = {
+        "file": file_size,
+        "content": content,
+        "ratio": file_size / content,
+        "other_ratio": other / content,
+        "event_row": event_bytes / events,
+        "call10": statistics.median(times[10:20]),
+        "callN": statistics.median(times[-10:]),
+        "open": timed(lambda: read_recording(path)),
+        "replay": timed(lambda: replay_all(path, calls, size)),
+        "check": timed(lambda: scan_recording(path)),
+    }
+    path.unlink()
+    return figures
+
+
+def old_format_estimate(calls: int, size: int) -> float:
+    """Bytes a version-1 file of this session takes (every request repeats the conversation)."""
+    per_message = size + 400
+    return per_message * calls * calls  # two messages per call, half the calls on average
+
+
+def main() -> None:
+    def extra(parser: Any) -> None:
+        parser.add_argument("--max-mb", type=float, default=300.0)
+        parser.add_argument("--sizes", default="50,200,1000")
+        parser.add_argument("--results", default="4096,32768")
+
+    args = parse_args(__doc__, extra)
+    sizes = [int(n) for n in args.sizes.split(",")]
+    results = [int(n) for n in args.results.split(",")]
+    if args.quick:
+        sizes, results = [50], [4096]
+    banner("long sessions: an agent loop recorded and replayed")
+    import openprogram.providers.recording.rows as rows
+
+    version = getattr(rows, "RECORDING_FORMAT_VERSION", "?")
+    print(f"   recording format_version {version}")
+    targets: list[str] = []
+    with scratch_dir("long-session") as folder:
+        for size in results:
+            for calls in sizes:
+                label = f"N={calls:5d} S={size // 1024:2d} KB"
+                if version == 1 and old_format_estimate(calls, size) > args.max_mb * 1e6:
+                    estimate = old_format_estimate(calls, size) / 1e6
+                    print(f"{label}: not measured (a version-1 file of ~{estimate:,.0f} MB)")
+                    continue
+                f = measure(folder, calls, size)
+                print(
+                    f"{label}: file {f['file'] / 1e6:9.2f} MB  content {f['content'] / 1e6:7.2f} MB"
+                    f"  ratio {f['ratio']:7.2f}  non-event rows/content {f['other_ratio']:7.2f}"
+                    f"  event row {f['event_row']:5.0f} B"
+                )
+                print(
+                    f"{'':21s}record call 10 {f['call10'] * 1e3:7.3f} ms  call N "
+                    f"{f['callN'] * 1e3:7.3f} ms ({f['callN'] / f['call10']:5.2f}×)  open "
+                    f"{f['open']:7.3f} s  replay {f['replay']:7.3f} s  check read {f['check']:7.3f} s"
+                )
+                sys.stdout.flush()
+                targets.append(
+                    f"{label}: non-event rows {f['other_ratio']:.2f}× content "
+                    f"({'target met' if f['other_ratio'] <= 1.3 else 'target NOT met'}); "
+                    f"call N {f['callN'] / f['call10']:.2f}× call 10 "
+                    f"({'target met' if f['callN'] / f['call10'] <= 2 else 'target NOT met'})"
+                )
+    for number, line in enumerate(targets, start=1):
+        print(f"TARGET long-session {number}: {line}")
+    os.sys.stdout.flush()
+
+
+if __name__ == "__main__":
+    main()

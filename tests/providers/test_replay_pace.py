@@ -1,0 +1,73 @@
+"""Replay pace (issue #33): events wait for their recorded time divided by the pace; None is instant."""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+from pathlib import Path
+
+import pytest
+
+from openprogram.providers import Context, UserMessage
+from openprogram.providers.recording import RecordingProvider
+from openprogram.providers.recording import replayer as replayer_module
+from openprogram.providers.recording.replayer import ReplayProvider
+from openprogram.providers.recording.writer import RecordingSink
+from openprogram.providers.scripted import ScriptedProvider, echo_responder
+from tests.helpers import SCRIPTED_MODEL
+
+
+def recorded(path: Path) -> Path:
+    """One echo call recorded with a clock moving 100 ms per reading."""
+    ticks = itertools.count()
+    sink = RecordingSink(path, clock=lambda: next(ticks) * 0.1)
+    provider = RecordingProvider(ScriptedProvider(responder=echo_responder), sink)
+
+    async def run() -> None:
+        async for _ in provider.stream(
+            SCRIPTED_MODEL, Context(messages=[UserMessage(content="hi")])
+        ):
+            pass
+
+    asyncio.run(run())
+    sink.close()
+    return path
+
+
+def waits(path: Path, pace: float | None, monkeypatch: pytest.MonkeyPatch) -> list[float]:
+    """The waits replay asks for, with the clock standing still (nothing is timed)."""
+    asked: list[float] = []
+
+    async def sleep(seconds: float) -> None:
+        asked.append(round(seconds, 6))
+
+    monkeypatch.setattr(replayer_module.asyncio, "sleep", sleep)
+    monkeypatch.setattr(replayer_module.time, "monotonic", lambda: 0.0)
+    provider = ReplayProvider(path, project_rules=False, pace=pace)
+
+    async def run() -> None:
+        async for _ in provider.stream(
+            SCRIPTED_MODEL, Context(messages=[UserMessage(content="hi")])
+        ):
+            pass
+
+    asyncio.run(run())
+    return asked
+
+
+def test_pace_waits_for_each_event_at_its_recorded_time(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = recorded(tmp_path / "r.jsonl")
+    (call,) = ReplayProvider(path, project_rules=False).recording.calls
+    times = [ms / 1000 for ms in call.event_ms if ms]
+    assert times and times == sorted(times)
+    assert waits(path, 1.0, monkeypatch) == [round(t, 6) for t in times]
+    assert waits(path, 2.0, monkeypatch) == [round(t / 2, 6) for t in times]
+    assert waits(path, None, monkeypatch) == []
+
+
+@pytest.mark.parametrize("pace", [0.0, -1.0, float("nan"), float("inf")])
+def test_a_pace_that_is_not_a_positive_number_is_refused(tmp_path: Path, pace: float) -> None:
+    with pytest.raises(ValueError, match="pace must be a positive number"):
+        ReplayProvider(recorded(tmp_path / "r.jsonl"), pace=pace)

@@ -1,0 +1,374 @@
+"""Format 2: request rows refer to earlier calls; readers rebuild every full request (issue #33)."""
+
+from __future__ import annotations
+
+import asyncio
+import copy
+import itertools
+import json
+import math
+import shutil
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from openprogram.providers import Context, UserMessage
+from openprogram.providers.recording import RecordingProvider
+from openprogram.providers.recording.errors import RecordingFileError
+from openprogram.providers.recording.reader import read_recording, scan_recording
+from openprogram.providers.recording.recorder import request_payload
+from openprogram.providers.recording.rows import NonFiniteNumberError, encode_row
+from openprogram.providers.recording.rules import MatchingRules, ScrubRule
+from openprogram.providers.recording.writer import RecordingSink
+from openprogram.providers.scripted import ScriptedProvider, echo_responder
+from openprogram.providers.types import StreamOptions
+from tests.helpers import SCRIPTED_MODEL
+
+MODEL = {"id": "m", "api": "scripted"}
+
+
+def message(text: str, role: str = "user") -> dict[str, Any]:
+    return {"role": role, "content": text}
+
+
+def request(
+    messages: list[dict[str, Any]],
+    *,
+    system: str | None = "Be brief.",
+    tools: list[dict[str, Any]] | None = None,
+    model: dict[str, Any] | None = None,
+    options: dict[str, Any] | None = None,
+) -> dict[str, Any]:
+    return {
+        "model": model or MODEL,
+        "context": {"messages": messages, "system_prompt": system, "tools": tools},
+        "options": options,
+    }
+
+
+def record(path: Path, requests: list[dict[str, Any]], clock: Any = None) -> None:
+    """Each request as one call with one event, through the writer (deep copies: the writer
+    must not depend on the caller keeping its dicts)."""
+    sink = RecordingSink(path, clock=clock) if clock else RecordingSink(path)
+    for sent in requests:
+        index = sink.begin_call(copy.deepcopy(sent))
+        sink.write_event(index, 0, {"type": "text_start", "content_index": 0})
+        sink.end_call(index, 1, "complete")
+    sink.close()
+
+
+def rebuilt(path: Path) -> list[dict[str, Any]]:
+    return [call.request_payload() for call in read_recording(path).calls]
+
+
+def rows(path: Path) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in path.read_bytes().splitlines()]
+
+
+SHAPES = {
+    "appended": [
+        request([message("a")]),
+        request([message("a"), message("b", "assistant"), message("c")]),
+    ],
+    "edited": [
+        request([message("a"), message("b")]),
+        request([message("a"), message("B"), message("c")]),
+    ],
+    "removed": [
+        request([message("a"), message("b"), message("c")]),
+        request([message("a")]),
+    ],
+    "emptied": [request([message("a")]), request([])],
+    "same": [request([message("a")]), request([message("a")])],
+    "system prompt": [request([message("a")]), request([message("a")], system="Be long.")],
+    "system prompt gone": [request([message("a")]), request([message("a")], system=None)],
+    "tools": [
+        request([message("a")]),
+        request([message("a")], tools=[{"name": "t", "description": "", "parameters": {}}]),
+    ],
+    "model": [request([message("a")]), request([message("a")], model={"id": "n"})],
+    "options": [
+        request([message("a")], options={"temperature": 0.5}),
+        request([message("a")]),
+    ],
+    "not a conversation": [
+        {"model": {}, "context": {}, "options": None},
+        request([message("a")]),
+        {"model": {}, "context": {"messages": "x"}, "options": None},
+    ],
+}
+
+
+@pytest.mark.parametrize("shape", list(SHAPES))
+def test_every_reference_shape_rebuilds_the_request_sent(tmp_path: Path, shape: str) -> None:
+    path = tmp_path / "r.jsonl"
+    record(path, SHAPES[shape])
+    assert rebuilt(path) == SHAPES[shape]
+    assert scan_recording(path).valid
+
+
+def test_unchanged_fields_are_not_stored_again(tmp_path: Path) -> None:
+    path = tmp_path / "r.jsonl"
+    first = request([message("a" * 1000)], tools=[{"name": "t", "description": "x" * 500}])
+    second = request(
+        [message("a" * 1000), message("b", "assistant")],
+        tools=[{"name": "t", "description": "x" * 500}],
+    )
+    record(path, [first, second])
+    row = rows(path)[4]
+    assert row["base"] == 0 and row["keep"] == 1
+    assert row["context"] == {"messages": [message("b", "assistant")]}
+    assert "model" not in row and "options" not in row
+
+
+@st.composite
+def sessions(draw: st.DrawFn) -> list[dict[str, Any]]:
+    """A session: each call appends, edits or removes messages (parallel tool calls included),
+    and sometimes changes the system prompt, the tools, the model or the options."""
+    texts = st.text(alphabet="ab\u00e9\n\"'", max_size=6)
+    messages: list[dict[str, Any]] = [message(draw(texts))]
+    system, tools, model, options = "s", None, dict(MODEL), None
+    calls = []
+    for _ in range(draw(st.integers(1, 8))):
+        calls.append(
+            request(list(messages), system=system, tools=tools, model=model, options=options)
+        )
+        action = draw(st.sampled_from(["append", "parallel", "edit", "remove", "same"]))
+        if action == "append":
+            messages.append(message(draw(texts), "assistant"))
+        elif action == "parallel":
+            messages += [
+                {"role": "toolResult", "id": str(n), "content": draw(texts)} for n in range(3)
+            ]
+        elif action == "edit" and messages:
+            messages[draw(st.integers(0, len(messages) - 1))] = message(draw(texts))
+        elif action == "remove" and messages:
+            del messages[draw(st.integers(0, len(messages) - 1))]
+        if draw(st.booleans()):
+            system = draw(st.sampled_from(["s", "t", None]))
+        if draw(st.booleans()):
+            tools = draw(st.sampled_from([None, [], [{"name": "t"}], [{"name": "u"}]]))
+        if draw(st.booleans()):
+            model = {**MODEL, "id": draw(st.sampled_from(["m", "n"]))}
+        if draw(st.booleans()):
+            options = draw(st.sampled_from([None, {"temperature": 0.0}, {"max_tokens": 5}]))
+    return calls
+
+
+@settings(
+    max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(session=sessions())
+def test_random_sessions_rebuild_every_request_sent(
+    tmp_path_factory: pytest.TempPathFactory, session: list[dict[str, Any]]
+) -> None:
+    path = tmp_path_factory.mktemp("session") / "r.jsonl"
+    record(path, session)
+    assert rebuilt(path) == session
+    facts = scan_recording(path).facts
+    assert facts.calls == len(session) and not facts.problems
+
+
+def write_rows(path: Path, *row_list: dict[str, Any]) -> Path:
+    path.write_bytes(b"".join(encode_row(row) for row in row_list))
+    path.chmod(0o600)
+    return path
+
+
+def call(index: int, **fields: Any) -> list[dict[str, Any]]:
+    return [
+        {"type": "request", "call_index": index, **fields},
+        {"type": "call_end", "call_index": index, "event_count": 0, "outcome": "complete"},
+    ]
+
+
+HEADER = {"type": "header", "format_version": 2}
+FULL = {"model": MODEL, "context": {"messages": [message("a")]}, "options": None}
+BROKEN = {
+    "forward": (
+        [*call(0, **FULL), *call(1, base=1, context={})],
+        "request base 1 is not an earlier call (a forward reference)",
+    ),
+    "dangling": (  # call 1's own reference was refused, so call 2 has nothing to build on
+        [*call(0, **FULL), *call(1, base=5, context={}), *call(2, base=1, context={})],
+        "request base 1 has no request row that was read (a dangling reference)",
+    ),
+    "out of range": (
+        [*call(0, **FULL), *call(1, base=0, keep=2, context={})],
+        "request keep 2 is out of range (call 0 has 1 messages)",
+    ),
+    "keep without base": (
+        [*call(0, **FULL, keep=1)],
+        "request keep needs a base (a reference of the wrong kind)",
+    ),
+    "no messages to keep": (
+        [
+            *call(0, model=MODEL, context={"messages": "x"}, options=None),
+            *call(1, base=0, keep=1, context={}),
+        ],
+        "request base 0 has no messages list to keep (a reference of the wrong kind)",
+    ),
+    "messages not a list": (
+        [*call(0, **FULL), *call(1, base=0, context={"messages": {"a": 1}})],
+        "request context.messages must be a list (a reference of the wrong kind)",
+    ),
+    "full row without model": (
+        [*call(0, context={}, options=None)],
+        "request row without a base needs model",
+    ),
+}
+
+
+@pytest.mark.parametrize("case", list(BROKEN))
+def test_broken_references_are_refused_with_one_line(tmp_path: Path, case: str) -> None:
+    written, reason = BROKEN[case]
+    path = write_rows(tmp_path / "r.jsonl", HEADER, *written)
+    found = [problem for problem in scan_recording(path).problems if problem.reason == reason]
+    assert len(found) == 1 and found[0].call_index is not None and found[0].line_number
+    if case == "dangling":
+        return  # the strict reader stops at the row the reference needed, before it
+    with pytest.raises(RecordingFileError) as refused:
+        read_recording(path)
+    text = str(refused.value)
+    assert "\n" not in text and text.endswith(reason)
+    assert f"at line {found[0].line_number} for call {found[0].call_index}: " in text
+
+
+def test_no_secret_is_reachable_through_a_reference(tmp_path: Path) -> None:
+    """Call 1 keeps call 0's messages: what it keeps is call 0's stored (redacted) form."""
+    path = tmp_path / "r.jsonl"
+    key = "sk-proj-" + "A1b2C3d4" * 6
+    rules = MatchingRules(
+        scrub=(ScrubRule(path="**", regex=r"customer-\d+", replace="customer-N"),)
+    )
+    provider = RecordingProvider(ScriptedProvider(responder=echo_responder), path, rules=rules)
+
+    async def run() -> None:
+        said = [UserMessage(content=f"my key is {key}, I am customer-42")]
+        for text in ("again", "and again", "once more"):
+            async for _ in provider.stream(SCRIPTED_MODEL, Context(messages=list(said))):
+                pass
+            said.append(UserMessage(content=text))
+
+    asyncio.run(run())
+    provider.sink.close()
+    data = path.read_text()
+    assert key not in data and "customer-42" not in data
+    assert '"base":0' in data and '"base":1' in data
+    for recorded in read_recording(path).calls:
+        text = json.dumps(recorded.request_payload())
+        assert key not in text and "customer-42" not in text
+        assert "[secret removed]" in text and "customer-N" in text
+
+
+def test_non_finite_numbers_are_refused_when_writing_naming_the_field(tmp_path: Path) -> None:
+    path = tmp_path / "r.jsonl"
+    provider = RecordingProvider(ScriptedProvider(responder=echo_responder), path)
+
+    async def run() -> None:
+        context = Context(messages=[UserMessage(content="hi")])
+        async for _ in provider.stream(
+            SCRIPTED_MODEL, context, StreamOptions(temperature=math.nan)
+        ):
+            pass
+
+    with pytest.raises(NonFiniteNumberError, match=r"cannot record nan at options\.temperature"):
+        asyncio.run(run())
+    provider.sink.close()
+    assert read_recording(path).calls == ()  # nothing was written for the refused call
+
+
+@pytest.mark.parametrize("constant", ["NaN", "Infinity", "-Infinity"])
+def test_non_finite_numbers_are_refused_when_reading(tmp_path: Path, constant: str) -> None:
+    path = tmp_path / "r.jsonl"
+    record(
+        path, [request([message("NaN and Infinity are words here")], options={"temperature": 1.5})]
+    )
+    assert read_recording(path).calls  # the words alone are fine
+    path.write_bytes(
+        path.read_bytes().replace(b'"temperature":1.5', f'"temperature":{constant}'.encode())
+    )
+    with pytest.raises(
+        RecordingFileError,
+        match=f"line 2 for call 0: request row holds the non-finite number {constant}",
+    ):
+        read_recording(path)
+
+
+def test_times_are_recorded_per_event_call_and_session(tmp_path: Path) -> None:
+    ticks = itertools.count()
+    path = tmp_path / "r.jsonl"
+    record(
+        path,
+        [request([message("a")]), request([message("a"), message("b")])],
+        clock=lambda: next(ticks) * 0.01,
+    )
+    first, second = read_recording(path).calls
+    # Clock readings: open 0; call 0 begins 1, its event 2, its end 3; call 1 begins 4, ...
+    assert (first.start_ms, first.event_ms, first.duration_ms) == (10, (10,), 20)
+    assert (second.start_ms, second.event_ms, second.duration_ms) == (40, (10,), 20)
+    assert all(
+        len(line) - len(line.replace(b',"ms":10', b"")) == 8
+        for line in path.read_bytes().splitlines()
+        if line.endswith(b'"type":"event"}')
+    )
+
+
+def fixed_clock() -> Any:
+    """A clock that moves 10 ms per reading, so two recordings of one session have equal times."""
+    ticks = itertools.count()
+    return lambda: next(ticks) * 0.01
+
+
+def fifty_calls(system: str) -> list[dict[str, Any]]:
+    messages = [message("start")]
+    calls = []
+    for number in range(50):
+        calls.append(request(list(messages), system=system))
+        messages += [message(f"answer {number}", "assistant"), message(f"result {number}" * 20)]
+    return calls
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
+def test_a_reworded_system_prompt_is_one_changed_row_in_git_diff(tmp_path: Path) -> None:
+    before, after = tmp_path / "before.jsonl", tmp_path / "after.jsonl"
+    for path, system in ((before, "Be brief."), (after, "Be brief and kind.")):
+        record(path, fifty_calls(system), clock=fixed_clock())
+    diff = subprocess.run(
+        ["git", "diff", "--no-index", "--unified=0", str(before), str(after)],
+        capture_output=True,
+        text=True,
+        check=False,
+    ).stdout
+    changed = [
+        line for line in diff.splitlines() if line[:1] in "+-" and line[:3] not in ("+++", "---")
+    ]
+    assert len(changed) == 2 and diff.count("@@ ") == 1  # one row out, one row in: one hunk
+    assert '"call_index":0' in changed[0] and "Be brief and kind." in changed[1]
+
+
+def test_the_recorder_redacts_a_message_changed_in_place_again(tmp_path: Path) -> None:
+    """Messages redacted on the previous call are reused only when they are dumped equal."""
+    path = tmp_path / "r.jsonl"
+    provider = RecordingProvider(ScriptedProvider(responder=echo_responder), path)
+    key = "sk-proj-" + "Z9y8X7w6" * 6
+    said = [UserMessage(content="hello"), UserMessage(content="plain")]
+    sent = []
+
+    async def run() -> None:
+        for step in range(3):
+            if step == 1:
+                said[1].content = f"now with {key}"  # the same object, changed in place
+            context = Context(messages=list(said))
+            sent.append(request_payload(SCRIPTED_MODEL, context, None))
+            async for _ in provider.stream(SCRIPTED_MODEL, context):
+                pass
+            said.append(UserMessage(content=f"step {step}"))
+
+    asyncio.run(run())
+    provider.sink.close()
+    assert rebuilt(path) == sent and key not in path.read_text()
