@@ -235,9 +235,17 @@ def _deltas(pair: CallPair) -> dict[str, Any]:
         }  # fmt: skip
     cost_a = None if a is None else a.cost
     cost_b = None if b is None else b.cost
+    times: dict[str, int | None] = {}
+    for name in ("duration", "first_token"):
+        value_a = None if a is None else getattr(a, f"{name}_ms")
+        value_b = None if b is None else getattr(b, f"{name}_ms")
+        times[f"{name}_a_ms"], times[f"{name}_b_ms"] = value_a, value_b
+        both = value_a is not None and value_b is not None
+        times[f"{name}_delta_ms"] = value_b - value_a if both else None  # type: ignore[operator]
     return {
         "tokens_delta": delta,
         "cost_a_usd": None if cost_a is None else str(cost_a),
         "cost_b_usd": None if cost_b is None else str(cost_b),
         "cost_delta_usd": None if cost_a is None or cost_b is None else str(cost_b - cost_a),
+        **times,
     }

@@ -12,7 +12,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from openprogram.providers.recording.reader import RecordedCall
-from openprogram.recordings.call_stats import call_stats, session_stats
+from openprogram.recordings.call_stats import calls_stats, session_stats
 from openprogram.recordings.cost import format_cost, price_table
 from openprogram.recordings.details import describe_calls
 from openprogram.visible_text import visible
@@ -112,8 +112,7 @@ def call_rows(calls: Iterable[RecordedCall]) -> list[dict[str, Any]]:
     """One row per call for the calls table: what it asked, how it ended, tokens and cost."""
     calls = tuple(calls)
     rows = []
-    for row, call in zip(describe_calls(calls), calls, strict=True):
-        stats = call_stats(call)
+    for row, stats in zip(describe_calls(calls), calls_stats(calls), strict=True):
         usage = stats.usage
         rows.append(
             {
@@ -126,20 +125,38 @@ def call_rows(calls: Iterable[RecordedCall]) -> list[dict[str, Any]]:
                 if usage is None
                 else f"{usage.input + usage.cache_read}/{usage.output}",
                 "cost": format_cost(stats.cost),
+                "took": format_ms(stats.duration_ms),
+                "first_token": format_ms(stats.first_token_ms),
                 "first": visible(row.first_user_text or ""),
             }
         )
     return rows
 
 
+def format_ms(ms: int | None) -> str:
+    """`230 ms`, `4.2 s`, or `not recorded` (never 0 for a time the file does not hold)."""
+    if ms is None:
+        return "not recorded"
+    return f"{ms} ms" if ms < 1000 else f"{ms / 1000:.1f} s"
+
+
 def session_facts(calls: Iterable[RecordedCall]) -> list[list[str]]:
-    """Tokens by kind and the cost of the session, with the price table's name."""
-    session = session_stats(call_stats(call) for call in calls)
+    """Time in the model and between calls, tokens by kind and the cost of the session."""
+    session = session_stats(calls_stats(tuple(calls)))
     usage = session.usage
     tokens = f"{usage.input} in, {usage.cache_read} cache read, {usage.cache_write} cache write, {usage.output} out"
     if usage.reasoning is not None:
         tokens += f" ({usage.reasoning} reasoning)"
     facts = [["tokens", tokens]]
+    if session.wall_ms is not None and session.model_ms is not None:
+        between = session.wall_ms - session.model_ms
+        facts.insert(
+            0,
+            ["time", f"{format_ms(session.wall_ms)} ({format_ms(session.model_ms)} in the model, "
+                     f"{format_ms(between)} between calls)"],
+        )  # fmt: skip
+    else:
+        facts.insert(0, ["time", "not recorded"])
     if session.cost is not None:
         cost = format_cost(session.cost)
         if session.unpriced:

@@ -171,6 +171,7 @@ function callsTable() {
       const row = list[next];
       const tr = add(el("tr"), el("td", "num", row.index), el("td", "mono", row.model),
         add(el("td"), el("span", "status " + row.outcome, row.outcome)), el("td", "num", row.events),
+        el("td", "num", row.took), el("td", "num", row.first_token),
         el("td", "num", row.tokens), el("td", "num", row.cost), el("td", "text", row.first));
       tr.dataset.index = String(row.index);
       tr.title = row.first;
@@ -228,6 +229,17 @@ function verdict() {
   for (const line of check.notes || []) section.appendChild(el("p", "dim", line));
 }
 
+function ms(value) {
+  if (value === null || value === undefined) return "–";
+  return Math.abs(value) < 1000 ? `${value} ms` : `${(value / 1000).toFixed(1)} s`;
+}
+
+function took(pair) {
+  const delta = pair.duration_delta_ms;
+  const sign = delta > 0 ? "+" : "";
+  return `${ms(pair.duration_a_ms)} → ${ms(pair.duration_b_ms)}` + (delta === null || delta === undefined ? "" : ` (${sign}${ms(delta)})`);
+}
+
 function diffView() {
   const diff = page.diff;
   if (!diff) return;
@@ -237,7 +249,7 @@ function diffView() {
   const s = diff.summary;
   add(section, el("p", null, `${s.same} same · ${s.request_changed} request changed · ${s.answer_changed} answer changed · ${s.only_a} only in A · ${s.only_b} only in B (aligned by ${diff.aligned_by})`));
   const table = el("table");
-  add(table, add(el("thead"), add(el("tr"), el("th", null, "A"), el("th", null, "B"), el("th", null, "status"), el("th", null, "first difference"), el("th", null, "tokens in/out, A → B"))));
+  add(table, add(el("thead"), add(el("tr"), el("th", null, "A"), el("th", null, "B"), el("th", null, "status"), el("th", null, "first difference"), el("th", null, "tokens in/out, A → B"), el("th", null, "took, A → B"))));
   const body = add(table, el("tbody")).lastChild;
   const detail = el("div");
   for (const pair of diff.calls) {
@@ -246,7 +258,8 @@ function diffView() {
     const tr = add(el("tr"), el("td", "num", pair.a ?? "–"), el("td", "num", pair.b ?? "–"),
       add(el("td"), el("span", "status " + pair.status, pair.status)),
       el("td", "mono", first ? first.field_path : pair.status === "answer_changed" ? "(answer)" : ""),
-      el("td", "num", `${tokens(pair.usage_a)} → ${tokens(pair.usage_b)}`));
+      el("td", "num", `${tokens(pair.usage_a)} → ${tokens(pair.usage_b)}`),
+      el("td", "num", took(pair)));
     tr.addEventListener("click", () => {
       detail.replaceChildren(el("h2", null, `A call ${pair.a ?? "–"} · B call ${pair.b ?? "–"}`));
       for (const d of pair.request) {

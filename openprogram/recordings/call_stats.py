@@ -8,7 +8,7 @@ not installed).
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
@@ -30,6 +30,13 @@ class CallStats:
     usage: Usage | None
     """None when the call has no answer (cut short before its first event)."""
     cost: Decimal | None
+    start_ms: int | None = None
+    """When the call began, after the session's start; None: not recorded (a migrated call)."""
+    duration_ms: int | None = None
+    first_token_ms: int | None = None
+    """When its first piece of answer (text, thinking or a tool call) arrived, after its start."""
+    gap_after_ms: int | None = None
+    """From its end to the next call's start: the time the program and its tools took."""
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -38,6 +45,9 @@ class CallStats:
             "outcome": self.outcome,
             "tokens": None if self.usage is None else tokens_json(self.usage),
             "cost_usd": None if self.cost is None else str(self.cost),
+            "duration_ms": self.duration_ms,
+            "first_token_ms": self.first_token_ms,
+            "gap_after_ms": self.gap_after_ms,
         }
 
 
@@ -52,18 +62,44 @@ def tokens_json(usage: Usage) -> dict[str, int | None]:
     }
 
 
-def call_stats(call: RecordedCall) -> CallStats:
+_ANSWER_PIECES = frozenset({"text_delta", "thinking_delta", "toolcall_start", "toolcall_delta"})
+
+
+def _first_token_ms(call: RecordedCall) -> int | None:
+    for event, ms in zip(call.events, call.event_ms, strict=False):
+        if event.type in _ANSWER_PIECES:
+            return ms
+    return None
+
+
+def call_stats(call: RecordedCall, next_call: RecordedCall | None = None) -> CallStats:
+    """One call's numbers; `next_call` (the one after it in the file) gives the gap after it."""
     model = call.request.model
     message = assemble_message(list(call.events))
     usage = message.usage if message is not None else None
     cost = call_cost(usage, model, message.timestamp) if usage is not None and message else None
+    gap = None
+    if next_call is not None and None not in (call.start_ms, call.duration_ms, next_call.start_ms):
+        gap = max(0, next_call.start_ms - call.start_ms - call.duration_ms)  # type: ignore[operator]
     return CallStats(
         call.call_index,
         f"{model.get('provider')}/{model.get('id')}",
         call.outcome,
         usage,
         cost,
+        call.start_ms,
+        call.duration_ms,
+        _first_token_ms(call),
+        gap,
     )
+
+
+def calls_stats(calls: Sequence[RecordedCall]) -> list[CallStats]:
+    """Every call's numbers, each with the gap before the next call of the file."""
+    return [
+        call_stats(call, calls[i + 1] if i + 1 < len(calls) else None)
+        for i, call in enumerate(calls)
+    ]
 
 
 @dataclass(frozen=True)
@@ -76,13 +112,23 @@ class SessionStats:
     """The sum over the priced calls; None when no call could be priced."""
     unpriced: int
     """Calls with tokens whose model has no known price (their cost is not in `cost`)."""
+    wall_ms: int | None = None
+    """From the first call's start to the last call's end; None when times were not recorded."""
+    model_ms: int | None = None
+    """The calls' durations added up (time in the model); the rest of `wall_ms` is between calls."""
 
     def to_json(self) -> dict[str, Any]:
+        between = (
+            None if self.wall_ms is None or self.model_ms is None else self.wall_ms - self.model_ms
+        )
         return {
             "calls": self.calls,
             "tokens": tokens_json(self.usage),
             "cost_usd": None if self.cost is None else str(self.cost),
             "unpriced_calls": self.unpriced,
+            "wall_ms": self.wall_ms,
+            "model_ms": self.model_ms,
+            "between_calls_ms": between,
         }
 
 
@@ -100,4 +146,14 @@ def session_stats(stats: Iterable[CallStats]) -> SessionStats:
     )
     priced = [s.cost for s in calls if s.cost is not None]
     unpriced = sum(1 for s in calls if s.usage is not None and s.cost is None)
-    return SessionStats(len(calls), total, sum(priced, Decimal(0)) if priced else None, unpriced)
+    spans = [
+        (s.start_ms, s.start_ms + s.duration_ms)
+        for s in calls
+        if s.start_ms is not None and s.duration_ms is not None
+    ]
+    wall = model = None
+    if calls and len(spans) == len(calls):
+        wall = max(end for _, end in spans) - min(start for start, _ in spans)
+        model = sum(end - start for start, end in spans)
+    cost = sum(priced, Decimal(0)) if priced else None
+    return SessionStats(len(calls), total, cost, unpriced, wall, model)

@@ -79,6 +79,8 @@ def test_diff_json_is_stable(openprogram_home: Path) -> None:
     assert set(call) == {
         "a", "b", "status", "request", "answer", "usage_a", "usage_b",
         "tokens_delta", "cost_a_usd", "cost_b_usd", "cost_delta_usd",
+        "duration_a_ms", "duration_b_ms", "duration_delta_ms",
+        "first_token_a_ms", "first_token_b_ms", "first_token_delta_ms",
     }  # fmt: skip
     assert call["status"] == "both_changed" and call["request"][0]["b"] == "echo:bye"
     assert ["insert", "echo:bye"] in call["answer"]["text"]
@@ -89,8 +91,13 @@ def test_diff_json_is_stable(openprogram_home: Path) -> None:
         "cache_read": 0, "cache_write": 0, "reasoning": None,
     }  # fmt: skip
     assert (call["cost_a_usd"], call["cost_b_usd"], call["cost_delta_usd"]) == (None, None, None)
+    # Times as recorded (format 2): B − A where both sides have them.
+    assert call["duration_a_ms"] >= 0 and call["duration_b_ms"] >= 0
+    assert call["duration_delta_ms"] == call["duration_b_ms"] - call["duration_a_ms"]
+    assert call["first_token_delta_ms"] == call["first_token_b_ms"] - call["first_token_a_ms"]
     session = result["summary"]["session_a"]
     assert session["calls"] == 2 and session["cost_usd"] is None
+    assert session["between_calls_ms"] == session["wall_ms"] - session["model_ms"]
     assert session["unpriced_calls"] == 2
     assert session["tokens"]["input"] == result["summary"]["tokens_a"]["input"]
 
