@@ -126,6 +126,8 @@ def call_rows(calls: Iterable[RecordedCall]) -> list[dict[str, Any]]:
                 else f"{usage.input + usage.cache_read}/{usage.output}",
                 "cost": format_cost(stats.cost),
                 "took": format_ms(stats.duration_ms),
+                "duration_ms": stats.duration_ms,
+                "gap_after_ms": stats.gap_after_ms,
                 "first_token": format_ms(stats.first_token_ms),
                 "first": visible(row.first_user_text or ""),
             }

@@ -130,7 +130,7 @@ function openCall(index, tab) {
   section.replaceChildren();
   section.hidden = false;
   if (data === null) { section.appendChild(el("p", "dim", `call ${index}: not in this recording`)); return; }
-  for (const row of document.querySelectorAll("#calls tbody tr")) row.classList.toggle("selected", row.dataset.index === String(index));
+  for (const row of document.querySelectorAll("#calls tbody tr, #bars .call")) row.classList.toggle("selected", row.dataset.index === String(index));
   add(section, el("h2", null, `call ${index} · ${data.outcome}`));
   const tabs = el("div", "tabs");
   const body = el("div");
@@ -275,7 +275,40 @@ function diffView() {
   add(section, table, detail);
 }
 
+// Each call a bar as long as it took, then the time until the next call (the program and its
+// tools): where the session's time went, at a glance; a bar opens its call.
+function timeline() {
+  const rows = page.calls || [];
+  if (!rows.length || page.view === "diff") return;
+  const section = $("timeline");
+  section.hidden = false;
+  if (rows.some((row) => row.duration_ms === null)) {
+    $("timeline-note").textContent = "times not recorded in this file";
+    $("bars").hidden = true;
+    return;
+  }
+  const bars = $("bars");
+  for (const row of rows) {
+    const bar = el("div", "call " + row.outcome);
+    bar.style.flexGrow = String(Math.max(row.duration_ms, 1));
+    bar.title = `call ${row.index}: took ${row.took}` + (row.gap_after_ms !== null ? `, then ${row.gap_after_ms} ms until the next call` : "");
+    bar.setAttribute("role", "listitem");
+    bar.dataset.index = String(row.index);
+    bar.addEventListener("click", () => openCall(row.index));
+    bars.appendChild(bar);
+    if (row.gap_after_ms) {
+      const gap = el("div", "gap");
+      gap.style.flexGrow = String(row.gap_after_ms);
+      bars.appendChild(gap);
+    }
+  }
+  const model = rows.reduce((sum, row) => sum + row.duration_ms, 0);
+  const between = rows.reduce((sum, row) => sum + (row.gap_after_ms || 0), 0);
+  $("timeline-note").textContent = `solid: in the model (${model} ms); hatched: between calls (${between} ms); a bar opens its call`;
+}
+
 facts();
 verdict();
+timeline();
 diffView();
 callsTable();

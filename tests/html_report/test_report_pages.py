@@ -175,3 +175,36 @@ def test_check_html_opens_on_the_mismatching_field(tmp_path: Path) -> None:
             '"echo:bye"',
         ]
         assert opened.errors == [] and opened.requests == []
+
+
+def test_the_timeline_has_a_bar_per_call_that_opens_it_or_says_times_are_missing(
+    tmp_path: Path,
+) -> None:
+    from openprogram.html_report.page import write_page
+    from openprogram.html_report.reports import show_page
+    from openprogram.providers.recording.reader import scan_recording
+
+    timed = write_recording(tmp_path / "timed.jsonl", said=["one", "two", "three"])
+    untimed = tmp_path / "untimed.jsonl"  # as a migrated recording: no time fields at all
+    rows = [json.loads(line) for line in timed.read_text().splitlines()]
+    for row in rows:
+        for key in ("ms", "start_ms", "duration_ms"):
+            row.pop(key, None)
+    untimed.write_text("".join(json.dumps(row) + "\n" for row in rows))
+    pages = {
+        name: write_page(tmp_path / f"{name}.html", show_page(scan_recording(path)))
+        for name, path in (("timed", timed), ("untimed", untimed))
+    }
+    with chromium() as browser:
+        opened = open_page(browser, pages["timed"])
+        page = opened.page
+        assert page.locator("#bars .call").count() == 3
+        page.locator("#bars .call").nth(1).click()
+        assert page.locator("#call h2").text_content() == "call 1 · complete"
+        assert "in the model" in (page.locator("#timeline-note").text_content() or "")
+        assert opened.errors == [] and opened.requests == []
+        opened = open_page(browser, pages["untimed"])
+        page = opened.page
+        assert page.locator("#timeline-note").text_content() == "times not recorded in this file"
+        assert page.locator("#calls tbody td", has_text="not recorded").count() == 6  # took, first
+        assert opened.errors == []
