@@ -7,8 +7,11 @@ import copy
 import itertools
 import json
 import math
+import os
+import shlex
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -372,3 +375,49 @@ def test_the_recorder_redacts_a_message_changed_in_place_again(tmp_path: Path) -
     asyncio.run(run())
     provider.sink.close()
     assert rebuilt(path) == sent and key not in path.read_text()
+
+
+def agent_session(path: Path, system: str, calls: int = 50) -> Path:
+    """`calls` calls of the scripted provider, the conversation growing, under `system`."""
+    sink = RecordingSink(path, clock=fixed_clock())
+    provider = RecordingProvider(ScriptedProvider(responder=echo_responder), sink)
+
+    async def run() -> None:
+        messages: list[Any] = [UserMessage(content="start", timestamp=1)]
+        for number in range(calls):
+            context = Context(system_prompt=system, messages=list(messages))
+            async for _ in provider.stream(SCRIPTED_MODEL, context):
+                pass
+            messages.append(UserMessage(content=f"result {number}", timestamp=1))
+
+    asyncio.run(run())
+    sink.close()
+    return path
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
+def test_a_reworded_system_prompt_is_one_small_hunk_through_the_documented_textconv(
+    tmp_path: Path,
+) -> None:
+    # Rewordings of one length: the scripted model counts input tokens by length, and a longer
+    # prompt's token counts are the model's answer changing (a real recording's change too).
+    before = agent_session(tmp_path / "before.jsonl", "Be brief and kind.")
+    after = agent_session(tmp_path / "after.jsonl", "Be short and nice.")
+    attributes = tmp_path / "attributes"
+    attributes.write_text("*.jsonl diff=openprogram\n")
+    textconv = f"{shlex.quote(sys.executable)} -m openprogram recordings show --textconv"
+    diff = subprocess.run(
+        ["git", "-c", f"core.attributesFile={attributes}",
+         "-c", f"diff.openprogram.textconv={textconv}",
+         "diff", "--no-index", "--textconv", "--unified=0", str(before), str(after)],
+        capture_output=True,
+        text=True,
+        check=False,
+        cwd=tmp_path,
+        env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])},
+    ).stdout  # fmt: skip
+    changed = [
+        line for line in diff.splitlines() if line[:1] in "+-" and line[:3] not in ("+++", "---")
+    ]
+    assert changed == ["-system> Be brief and kind.", "+system> Be short and nice."]
+    assert diff.count("@@ ") == 1
