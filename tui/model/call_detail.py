@@ -157,24 +157,31 @@ class LoadedCall:
 
     def raw(self, limit: int = RAW_LIMIT) -> RawLines:
         """The call's lines as stored (request, events, damaged rows, `call_end`)."""
-        numbers = self.span.line_numbers()
-        contiguous = numbers == list(range(numbers[0], numbers[-1] + 1))
+        span = self.span
+        first, last, total = span.request_line, span.request_line, span.line_total
+        if span.event_lines:  # in file order
+            first, last = min(first, span.event_lines[0]), max(last, span.event_lines[-1])
+        if span.stray_lines:
+            first, last = min(first, *span.stray_lines), max(last, *span.stray_lines)
+        if span.end_line is not None:
+            first, last = min(first, span.end_line), max(last, span.end_line)
+        contiguous = last - first + 1 == total  # the lines are distinct
         chunks: list[bytes] = []
         used = 0
-        for number in numbers:
+        for number in span.iter_lines():  # only the lines shown are visited
             line = self.index.line(number)
             if chunks and used + len(line) > limit:
                 break
             chunks.append(line[:limit])
             used += len(line) + 1
         text = visible(b"\n".join(chunks).decode("utf-8", errors="replace"))
-        return RawLines(text, numbers[0] + 1, len(chunks), len(numbers), contiguous)
+        return RawLines(text, first + 1, len(chunks), total, contiguous)
 
     def problems(self) -> list[ScanProblem]:
         """The strict reader's problems that name this call or fall on its lines."""
-        lines = {n + 1 for n in self.span.line_numbers()}
         return [
             p
             for p in self._all_problems
-            if p.call_index == self.call_index or (p.line_number in lines)
+            if p.call_index == self.call_index
+            or (p.line_number is not None and self.span.holds(p.line_number - 1))
         ]
