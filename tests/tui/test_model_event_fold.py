@@ -71,3 +71,42 @@ def test_an_event_that_cannot_follow_is_reported(tmp_path: Path) -> None:
     call = loaded_calls(write_rows(tmp_path / "r.jsonl", [header(), *rows]))[0]
     step = call.message_at(call.event_count - 2)
     assert step.error is not None and "cannot be applied" in step.error
+
+
+def test_a_long_fold_holds_a_bounded_number_of_messages(tmp_path: Path) -> None:
+    """Checkpoints hold the message so far: one every 256 events held 3,906 growing copies of a
+    call of a million pieces (15 GB). Folding to the end holds a few copies, whatever the length."""
+    import tracemalloc
+
+    from tests.tui.long_call import write_long_call
+
+    count = write_long_call(tmp_path / "long.jsonl", 60_000, done=False)
+    call = loaded_calls(tmp_path / "long.jsonl")[0]
+    tracemalloc.start()
+    try:
+        final = call.message_at(count - 1).message
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert final is not None
+    text_size = sum(len(getattr(block, "text", "")) for block in final.content)
+    assert peak < 16 * text_size
+    back = call.message_at(count - 300).message  # a step back still folds from a checkpoint
+    assert back == assemble_message([call.event(k) for k in range(count - 299)])
+
+
+def test_a_fold_asked_to_stop_stops_and_resumes_later(tmp_path: Path) -> None:
+    call = loaded_calls(
+        write_rows(tmp_path / "r.jsonl", [header(), *call_rows(0, [f"w{n} " for n in range(5000)])])
+    )[0]
+    asked = []
+
+    def stop() -> bool:
+        asked.append(True)
+        return len(asked) > 2
+
+    with pytest.raises(event_fold.FoldStopped):
+        call.message_at(call.event_count - 1, stop=stop)
+    assert call.fold.cost(call.event_count - 1) < call.event_count - 1  # what was folded is kept
+    events = scan_recording(tmp_path / "r.jsonl").calls[0].events
+    assert call.message_at(call.event_count - 1).message == assemble_message(events)

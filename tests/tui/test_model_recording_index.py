@@ -75,6 +75,7 @@ def test_garbage_inside_a_call_belongs_to_that_call(tmp_path: Path) -> None:
     index = built(write_rows(tmp_path / "r.jsonl", [header(), *rows]))
     assert index.calls[0].stray_lines == [4]
     assert 4 in index.calls[0].line_numbers()
+    assert index.calls[0].holds(4) and index.calls[0].line_total == len(rows)
 
 
 def test_unclassifiable_tail_falls_back_to_the_row_parser(tmp_path: Path) -> None:
@@ -109,6 +110,11 @@ def test_interleaved_calls_are_told_apart_by_their_rows(tmp_path: Path) -> None:
     for span, call in zip(index.calls, scan.calls, strict=True):
         assert span.event_count == len(call.events)
         assert span.end_line is not None and span.end_line + 1 == call.last_line
+    lines = [index.calls[0].line_numbers(), index.calls[1].line_numbers()]
+    assert sorted(lines[0] + lines[1]) == list(range(1, len(rows)))  # each line in one call
+    for span, own in zip(index.calls, lines, strict=True):
+        assert own == sorted(own) and span.line_total == len(own)
+        assert [n for n in range(len(rows)) if span.holds(n)] == own
 
 
 def test_empty_file_is_complete_with_no_calls(tmp_path: Path) -> None:

@@ -168,3 +168,32 @@ async def test_g_and_shift_g_go_to_the_first_and_last_call(tmp_path: Path) -> No
         await until(pilot, lambda: screen.row == 2)
         await pilot.press("g")
         await until(pilot, lambda: screen.row == 0)
+
+
+async def test_a_truncated_file_is_said_so_in_one_line_naming_file_and_line(
+    tmp_path: Path,
+) -> None:
+    """`recordings diff` refuses a file whose last line has no newline (exit 2); the view compares
+    what is there and says so (issue #27 item 16)."""
+    a = await record(tmp_path / "a.jsonl", BASE)
+    b = await record(tmp_path / "b.jsonl", BASE)
+    data = b.read_bytes()
+    b.write_bytes(data[: len(data) - 10])  # a crash in the middle of the last row
+    last_line = data[: len(data) - 10].count(b"\n") + 1
+    app = OpenProgramTUI(diff=(a, b))
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await diff_shown(pilot)
+        warning = str(screen.query_one("#diff-warning", Static).render())
+        assert screen.query_one("#diff-warning").display
+        assert warning.count("\n") == 0
+        assert f"B b.jsonl: line {last_line}: last line is truncated" in warning
+        assert "a.jsonl" not in warning
+
+
+async def test_whole_files_have_no_truncation_warning(tmp_path: Path) -> None:
+    a = await record(tmp_path / "a.jsonl", BASE)
+    b = await record(tmp_path / "b.jsonl", BASE[:2])
+    app = OpenProgramTUI(diff=(a, b))
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await diff_shown(pilot)
+        assert not screen.query_one("#diff-warning").display

@@ -7,7 +7,7 @@ from pathlib import Path
 from textual.pilot import Pilot
 
 from tests.tui.foreign_files import write_log_file
-from tests.tui.pilot_support import screen_text, until
+from tests.tui.pilot_support import recording_ready, screen_text, until
 from tui.app import OpenProgramTUI
 from tui.screens.recording import RecordingScreen
 from tui.widgets.recording.call_list import CallList
@@ -75,3 +75,20 @@ async def test_keys_for_calls_are_off_and_out_of_the_footer(tmp_path: Path) -> N
         await pilot.pause()
         assert app.screen is screen and not screen.following  # no bar, no rerun, no follow
         assert screen.query_one(RawLineList).has_focus
+
+
+async def test_a_newer_format_title_counts_what_the_list_shows(demo_file: Path) -> None:
+    """A version-99 file: the strict reader stops at its header (0 calls) while the list shows the
+    calls the index found; the title says the list's count and that the file was not checked
+    (it said `0 calls`; issue #27 item 19)."""
+    header, rest = demo_file.read_bytes().split(b"\n", 1)
+    newer = demo_file.with_name("newer.jsonl")
+    newer.write_bytes(header.replace(b'"format_version":1', b'"format_version":99') + b"\n" + rest)
+    app = OpenProgramTUI([newer])
+    async with app.run_test(size=(120, 30)) as pilot:
+        screen = await recording_ready(pilot)
+        calls = screen.query_one(CallList)
+        title = screen_text(app)[0]
+        assert f"format 99 · {calls.row_count} calls" in title and calls.row_count == 5
+        assert "newer format (this openprogram reads 1): not checked" in title
+        assert "0 calls" not in title

@@ -24,7 +24,7 @@ class BoundedCache(Generic[K, V]):
         items = self._items
         if len(items) >= self.limit:
             for old in list(items)[: max(1, self.limit // 4)]:
-                del items[old]
+                items.pop(old, None)  # another thread (a long fold) may have dropped it
         items[key] = value
         return value
 

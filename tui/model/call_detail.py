@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -139,47 +139,68 @@ class LoadedCall:
             return EventSummary(event_index, line_number, "?", "", exc.reason)
         return summarize_event(event_index, line_number, event)
 
-    def message_at(self, event_index: int) -> FoldStep:
-        """The assistant message as assembled through `event_index`."""
-        return self.fold.message_at(event_index)
+    def message_at(self, event_index: int, stop: Callable[[], bool] | None = None) -> FoldStep:
+        """The assistant message as assembled through `event_index` (see `EventFold.message_at`)."""
+        return self.fold.message_at(event_index, stop)
 
-    def final_message(self) -> FinalMessage:
-        """The recorded final message, else the fold of every event with a note saying why."""
-        if self.event_count == 0:
-            return FinalMessage(None, "the call has no events")
+    def final_cost(self) -> int:
+        """Events `final_message` would fold (0 when the last event is a recorded `done`/`error`)."""
+        if self.event_count == 0 or self._recorded_final() is not None:
+            return 0
+        return self.fold.cost(self.event_count - 1)
+
+    def _recorded_final(self) -> AssistantMessage | None:
         try:
             last = self.event(self.event_count - 1)
         except EventUnreadable:
-            last = None
+            return None
         if isinstance(last, DoneEvent):
-            return FinalMessage(last.message, None)
+            return last.message
         if isinstance(last, ErrorEvent):
-            return FinalMessage(last.error, None)
-        step = self.message_at(self.event_count - 1)
+            return last.error
+        return None
+
+    def final_message(self, stop: Callable[[], bool] | None = None) -> FinalMessage:
+        """The recorded final message, else the fold of every event with a note saying why.
+
+        `stop`: as for `message_at` (the fold may raise `FoldStopped`)."""
+        if self.event_count == 0:
+            return FinalMessage(None, "the call has no events")
+        recorded = self._recorded_final()
+        if recorded is not None:
+            return FinalMessage(recorded, None)
+        step = self.message_at(self.event_count - 1, stop)
         outcome = self.call_end.outcome if self.call_end else "no call_end"
         note = f"no done or error event ({outcome}); assembled from the {self.event_count} events"
         return FinalMessage(step.message, f"{note}; {step.error}" if step.error else note)
 
     def raw(self, limit: int = RAW_LIMIT) -> RawLines:
         """The call's lines as stored (request, events, damaged rows, `call_end`)."""
-        numbers = self.span.line_numbers()
-        contiguous = numbers == list(range(numbers[0], numbers[-1] + 1))
+        span = self.span
+        first, last, total = span.request_line, span.request_line, span.line_total
+        if span.event_lines:  # in file order
+            first, last = min(first, span.event_lines[0]), max(last, span.event_lines[-1])
+        if span.stray_lines:
+            first, last = min(first, *span.stray_lines), max(last, *span.stray_lines)
+        if span.end_line is not None:
+            first, last = min(first, span.end_line), max(last, span.end_line)
+        contiguous = last - first + 1 == total  # the lines are distinct
         chunks: list[bytes] = []
         used = 0
-        for number in numbers:
+        for number in span.iter_lines():  # only the lines shown are visited
             line = self.index.line(number)
             if chunks and used + len(line) > limit:
                 break
             chunks.append(line[:limit])
             used += len(line) + 1
         text = visible(b"\n".join(chunks).decode("utf-8", errors="replace"))
-        return RawLines(text, numbers[0] + 1, len(chunks), len(numbers), contiguous)
+        return RawLines(text, first + 1, len(chunks), total, contiguous)
 
     def problems(self) -> list[ScanProblem]:
         """The strict reader's problems that name this call or fall on its lines."""
-        lines = {n + 1 for n in self.span.line_numbers()}
         return [
             p
             for p in self._all_problems
-            if p.call_index == self.call_index or (p.line_number in lines)
+            if p.call_index == self.call_index
+            or (p.line_number is not None and self.span.holds(p.line_number - 1))
         ]

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from openprogram.providers.recording.rows import CALL_OUTCOMES
+from openprogram.providers.recording.rows import CALL_OUTCOMES, RECORDING_FORMAT_VERSION
 from openprogram.text import plural
 from openprogram.visible_text import visible_line
 from tui.model.bounded_cache import BoundedCache
@@ -175,13 +175,17 @@ class CallTable:
         same rows, and why validity is not known.
         """
         verdict = self.verdict
-        if verdict is None or verdict.stopped is not None:
-            index = self.index
-            events = sum(span.event_count for span in index.calls)
-            version = "?" if index.format_version is None else index.format_version
-            text = (
-                f"format {version} · {plural(len(index.calls), 'call')} · {plural(events, 'event')}"
+        index = self.index
+        if verdict is not None and self._unsupported_version(verdict):
+            # The strict reader stops at the header (0 calls); the list shows the index's rows.
+            stated = index.format_version
+            kind = (
+                "newer" if stated is not None and stated > RECORDING_FORMAT_VERSION else "unknown"
             )
+            reads = f"this openprogram reads {RECORDING_FORMAT_VERSION}"
+            return f"{self._index_facts()} · ✗ {kind} format ({reads}): not checked", True
+        if verdict is None or verdict.stopped is not None:
+            text = self._index_facts()
             if verdict is not None:
                 return f"{text} · check stopped: {verdict.stopped}", False
             if self.validity_unknown is not None:
@@ -201,6 +205,18 @@ class CallTable:
         if verdict.valid:
             return f"{text} · ✓ {VALID}{' so far' if verdict.following else ''}", False
         return f"{text} · ✗ {INVALID} ({plural(verdict.problem_count, 'problem')})", True
+
+    def _index_facts(self) -> str:
+        """`format 1 · 5 calls · 115 events`, as the index counts the rows (the list's count)."""
+        index = self.index
+        events = sum(span.event_count for span in index.calls)
+        version = "?" if index.format_version is None else index.format_version
+        return f"format {version} · {plural(len(index.calls), 'call')} · {plural(events, 'event')}"
+
+    @staticmethod
+    def _unsupported_version(verdict: Verdict) -> bool:
+        version = verdict.facts.format_version
+        return version is not None and version != RECORDING_FORMAT_VERSION
 
     def ordinal_of(self, call_index: int) -> int | None:
         """The position of the call whose request says `call_index` (they agree in valid files)."""

@@ -1,13 +1,18 @@
 """The assistant message as assembled up to event k, with the library's one accumulator.
 
 Stepping forward applies only the new events; stepping back restarts from the nearest checkpoint
-(a copy of the accumulator every `CHECKPOINT_EVERY` events), so any step costs a bounded number of
-event applications however long the call is.
+(a copy of the accumulator every `CHECKPOINT_EVERY` events), so a step back costs a bounded number
+of event applications.
+
+The checkpoints kept are bounded too, since each holds the message so far: `FAR_CHECKPOINTS` spread
+evenly over the call and the `NEAR_CHECKPOINTS` made last. Keeping one every 256 events made a
+call of 1,000,000 streamed words hold 3,906 copies of its growing message (15 GB, issue #28 item 7).
 """
 
 from __future__ import annotations
 
 import copy
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -15,6 +20,13 @@ from openprogram.providers.accumulator import AccumulatorError, MessageAccumulat
 from openprogram.providers.types import AssistantMessage, AssistantMessageEvent
 
 CHECKPOINT_EVERY = 256
+STOP_CHECK_EVERY = 1024
+"""Events applied between two looks at `message_at`'s `stop` (a fold of a million events stops
+within milliseconds of being asked)."""
+FAR_CHECKPOINTS = 8
+"""Checkpoints kept at most at even spacing over the call (a far jump back starts at one)."""
+NEAR_CHECKPOINTS = 4
+"""Checkpoints kept at most among the latest (a step back of a few events starts at one)."""
 
 
 class EventUnreadable(ValueError):
@@ -37,6 +49,10 @@ class FoldStep:
     """Set when an event up to `event_index` cannot be read or cannot follow the ones before it."""
 
 
+class FoldStopped(Exception):
+    """`message_at` was asked to stop (its `stop` returned True) before reaching the event."""
+
+
 class EventFold:
     """Folds a call's events (fetched by index with `event_at`) into the message at any event."""
 
@@ -47,11 +63,41 @@ class EventFold:
         self._applied = 0
         """Events folded into `_accumulator` so far."""
         self._checkpoints: dict[int, MessageAccumulator] = {}
+        """Copies of the accumulator after that many events, in the order they were made."""
+        self._far_spacing = CHECKPOINT_EVERY * max(
+            1, -(-count // (CHECKPOINT_EVERY * FAR_CHECKPOINTS))
+        )
         self._failure: tuple[int, str] | None = None
+        self._lock = threading.Lock()
+        """Held while folding: a long fold runs in a worker thread."""
 
-    def message_at(self, event_index: int) -> FoldStep:
-        """The message as assembled through `event_index` (clamped to the events there are)."""
-        target = min(max(event_index, 0), self.count - 1) + 1
+    def _target(self, event_index: int) -> int:
+        return min(max(event_index, 0), self.count - 1) + 1
+
+    def cost(self, event_index: int) -> int:
+        """How many events `message_at(event_index)` would apply (its work, to run it inline or not)."""
+        target = self._target(event_index)
+        if self._failure is not None:
+            target = min(target, self._failure[0])
+        if target >= self._applied:
+            return target - self._applied
+        return target - max((n for n in self._checkpoints if n <= target), default=0)
+
+    @property
+    def busy(self) -> bool:
+        """True while a fold runs (in a worker thread)."""
+        return self._lock.locked()
+
+    def message_at(self, event_index: int, stop: Callable[[], bool] | None = None) -> FoldStep:
+        """The message as assembled through `event_index` (clamped to the events there are).
+
+        `stop` is asked every `STOP_CHECK_EVERY` events; when it says True the fold raises
+        `FoldStopped` (what was folded so far is kept for the next call)."""
+        with self._lock:
+            return self._message_at(event_index, stop)
+
+    def _message_at(self, event_index: int, stop: Callable[[], bool] | None) -> FoldStep:
+        target = self._target(event_index)
         stopped: str | None = None
         if self._failure is not None and target > self._failure[0]:
             target, stopped = self._failure
@@ -59,6 +105,8 @@ class EventFold:
             self._rewind(target)
         while self._applied < target:
             index = self._applied
+            if stop is not None and index % STOP_CHECK_EVERY == 0 and stop():
+                raise FoldStopped(event_index)
             try:
                 self._accumulator.apply(self._event_at(index))
             except EventUnreadable as exc:
@@ -67,8 +115,15 @@ class EventFold:
                 return self._fail(event_index, index, f"event {index} cannot be applied: {exc}")
             self._applied += 1
             if self._applied % CHECKPOINT_EVERY == 0 and self._applied not in self._checkpoints:
-                self._checkpoints[self._applied] = copy.deepcopy(self._accumulator)
+                self._keep_checkpoint()
         return FoldStep(event_index, self._message(), stopped)
+
+    def _keep_checkpoint(self) -> None:
+        """Copy the accumulator, and forget the oldest near checkpoint past `NEAR_CHECKPOINTS`."""
+        self._checkpoints[self._applied] = copy.deepcopy(self._accumulator)
+        near = [n for n in self._checkpoints if n % self._far_spacing]
+        if len(near) > NEAR_CHECKPOINTS:
+            del self._checkpoints[near[0]]
 
     def _fail(self, requested: int, at: int, reason: str) -> FoldStep:
         self._failure = (at, reason)

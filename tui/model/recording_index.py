@@ -13,12 +13,14 @@ writer is half-way through it), not a truncated row.
 
 from __future__ import annotations
 
+import bisect
+import heapq
 import mmap
 import os
 import threading
 import time
 from array import array
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -70,10 +72,24 @@ class CallSpan:
 
     def line_numbers(self) -> list[int]:
         """Every line of this call in file order (request, events, damaged rows, `call_end`)."""
-        lines = [self.request_line, *self.event_lines, *self.stray_lines]
-        if self.end_line is not None:
-            lines.append(self.end_line)
-        return sorted(lines)
+        return list(self.iter_lines())
+
+    def iter_lines(self) -> Iterator[int]:
+        """The lines of `line_numbers`, one at a time (a call may have a million events)."""
+        end = [] if self.end_line is None else [self.end_line]
+        return heapq.merge([self.request_line], self.event_lines, sorted(self.stray_lines), end)
+
+    @property
+    def line_total(self) -> int:
+        """How many lines `line_numbers` has."""
+        return 1 + len(self.event_lines) + len(self.stray_lines) + (self.end_line is not None)
+
+    def holds(self, line: int) -> bool:
+        """True when `line` (0-based) is one of this call's lines (event lines are in file order)."""
+        if line == self.request_line or line == self.end_line or line in self.stray_lines:
+            return True
+        at = bisect.bisect_left(self.event_lines, line)
+        return at < len(self.event_lines) and self.event_lines[at] == line
 
 
 class RecordingIndex:

@@ -75,6 +75,7 @@ class DiffScreen(Screen[None]):
     DEFAULT_CSS = """
     DiffScreen {
         & #diff-names { height: auto; padding: 0 1; color: $text-muted; }
+        & #diff-warning { height: auto; padding: 0 1; color: $text-warning; display: none; }
         & #diff-body { height: 1fr; }
         & #diff-calls { height: 1fr; border: round $panel; }
         & #diff-calls:focus { border: round $primary; }
@@ -139,6 +140,7 @@ class DiffScreen(Screen[None]):
         names.append("   B ", "bold")
         names.append(display_path(self.b))
         yield Static(names, id="diff-names")
+        yield Static(id="diff-warning")
         with Horizontal(id="diff-body"):
             yield OptionList(id="diff-calls")
             with TabbedContent(id="diff-tabs"):
@@ -300,11 +302,29 @@ class DiffScreen(Screen[None]):
         if not diff.complete:
             self.query_one(TitleBar).set_facts(f"comparing… {plural(len(diff.rows), 'call')}")
             return
+        self._warn_truncated()
         identical = self.answers_done and all(row.status == "same" for row in diff.rows)
         same = " · the recordings are the same" if identical else ""
         self.query_one(TitleBar).set_facts(
             summary_text(diff, self.answers_done) + same, problem=not identical
         )
+
+    def _warn_truncated(self) -> None:
+        """One line per file whose last line has no newline (`recordings diff` refuses those)."""
+        from openprogram.providers.recording.scan_facts import TRUNCATED_LAST_LINE_REASON
+        from openprogram.visible_text import visible_line
+
+        if self.pair is None:
+            return
+        lines = [
+            f"⚠ {side.upper()} {visible_line(index.path.name)}: line {index.line_count}: "
+            f"{TRUNCATED_LAST_LINE_REASON}, compared without it"
+            for side, index in self.pair.indexes.items()
+            if index.truncated_tail
+        ]
+        warning = self.query_one("#diff-warning", Static)
+        warning.update(Text("\n".join(lines)))
+        warning.display = bool(lines)
 
     def _option(self, row: DiffRow) -> Option:
         from tui.model.recording_diff import call_row

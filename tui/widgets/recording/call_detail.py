@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 from rich.text import Text
+from textual import work
 from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.message import Message
 from textual.widgets import Static, TabbedContent, TabPane, Tabs
+from textual.worker import get_current_worker
 
 from openprogram.text import human_size, plural
-from tui.model.call_detail import LoadedCall
+from tui.model.call_detail import FinalMessage, LoadedCall
+from tui.model.event_fold import FoldStep, FoldStopped
 from tui.model.transcript import TranscriptEntry, TranscriptPart, transcript_of
 from tui.widgets.common.json_tree import JsonTree
 from tui.widgets.recording.event_list import EventList
@@ -18,6 +21,9 @@ from tui.widgets.recording.problem_banner import ProblemBanner
 from tui.widgets.recording.transcript import Transcript
 
 TAB_IDS = ("tab-request", "tab-events", "tab-response", "tab-raw")
+INLINE_FOLD_LIMIT = 20_000
+"""Events folded at most on the UI thread; a longer fold (a call of a million streamed pieces)
+runs in a worker thread, stopped when the cursor moves on or the app quits."""
 
 
 class CallDetail(Vertical):
@@ -90,6 +96,8 @@ class CallDetail(Vertical):
         at_latest = events.row_count == 0 or events.cursor == events.row_count - 1
         if keep_position and stay_on_latest and at_latest and call is not None:
             self._event_position = max(call.event_count - 1, 0)
+        if call is not self.call:
+            self.workers.cancel_group(self, "fold")
         self.call = call
         self._filled = {}
         self._assembled = None
@@ -153,7 +161,26 @@ class CallDetail(Vertical):
         transcript.show_entries(transcript_of(call.request.context))
 
     def _show_response(self, call: LoadedCall) -> None:
-        final = call.final_message()
+        view = self.query_one("#response", MessageView)
+        cost = call.final_cost()
+        if cost > INLINE_FOLD_LIMIT or (cost and call.fold.busy):
+            view.show_message(None, f"Assembling the final message from {cost:,} events…")
+            self._fold_final(call)
+            return
+        self._response_shown(call, call.final_message())
+
+    @work(thread=True, exclusive=True, group="fold")
+    def _fold_final(self, call: LoadedCall) -> None:
+        worker = get_current_worker()
+        try:
+            final = call.final_message(stop=lambda: worker.is_cancelled)
+        except FoldStopped:
+            return
+        self.app.call_from_thread(self._response_shown, call, final)
+
+    def _response_shown(self, call: LoadedCall, final: FinalMessage) -> None:
+        if call is not self.call:
+            return
         outcome = call.call_end.outcome if call.call_end else "no call_end"
         caption = f"Final message of call {call.call_index} · outcome {outcome} · {call.timing()}"
         notes = [n for n in (final.note, call.call_end.error if call.call_end else None) if n]
@@ -202,7 +229,27 @@ class CallDetail(Vertical):
         if self._assembled == (call, event_index):
             return
         self._assembled = (call, event_index)
-        step = call.message_at(event_index)
+        cost = call.fold.cost(event_index)
+        if cost > INLINE_FOLD_LIMIT or (cost and call.fold.busy):
+            view = self.query_one("#assembled", MessageView)
+            view.show_message(None, f"Assembling events 0–{event_index} ({cost:,} to fold)…")
+            self._fold_to(call, event_index)
+            return
+        self._assembled_shown(call, call.message_at(event_index))
+
+    @work(thread=True, exclusive=True, group="fold")
+    def _fold_to(self, call: LoadedCall, event_index: int) -> None:
+        worker = get_current_worker()
+        try:
+            step = call.message_at(event_index, stop=lambda: worker.is_cancelled)
+        except FoldStopped:
+            return
+        self.app.call_from_thread(self._assembled_shown, call, step)
+
+    def _assembled_shown(self, call: LoadedCall, step: FoldStep) -> None:
+        if self._assembled != (call, step.event_index):
+            return
+        event_index = step.event_index
         summary = call.event_summary(event_index)
         # Events are numbered from 0, as `event_index` and `:call.event` count them.
         through = f"events 0–{event_index}" if event_index else "event 0"
