@@ -3,6 +3,7 @@ text whatever it holds, and their search and folding work."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import subprocess
 import sys
@@ -12,7 +13,11 @@ from typing import Any
 import pytest
 from playwright.sync_api import expect
 
+from openprogram.providers import Context, UserMessage
+from openprogram.providers.recording import RecordingProvider
+from openprogram.providers.scripted import ScriptedProvider, echo_responder
 from tests.browser import chromium, open_page
+from tests.helpers import SCRIPTED_MODEL
 from tests.recording_files import run_cli, subprocess_env, write_recording
 
 HOSTILE = [
@@ -124,21 +129,25 @@ def test_the_page_holds_each_repeated_message_once(tmp_path: Path) -> None:
     from openprogram.html_report.reports import show_page
     from openprogram.providers.recording.reader import scan_recording
 
-    words = [f"message {i} " + "x" * 2000 for i in range(30)]
-    recording = write_recording(tmp_path / "long.jsonl", said=words)
-    # Make each request carry the whole conversation so far, as an agent's do.
-    rows = [json.loads(line) for line in recording.read_text().splitlines()]
-    history: list[Any] = []
-    for row in rows:
-        if row.get("type") == "request":
-            history = [*history, *row["context"]["messages"]]
-            row["context"]["messages"] = history
-    recording.write_text("".join(json.dumps(row) + "\n" for row in rows))
-    html = show_page(scan_recording(recording))
-    assert recording.stat().st_size > 900_000  # 30 × 31 / 2 user messages of 2 KB
+    path = tmp_path / "long.jsonl"
+    provider = RecordingProvider(ScriptedProvider(responder=echo_responder), path)
+
+    async def run() -> None:
+        messages: list[Any] = []
+        for i in range(30):  # each call sends the whole conversation so far, as an agent's do
+            messages.append(UserMessage(content=f"message {i} " + "x" * 2000))
+            async for _ in provider.stream(SCRIPTED_MODEL, Context(messages=list(messages))):
+                pass
+
+    asyncio.run(run())
+    provider.sink.close()
+    scan = scan_recording(path)
+    sent = sum(len(json.dumps(call.request.context)) for call in scan.calls)
+    assert sent > 900_000  # 30 × 31 / 2 messages of 2 KB went out
+    html = show_page(scan)
     # Each distinct message once (30 × 2 KB), each answer in its events and its message (2 × 30 ×
-    # 2 KB), and the page itself: linear in what was said.
-    assert len(html.encode()) < 30 * 2_100 * 3 + 40_000
+    # 2 KB), and the page itself (its script and style, under 60 KB): linear in what was said.
+    assert len(html.encode()) < 30 * 2_100 * 3 + 60_000
 
 
 @pytest.mark.parametrize("text", ["</script>", "<!--", "\u2028", "&amp;"])

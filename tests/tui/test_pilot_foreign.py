@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from textual.pilot import Pilot
 
+from openprogram.providers.recording.rows import RECORDING_FORMAT_VERSION
 from tests.tui.foreign_files import write_log_file
 from tests.tui.pilot_support import recording_ready, screen_text, until
 from tui.app import OpenProgramTUI
@@ -83,12 +85,17 @@ async def test_a_newer_format_title_counts_what_the_list_shows(demo_file: Path) 
     (it said `0 calls`; issue #27 item 19)."""
     header, rest = demo_file.read_bytes().split(b"\n", 1)
     newer = demo_file.with_name("newer.jsonl")
-    newer.write_bytes(header.replace(b'"format_version":1', b'"format_version":99') + b"\n" + rest)
+    newer.write_bytes(
+        re.sub(rb'"format_version":\d+', b'"format_version":99', header) + b"\n" + rest
+    )
     app = OpenProgramTUI([newer])
     async with app.run_test(size=(120, 30)) as pilot:
         screen = await recording_ready(pilot)
         calls = screen.query_one(CallList)
         title = screen_text(app)[0]
         assert f"format 99 · {calls.row_count} calls" in title and calls.row_count == 5
-        assert "newer format (this openprogram reads 1): not checked" in title
+        assert (
+            f"newer format (this openprogram reads {RECORDING_FORMAT_VERSION}): not checked"
+            in title
+        )
         assert "0 calls" not in title
