@@ -66,21 +66,24 @@ def test_bash_sources_the_script_and_registers_openprogram(openprogram_home: Pat
 def test_completion_answers_with_the_subcommands(
     openprogram_home: Path, tmp_path: Path, typed: str, expected: list[str]
 ) -> None:
-    answer = tmp_path / "answer"
+    assert complete(openprogram_home, typed, tmp_path, REPO_ROOT) == expected
+    assert os.environ.get("_ARGCOMPLETE") is None
+
+
+def complete(home: Path, typed: str, scratch: Path, cwd: Path) -> list[str]:
+    """What the shell would be offered for `typed` (argcomplete's protocol, a real process)."""
+    answer = scratch / "answer"
     env = {
-        **subprocess_env(openprogram_home),
+        **subprocess_env(home),
         "_ARGCOMPLETE": "1",
         "_ARGCOMPLETE_IFS": "\n",
         "COMP_LINE": typed,
         "COMP_POINT": str(len(typed)),
         "_ARGCOMPLETE_STDOUT_FILENAME": str(answer),
     }
-    done = subprocess.run(
-        OPENPROGRAM, env=env, capture_output=True, text=True, cwd=REPO_ROOT, timeout=60
-    )
+    done = subprocess.run(OPENPROGRAM, env=env, capture_output=True, text=True, cwd=cwd, timeout=60)
     assert done.returncode == 0, done.stderr
-    assert [word.strip() for word in answer.read_text().splitlines()] == expected
-    assert os.environ.get("_ARGCOMPLETE") is None
+    return [word.strip() for word in answer.read_text().splitlines()]
 
 
 @pytest.mark.parametrize(
@@ -94,20 +97,4 @@ def test_a_recording_argument_completes_with_the_managed_ids(
     for name in ("echo-one", "echo-two", "other", ".partial-echo"):
         (root / f"{name}.jsonl").write_text("")
     typed = f"openprogram recordings {command} ec"
-    answer = tmp_path / "answer"
-    env = {
-        **subprocess_env(openprogram_home),
-        "_ARGCOMPLETE": "1",
-        "_ARGCOMPLETE_IFS": "\n",
-        "COMP_LINE": typed,
-        "COMP_POINT": str(len(typed)),
-        "_ARGCOMPLETE_STDOUT_FILENAME": str(answer),
-    }
-    done = subprocess.run(
-        OPENPROGRAM, env=env, capture_output=True, text=True, cwd=tmp_path, timeout=60
-    )
-    assert done.returncode == 0, done.stderr
-    assert sorted(word.strip() for word in answer.read_text().splitlines()) == [
-        "echo-one",
-        "echo-two",
-    ]
+    assert sorted(complete(openprogram_home, typed, tmp_path, tmp_path)) == ["echo-one", "echo-two"]
