@@ -14,16 +14,16 @@ uses the fixture (so coverage tools and unrelated test suites are unaffected).
 
 from __future__ import annotations
 
-import hashlib
 import math
 import os
-import re
 import shlex
 from collections.abc import Generator, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pytest
+
+from openprogram.text import file_stem
 
 if TYPE_CHECKING:
     from openprogram.providers.recording.rules import MatchingRules
@@ -55,9 +55,6 @@ _RECORDING_KEY = pytest.StashKey["OpenProgramRecording"]()
 _UNUSED_KEY = pytest.StashKey["UnusedCheck"]()
 _DESELECTED_KEY = pytest.StashKey[int]()
 _WORKER_UNUSED = "openprogram_unused"
-
-_UNSAFE_FILE_CHARACTERS = re.compile(r"[^\w.,=+\-\[\]]")
-MAX_STEM = 120
 
 
 def _pace(text: str) -> float:
@@ -469,7 +466,7 @@ def recording_path(item: pytest.Item) -> Path:
         argument = marker.args[0] if marker.args else marker.kwargs.get("path")
     if argument is None:
         test = "::".join(item.nodeid.split("::")[1:]) or item.name
-        return directory / RECORDINGS_DIR / module / f"{_file_stem(test)}.jsonl"
+        return directory / RECORDINGS_DIR / module / f"{file_stem(test)}.jsonl"
     if not isinstance(argument, str | os.PathLike):
         pytest.fail(f"@pytest.mark.{MARKER} expects a str or path, got {argument!r}", pytrace=False)
     text = os.fspath(argument)
@@ -478,7 +475,7 @@ def recording_path(item: pytest.Item) -> Path:
     if "/" in text or os.sep in text or text.endswith(".jsonl"):
         path = Path(text).expanduser()
         return path if path.is_absolute() else directory / path
-    return directory / RECORDINGS_DIR / module / f"{_file_stem(text)}.jsonl"
+    return directory / RECORDINGS_DIR / module / f"{file_stem(text)}.jsonl"
 
 
 def marker_rules(item: pytest.Item) -> MatchingRules | None:
@@ -495,15 +492,6 @@ def marker_rules(item: pytest.Item) -> MatchingRules | None:
         return rules_from_tables(tables, {}, "marker", f"@pytest.mark.{MARKER}")
     except RulesConfigError as exc:
         pytest.fail(str(exc), pytrace=False)
-
-
-def _file_stem(name: str) -> str:
-    """`name` as a file name; a short hash keeps it unique when characters had to be replaced."""
-    stem = _UNSAFE_FILE_CHARACTERS.sub("_", name.replace("::", "."))
-    if stem != name.replace("::", ".") or len(stem) > MAX_STEM:
-        digest = hashlib.sha256(name.encode("utf-8")).hexdigest()[:8]
-        stem = f"{stem[:MAX_STEM]}-{digest}"
-    return stem
 
 
 def _display_path(path: Path, config: pytest.Config) -> str:

@@ -1,5 +1,5 @@
 """Small text helpers every layer shares: one line, a cut, sizes, plurals, the secret placeholder,
-and the `--` that ends a command line's own options.
+the `--` that ends a command line's own options, and a name made safe for a file.
 
 This module imports nothing from the project, so the provider boundary, the record/replay layer,
 the CLI and the TUI all use these same few functions.
@@ -7,6 +7,8 @@ the CLI and the TUI all use these same few functions.
 
 from __future__ import annotations
 
+import hashlib
+import re
 from collections.abc import Sequence
 
 SECRET_PLACEHOLDER = "[secret removed]"
@@ -48,3 +50,16 @@ def split_command(argv: Sequence[str]) -> tuple[list[str], list[str]]:
         return words, []
     cut = words.index("--")
     return words[:cut], words[cut + 1 :]
+
+
+_UNSAFE_FILE_CHARACTERS = re.compile(r"[^\w.,=+\-\[\]]")
+MAX_STEM = 120
+
+
+def file_stem(name: str) -> str:
+    """`name` as a file name; a short hash keeps it unique when characters had to be replaced."""
+    stem = _UNSAFE_FILE_CHARACTERS.sub("_", name.replace("::", "."))
+    if stem != name.replace("::", ".") or len(stem) > MAX_STEM:
+        digest = hashlib.sha256(name.encode("utf-8")).hexdigest()[:8]
+        stem = f"{stem[:MAX_STEM]}-{digest}"
+    return stem

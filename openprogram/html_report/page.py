@@ -11,7 +11,6 @@ from __future__ import annotations
 import base64
 import hashlib
 import json
-import os
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -21,6 +20,7 @@ from markupsafe import Markup
 
 from openprogram.html_report.data import Pool, call_details
 from openprogram.providers.recording.reader import RecordedCall
+from openprogram.providers.recording.state_files import atomic_write_text
 
 _ASSETS = resources.files("openprogram.html_report")
 
@@ -65,8 +65,6 @@ def render(page: dict[str, Any], calls: tuple[RecordedCall, ...]) -> str:
 
 
 def write_page(path: Path, html: str) -> Path:
-    """Write the page (private, like the recordings it shows: it holds their requests)."""
-    descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o600)
-    with os.fdopen(descriptor, "w", encoding="utf-8") as handle:
-        handle.write(html)
+    """Write the page atomically, private like the recordings it shows (it holds their requests)."""
+    atomic_write_text(path, html)
     return path

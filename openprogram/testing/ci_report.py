@@ -10,9 +10,7 @@ on the test's line in the pull request.
 
 from __future__ import annotations
 
-import hashlib
 import json
-import re
 import shlex
 from pathlib import Path
 
@@ -20,21 +18,16 @@ from openprogram.html_report.page import write_page
 from openprogram.html_report.reports import check_page
 from openprogram.providers.recording.mismatch import MismatchReport
 from openprogram.providers.recording.reader import RecordedCall
+from openprogram.providers.recording.state_files import atomic_write_text
 from openprogram.recordings.check import CheckResult
+from openprogram.text import file_stem
 from openprogram.visible_text import visible
-
-MAX_FILE_STEM = 150
-_UNSAFE = re.compile(r"[^\w.,=+\-\[\]]")
 
 
 def report_file_stem(node_id: str) -> str:
-    """A test id as a file name: `tests/test_a.py::test_b[x]` → `tests.test_a.py..test_b[x]`,
-    with a short hash when characters had to be replaced or the name is long (ids stay unique)."""
-    plain = node_id.replace("/", ".").replace("::", "..")
-    stem = _UNSAFE.sub("_", plain)
-    if stem != plain or len(stem) > MAX_FILE_STEM:
-        stem = f"{stem[:MAX_FILE_STEM]}-{hashlib.sha256(node_id.encode()).hexdigest()[:8]}"
-    return stem
+    """A test id as a file name: `tests/test_a.py::test_b[x]` → `tests.test_a.py..test_b[x]`
+    (the plugin's `file_stem`: a short hash when characters had to be replaced)."""
+    return file_stem(node_id.replace("/", ".").replace("::", ".."))
 
 
 def annotation_text(report: MismatchReport) -> str:
@@ -104,5 +97,5 @@ def write_report(
     directory.mkdir(parents=True, exist_ok=True)
     stem = report_file_stem(node_id)
     text = json.dumps(result.json_value(), indent=2, ensure_ascii=False) + "\n"
-    write_page(directory / f"{stem}.json", text)
+    atomic_write_text(directory / f"{stem}.json", text)
     return write_page(directory / f"{stem}.html", check_page(result, calls, commands))

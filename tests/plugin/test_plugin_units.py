@@ -19,9 +19,10 @@ from openprogram.providers import (
 from openprogram.providers.api_registry import ApiProvider, UnknownApiError, wrap_api_providers
 from openprogram.providers.recording.differences import MISSING, FieldDifference
 from openprogram.providers.replay import MismatchReport, ReplayMismatch
-from openprogram.pytest_plugin import ALIASES, CHOICES, _file_stem, resolve_record_mode
+from openprogram.pytest_plugin import ALIASES, CHOICES, resolve_record_mode
 from openprogram.testing import RECORD_MODES, tui_command
 from openprogram.testing.session import RECORD_MODE_ALIASES
+from openprogram.text import file_stem
 
 
 class Named:
@@ -129,14 +130,14 @@ def test_the_tui_command_quotes_fields_and_paths_for_the_shell() -> None:
     ],
 )
 def test_safe_names_are_kept(name: str, expected: str) -> None:
-    assert _file_stem(name) == expected
+    assert file_stem(name) == expected
 
 
 def test_unsafe_names_are_replaced_and_kept_apart() -> None:
-    spaced, underscored = _file_stem("test_a[a b]"), _file_stem("test_a[a_b]")
-    assert spaced != underscored and "/" not in _file_stem("test_a[../../etc]")
+    spaced, underscored = file_stem("test_a[a b]"), file_stem("test_a[a_b]")
+    assert spaced != underscored and "/" not in file_stem("test_a[../../etc]")
     assert spaced.startswith("test_a[a_b]-")
-    assert len(_file_stem("test_" + "x" * 500)) <= 130
+    assert len(file_stem("test_" + "x" * 500)) <= 130
 
 
 def test_a_wrapper_wraps_every_api_including_later_registrations() -> None:
