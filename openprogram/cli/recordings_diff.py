@@ -14,7 +14,7 @@ from openprogram.providers.recording.difference_text import diff_change, format_
 from openprogram.providers.recording.differences import MISSING
 from openprogram.providers.recording.store import locate_recording
 from openprogram.providers.types import Usage
-from openprogram.recordings.call_stats import call_stats, session_stats, tokens_json
+from openprogram.recordings.call_stats import CallStats, call_stats, session_stats, tokens_json
 from openprogram.recordings.cost import price_table
 from openprogram.recordings.diff import CallPair, RecordingDiff, WordChange, diff_recordings
 from openprogram.text import plural
@@ -158,6 +158,12 @@ def _value(value: Any) -> Any:
 def diff_json(diff: RecordingDiff) -> dict[str, Any]:
     """The stable JSON of `diff --json`."""
     s = diff.summary()
+    stats = {  # each call folded once, for its pair and for its session's totals
+        id(call): call_stats(call)
+        for pair in diff.pairs
+        for call in (pair.a, pair.b)
+        if call is not None
+    }
     return {
         "a": str(diff.a),
         "b": str(diff.b),
@@ -173,10 +179,10 @@ def diff_json(diff: RecordingDiff) -> dict[str, Any]:
             "tokens_a": s.tokens_a.model_dump(),
             "tokens_b": s.tokens_b.model_dump(),
             "session_a": session_stats(
-                call_stats(pair.a) for pair in diff.pairs if pair.a
+                stats[id(pair.a)] for pair in diff.pairs if pair.a
             ).to_json(),
             "session_b": session_stats(
-                call_stats(pair.b) for pair in diff.pairs if pair.b
+                stats[id(pair.b)] for pair in diff.pairs if pair.b
             ).to_json(),
             "price_table": price_table(),
         },
@@ -213,17 +219,17 @@ def diff_json(diff: RecordingDiff) -> dict[str, Any]:
                 },
                 "usage_a": pair.usage_a.model_dump() if pair.usage_a else None,
                 "usage_b": pair.usage_b.model_dump() if pair.usage_b else None,
-                **_deltas(pair),
+                **_deltas(pair, stats),
             }
             for pair in diff.pairs
         ],
     }
 
 
-def _deltas(pair: CallPair) -> dict[str, Any]:
+def _deltas(pair: CallPair, stats: dict[int, CallStats]) -> dict[str, Any]:
     """Tokens by kind and cost of each side, and B − A where both are known."""
-    a = None if pair.a is None else call_stats(pair.a)
-    b = None if pair.b is None else call_stats(pair.b)
+    a = None if pair.a is None else stats[id(pair.a)]
+    b = None if pair.b is None else stats[id(pair.b)]
     tokens_a = None if a is None or a.usage is None else tokens_json(a.usage)
     tokens_b = None if b is None or b.usage is None else tokens_json(b.usage)
     delta = None

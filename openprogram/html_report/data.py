@@ -8,11 +8,11 @@ page grows with what the session said, not with calls × history.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
+from collections.abc import Sequence
 from typing import Any
 
 from openprogram.providers.recording.reader import RecordedCall
-from openprogram.recordings.call_stats import calls_stats, session_stats
+from openprogram.recordings.call_stats import CallStats, calls_stats, session_stats
 from openprogram.recordings.cost import format_cost, price_table
 from openprogram.recordings.details import describe_calls
 from openprogram.visible_text import visible
@@ -108,11 +108,15 @@ def call_details(call: RecordedCall, pool: Pool) -> dict[str, Any]:
     }
 
 
-def call_rows(calls: Iterable[RecordedCall]) -> list[dict[str, Any]]:
-    """One row per call for the calls table: what it asked, how it ended, tokens and cost."""
+def call_rows(
+    calls: Sequence[RecordedCall], stats_of_calls: Sequence[CallStats] | None = None
+) -> list[dict[str, Any]]:
+    """One row per call for the calls table: what it asked, how it ended, times, tokens and cost
+    (`stats_of_calls`, when the caller has them already, saves folding every call again)."""
     calls = tuple(calls)
+    stats_of_calls = calls_stats(calls) if stats_of_calls is None else stats_of_calls
     rows = []
-    for row, stats in zip(describe_calls(calls), calls_stats(calls), strict=True):
+    for row, stats in zip(describe_calls(calls), stats_of_calls, strict=True):
         usage = stats.usage
         rows.append(
             {
@@ -142,9 +146,9 @@ def format_ms(ms: int | None) -> str:
     return f"{ms} ms" if ms < 1000 else f"{ms / 1000:.1f} s"
 
 
-def session_facts(calls: Iterable[RecordedCall]) -> list[list[str]]:
+def session_facts(stats_of_calls: Sequence[CallStats]) -> list[list[str]]:
     """Time in the model and between calls, tokens by kind and the cost of the session."""
-    session = session_stats(calls_stats(tuple(calls)))
+    session = session_stats(stats_of_calls)
     usage = session.usage
     tokens = f"{usage.input} in, {usage.cache_read} cache read, {usage.cache_write} cache write, {usage.output} out"
     if usage.reasoning is not None:

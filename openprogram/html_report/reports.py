@@ -8,6 +8,7 @@ from typing import Any
 from openprogram.html_report.data import call_rows, safe, session_facts
 from openprogram.html_report.page import render
 from openprogram.providers.recording.reader import RecordedCall, RecordingScan
+from openprogram.recordings.call_stats import calls_stats
 from openprogram.recordings.check import CheckResult
 from openprogram.visible_text import visible
 
@@ -28,11 +29,12 @@ def _session_facts(scan: RecordingScan) -> list[list[str]]:
 
 def show_page(scan: RecordingScan, title: str | None = None) -> str:
     """A recording: its facts, problems, and every whole call (`title`: the path by default)."""
+    stats = calls_stats(scan.calls)
     page: dict[str, Any] = {
         "view": "show",
         "title": visible(title or str(scan.path)),
-        "facts": _session_facts(scan) + session_facts(scan.calls),
-        "calls": call_rows(scan.calls),
+        "facts": _session_facts(scan) + session_facts(stats),
+        "calls": call_rows(scan.calls, stats),
         "check": None,
         "diff": None,
     }
