@@ -129,7 +129,14 @@ def _print_accepted(run: RewriteRun, out: Output) -> None:
     for call in run.accepted:
         out.line(("call ", "bold"), (str(call.call_index), "bold"))
         for difference in call.differences:
-            out.line("  ", difference.field_path)
+            if difference.absorbed_by is None:
+                out.line("  ", difference.field_path)
+            else:
+                out.line(
+                    "  ",
+                    difference.field_path,
+                    (f"  (written too; {difference.absorbed_by} already absorbs it)", "dim"),
+                )
             out.line(("    recorded  ", "dim"), (difference.recorded, "red"))
             out.line(("    incoming  ", "dim"), (difference.incoming, "green"))
 

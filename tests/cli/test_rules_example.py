@@ -85,3 +85,49 @@ def test_the_suggestion_is_a_command_to_run_and_pyproject_lines_to_paste(
     (project / "pyproject.toml").write_text(mismatch["suggestion_pyproject"])
     kept = run_in(project, openprogram_home, "check", "dated", "--json", day="2026-12-02")
     assert past_the_prompt(kept), kept.stdout
+
+
+def test_accept_lists_the_same_fields_as_the_diff_of_the_two_versions(
+    openprogram_home: Path, tmp_path: Path
+) -> None:
+    """A changed user message accepted on another day: the system prompt's date and the temp
+    path differ too (rules absorb them) and the new version stores them, so accept lists them."""
+    project = tmp_path / "dated_agent"
+    shutil.copytree(EXAMPLE, project)
+    agent = [sys.executable, str(project / "agent.py")]
+    made = run_in(
+        project, openprogram_home, "record", "--name", "dated", "--", *agent, day="2026-12-01"
+    )
+    assert made.returncode == 0, made.stderr
+    source = project / "agent.py"
+    source.write_text(source.read_text().replace('"buy milk"', '"buy bread"'))
+
+    human = run_in(project, openprogram_home, "accept", "dated", "--", *agent, day="2026-12-02")
+    assert human.returncode == 2  # not a terminal: it lists, then refuses without --yes
+    assert "context.system_prompt  (written too; normalize context.system_prompt" in human.stdout
+
+    accepted = run_in(
+        project, openprogram_home, "accept", "dated", "--json", "--yes", "--", *agent,
+        day="2026-12-02",
+    )  # fmt: skip
+    result = json.loads(accepted.stdout)
+    assert accepted.returncode == 0 and result["status"] == "accepted", accepted.stdout
+    listed = {
+        (call["call_index"], d["field_path"], d["absorbed_by"] is not None)
+        for call in result["accepted"]
+        for d in call["differences"]
+    }
+    assert (0, "context.system_prompt", True) in listed
+    assert (0, "context.messages[0].content", False) in listed
+
+    new = openprogram_home / "recordings" / "dated.jsonl"
+    diff = run_in(
+        project, openprogram_home, "diff", result["previous_version"], str(new), "--json",
+        day="2026-12-02",
+    )  # fmt: skip
+    compared = {
+        (call["b"], d["field_path"])
+        for call in json.loads(diff.stdout)["calls"]
+        for d in call["request"]
+    }
+    assert {(index, path) for index, path, _ in listed} == compared

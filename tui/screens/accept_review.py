@@ -25,7 +25,11 @@ def review_text(accepted: list[AcceptedCall], variables: Mapping[str, str]) -> T
     for call in accepted:
         text.append(f"call {call.call_index}\n", "bold")
         for difference in call.differences:
-            text.append(f"  {difference.field_path}\n")
+            text.append(f"  {visible_line(difference.field_path)}")
+            if difference.absorbed_by is not None:
+                rule = visible_line(difference.absorbed_by)
+                text.append(f"  (written too; {rule} already absorbs it)", "dim")
+            text.append("\n")
             text.append("    recorded  ", "dim")
             text.append(f"{difference.recorded}\n", rich_style(variables, "$text-error"))
             text.append("    incoming  ", "dim")

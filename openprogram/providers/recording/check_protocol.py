@@ -123,10 +123,14 @@ class AcceptedDifference(BaseModel):
     field_path: str
     recorded: str
     incoming: str
+    absorbed_by: str | None = None
+    """The rule (as `describe()` writes it) that already absorbs this difference: it would not
+    have mismatched, but the new version stores the incoming value too, so it is listed."""
 
 
 class AcceptedCall(BaseModel):
-    """A call whose incoming request accept mode kept, with every difference it accepted."""
+    """A call whose incoming request accept mode kept, with every field the new version changes
+    (those a rule absorbs included: the same fields a diff of the two versions counts)."""
 
     call_index: int
     differences: list[AcceptedDifference]

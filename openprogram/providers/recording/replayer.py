@@ -157,16 +157,16 @@ class ReplayProvider:
                     )
                 )
 
-    def _accept(
-        self, call_index: int, differences: list[FieldDifference], incoming: dict[str, Any]
-    ) -> None:
+    def _accept(self, call_index: int, ruled: list[RuledDifference]) -> None:
+        """Report every field the kept request changes, those a rule absorbs included."""
         differences_kept = [
             AcceptedDifference(
-                field_path=d.field_path,
-                recorded=format_value(d.recorded, ACCEPTED_VALUE_LIMIT),
-                incoming=format_value(d.incoming, ACCEPTED_VALUE_LIMIT),
+                field_path=r.difference.field_path,
+                recorded=format_value(r.difference.recorded, ACCEPTED_VALUE_LIMIT),
+                incoming=format_value(r.difference.incoming, ACCEPTED_VALUE_LIMIT),
+                absorbed_by=None if r.absorbed_by is None else r.absorbed_by.describe(),
             )
-            for d in differences
+            for r in ruled
         ]
         self._report(
             AcceptedRow(accepted=AcceptedCall(call_index=call_index, differences=differences_kept))
@@ -259,7 +259,7 @@ class ReplayProvider:
                         MismatchReport.of_difference(index, counting[0], recorded, incoming)
                     )
                 if counting:
-                    self._accept(index, counting, incoming)
+                    self._accept(index, ruled)
                     recorded = incoming
             else:
                 self._report_absorbed(index, ruled)
