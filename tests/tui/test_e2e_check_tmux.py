@@ -188,7 +188,8 @@ def test_openprogram_tui_diff_as_a_git_difftool_shows_what_the_commit_changed(
         screen = terminal.wait_for(
             "session.jsonl", "4 calls", "1 only in B", "≠ request (1 field)", "'hello there'"
         )
-        assert "call 0 › context › messages[0] › content" in screen
+        # Spaced as printed (a PNG of the SVG snapshots once read `contentthe only difference`).
+        assert "call 0 › context › messages[0] › content   the only difference · changed" in screen
         terminal.keys("j", "]")
         terminal.wait_for("tool_calls[0].arguments.limit", "A  3", "B  10")
         terminal.keys("C-q")

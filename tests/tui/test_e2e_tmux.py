@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import itertools
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -97,7 +98,10 @@ def test_demo_browse_step_back_to_the_list_and_quit(terminal: Terminal) -> None:
     terminal.wait_for("format 2 · 5 calls · 115 events · ✓ valid")
     terminal.wait_for("System", "Tools offered", "Please echo 'hello world'")
     terminal.keys("]", "Enter", "j", "j", "j")
-    terminal.wait_for("Assembled from events 0–3 of 31 events")
+    screen = terminal.wait_for("Assembled from events 0–3 of 31 events")
+    # The kind and the value are apart in a real terminal (a PNG of the SVG snapshots made with
+    # rsvg-convert once showed `thinking_deltaonce`: see scripts/snapshot_pngs.py).
+    assert re.search(r"\b3  thinking_delta  \S", screen), screen
     terminal.keys(":")
     terminal.wait_for("Go to a call")
     terminal.keys("4", "Enter")
