@@ -57,7 +57,7 @@ if TYPE_CHECKING:
         prune_recordings,
         versions_note,
     )
-    from openprogram.recordings.repair import DroppedPart, RepairReport, repair_recording
+    from openprogram.recordings.repair import RepairReport, repair_recording
     from openprogram.recordings.selection import (
         recording_into,
         select_replay,

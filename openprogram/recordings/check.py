@@ -37,14 +37,13 @@ from openprogram.providers.recording.check_protocol import (
     RulesRow,
     write_run_spec,
 )
-from openprogram.providers.recording.errors import RecordingFileError
+from openprogram.providers.recording.errors import RecordingFileError, RecordingProblem
 from openprogram.providers.recording.file_policy import require_usable
 from openprogram.providers.recording.mismatch import MismatchReport
 from openprogram.providers.recording.reader import Recording, read_header, read_recording
 from openprogram.providers.recording.redaction import remove_secret_text
 from openprogram.providers.recording.rules import MatchingRules, validate_rules
 from openprogram.providers.recording.rules_sources import header_rules_value
-from openprogram.providers.recording.scan_facts import ScanProblem
 from openprogram.providers.recording.store import locate_recording
 from openprogram.recordings.child_process import die_with_parent
 
@@ -89,7 +88,7 @@ class CheckResult(BaseModel):
     stderr_tail: list[str]
     stdout_tail: list[str] = []
     """The program's last lines of standard output (a test runner reports its failures there)."""
-    problem: ScanProblem | None = None
+    problem: RecordingProblem | None = None
     """When the recording itself cannot be used: the strict reader's line, call and reason."""
     rules: list[str] = []
     """The matching rules in force, each with where it comes from."""
@@ -125,7 +124,7 @@ def check_refused(selector: str, argv: Sequence[str] | None, error: BaseExceptio
     """The result of a check that could not start: status `error`, nothing run."""
     problem = None
     if isinstance(error, RecordingFileError):
-        problem = ScanProblem(
+        problem = RecordingProblem(
             line_number=error.line_number, call_index=error.call_index, reason=error.reason
         )
     return CheckResult(

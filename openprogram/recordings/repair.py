@@ -14,19 +14,12 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from openprogram.providers.recording.errors import RecordingProblem
 from openprogram.providers.recording.file_policy import require_usable
 from openprogram.providers.recording.reader import scan_recording
 from openprogram.providers.recording.rows import RECORDING_FORMAT_VERSION, encode_row
 from openprogram.providers.recording.store import RECORDING_SUFFIX
 from openprogram.recordings.removal import RecordingRemovalError, locate_managed, refusal_reason
-
-
-class DroppedPart(BaseModel):
-    """One problem the salvage left behind: where, which call, and why."""
-
-    line_number: int | None
-    call_index: int | None
-    reason: str
 
 
 class RepairReport(BaseModel):
@@ -38,7 +31,8 @@ class RepairReport(BaseModel):
     damaged_copy: str | None
     kept_calls: int
     kept_events: int
-    dropped: list[DroppedPart]
+    dropped: list[RecordingProblem]
+    """Every problem the salvage left behind: where, which call, and why."""
     renumbered: dict[int, int]
     """Old call index → new one, for calls that moved up past a dropped call."""
 
@@ -60,10 +54,7 @@ def repair_recording(recording_id: str) -> RepairReport:
         raise RecordingRemovalError(location.path, reason, action="repair")
     require_usable(location, tighten=True)
     scan = scan_recording(location.path)
-    dropped = [
-        DroppedPart(line_number=p.line_number, call_index=p.call_index, reason=p.reason)
-        for p in scan.problems
-    ]
+    dropped = list(scan.problems)
     report: dict[str, Any] = {
         "recording_id": recording_id,
         "path": str(location.path),

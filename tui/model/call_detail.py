@@ -27,7 +27,7 @@ RAW_LIMIT = 512 * 1024
 
 
 if TYPE_CHECKING:
-    from openprogram.providers.recording.scan_facts import ScanProblem
+    from openprogram.providers.recording.errors import RecordingProblem
 
 
 @dataclass(frozen=True)
@@ -57,14 +57,14 @@ class LoadedCall:
         self,
         index: RecordingIndex,
         span: CallSpan,
-        problems: Sequence[ScanProblem] = (),
+        problems: Sequence[RecordingProblem] = (),
     ) -> None:
         self.index = index
         self.span = span
         self.settled = index.settled(span)
         """False while the index may still add rows to this call (then it is loaded again)."""
-        self._all_problems: tuple[ScanProblem, ...] = ()
-        self.problems_by_line: dict[int, ScanProblem] = {}
+        self._all_problems: tuple[RecordingProblem, ...] = ()
+        self.problems_by_line: dict[int, RecordingProblem] = {}
         self.set_problems(problems)
         request = read_request(index, span)
         self.request: RequestRow | None = request if isinstance(request, RequestRow) else None
@@ -79,7 +79,7 @@ class LoadedCall:
         )
         self.fold = EventFold(self.event, self.event_count)
 
-    def set_problems(self, problems: Sequence[ScanProblem]) -> None:
+    def set_problems(self, problems: Sequence[RecordingProblem]) -> None:
         """Use the strict reader's problems (they name lines and calls) to mark this call."""
         self._all_problems = tuple(problems)
         self.problems_by_line = {}
@@ -196,7 +196,7 @@ class LoadedCall:
         text = visible(b"\n".join(chunks).decode("utf-8", errors="replace"))
         return RawLines(text, first + 1, len(chunks), total, contiguous)
 
-    def problems(self) -> list[ScanProblem]:
+    def problems(self) -> list[RecordingProblem]:
         """The strict reader's problems that name this call or fall on its lines."""
         return [
             p

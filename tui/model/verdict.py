@@ -23,9 +23,9 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict
 
 import tui
-from openprogram.providers.recording.errors import RecordingFileError
+from openprogram.providers.recording.errors import RecordingFileError, RecordingProblem
 from openprogram.providers.recording.reader import scan_facts
-from openprogram.providers.recording.scan_facts import INVALID, ScanFacts, ScanProblem
+from openprogram.providers.recording.scan_facts import INVALID, ScanFacts
 from openprogram.recordings import stamp_of
 from openprogram.text import plural
 from tui.model.file_stamp import FileChange, compare
@@ -72,7 +72,7 @@ class Verdict(BaseModel):
         return self.stopped is None and self.problem_count == 0
 
     @property
-    def problems(self) -> tuple[ScanProblem, ...]:
+    def problems(self) -> tuple[RecordingProblem, ...]:
         """Every problem found (line, call, reason); none when the check stopped."""
         if self.stopped is not None:
             return ()
@@ -90,9 +90,9 @@ class Verdict(BaseModel):
         """Calls without `call_end` in a file being written."""
         return self.facts.unfinished_calls if self.following and not self.stopped else ()
 
-    def problems_by_line(self) -> dict[int, ScanProblem]:
+    def problems_by_line(self) -> dict[int, RecordingProblem]:
         """The first problem reported for each 1-based line number."""
-        found: dict[int, ScanProblem] = {}
+        found: dict[int, RecordingProblem] = {}
         for problem in self.problems:
             if problem.line_number is not None:
                 found.setdefault(problem.line_number, problem)

@@ -311,7 +311,7 @@ class DiffScreen(Screen[None]):
 
     def _warn_truncated(self) -> None:
         """One line per file whose last line has no newline (`recordings diff` refuses those)."""
-        from openprogram.providers.recording.scan_facts import TRUNCATED_LAST_LINE_REASON
+        from openprogram.providers.recording.errors import TRUNCATED_LAST_LINE_REASON
         from openprogram.visible_text import visible_line
 
         if self.pair is None:

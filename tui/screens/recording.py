@@ -185,10 +185,10 @@ class RecordingScreen(Screen[None]):
     def on_mount(self) -> None:
         if self._open_error is not None:
             self.query_one(TitleBar).set_facts("cannot be opened", problem=True)
-            from openprogram.providers.recording.scan_facts import ScanProblem
+            from openprogram.providers.recording.errors import RecordingProblem
 
             error = self._open_error
-            problem = ScanProblem(
+            problem = RecordingProblem(
                 line_number=error.line_number, call_index=error.call_index, reason=error.reason
             )
             self.query_one("#file-problems", ProblemBanner).show_problems((problem,))

@@ -1,7 +1,8 @@
 """Record and replay at the provider boundary: one module per part of the job.
 
 - `rows`: the row kinds and the compact encoder (no pydantic); `format`: the row models.
-- `errors`: `RecordingFileError`, and opening a file for reading safely.
+- `errors`: the one problem type (`RecordingProblem`, and `RecordingFileError` raising it), and
+  opening a file for reading safely.
 - `reader`: the one strict reader; `writer`: `RecordingSink`, lines appended under a lock.
 - `redaction`: secrets removed before anything reaches a file.
 - `differences`: the walk that finds where two requests differ; `difference_text`: how a

@@ -1,7 +1,8 @@
-"""The one error of a recording file that cannot be used: where (file, line, call) and why.
-
-Raised by the strict reader (`reader`) and by viewers indexing a file; it has a module of
-its own so that catching it needs no pydantic import. `open_for_reading` is how both open a file.
+"""The one problem type of a recording file: where (line, call) and why, as a value
+(`RecordingProblem`, what a tolerant scan lists and every view shows) and as the error
+(`RecordingFileError`, the problem with its file, raised by the strict reader and by viewers
+indexing a file). `open_for_reading` is how both open a file. No pydantic here: catching the
+error or reading a problem does not import the row models.
 """
 
 from __future__ import annotations
@@ -11,11 +12,48 @@ import os
 import stat
 from pathlib import Path
 
+from dataclasses import dataclass
+
 from openprogram.errors import OpenProgramError
+
+UNFINISHED_CALL_REASON = "call has no call_end (the recording stopped during this call)"
+TRUNCATED_LAST_LINE_REASON = "last line is truncated (no newline at the end)"
+WRITE_IN_PROGRESS_REASONS = frozenset({UNFINISHED_CALL_REASON, TRUNCATED_LAST_LINE_REASON})
+"""What the strict reader also says of a file a recorder is still writing (a view following
+it shows these as a call in progress, not as damage)."""
+
+
+@dataclass(frozen=True)
+class RecordingProblem:
+    """One problem the strict reader found: where (line, call) and why.
+
+    A plain dataclass, so this module loads without pydantic (the TUI draws its first screen
+    before the row models are imported); the pydantic models that hold it (`ScanFacts`) validate
+    and serialise it as they would a model."""
+
+    line_number: int | None
+    call_index: int | None
+    reason: str
+
+    def describe(self) -> str:
+        """`line 7, call 1: event indexes must be contiguous` (no path)."""
+        where = []
+        if self.line_number is not None:
+            where.append(f"line {self.line_number}")
+        if self.call_index is not None:
+            where.append(f"call {self.call_index}")
+        return f"{', '.join(where)}: {self.reason}" if where else self.reason
+
+    @property
+    def write_in_progress(self) -> bool:
+        """True for a call without `call_end` or a last line without newline: what a file that
+        is still being written looks like, as well as one whose writer stopped."""
+        return self.reason in WRITE_IN_PROGRESS_REASONS
 
 
 class RecordingFileError(OpenProgramError, ValueError):
-    """A recording file that cannot be used, with the `path`, `line_number`, `call_index`, `reason`."""
+    """A recording file that cannot be used: its `path` and its `problem` (also read as
+    `line_number`, `call_index`, `reason`)."""
 
     def __init__(
         self,
@@ -25,15 +63,35 @@ class RecordingFileError(OpenProgramError, ValueError):
         reason: str,
     ) -> None:
         self.path = Path(path)
-        self.line_number = line_number
-        self.call_index = call_index
-        self.reason = reason
+        self.problem = RecordingProblem(
+            line_number=line_number, call_index=call_index, reason=reason
+        )
         where = f"recording file {self.path}"
         if line_number is not None:
             where += f" at line {line_number}"
         if call_index is not None:
             where += f" for call {call_index}"
         super().__init__(f"{where}: {reason}")
+
+    @classmethod
+    def of(cls, path: str | os.PathLike[str], problem: RecordingProblem) -> RecordingFileError:
+        """The error of `problem` in the file at `path`."""
+        return cls(path, problem.line_number, problem.call_index, problem.reason)
+
+    @property
+    def line_number(self) -> int | None:
+        """The 1-based line of the problem, when it has one."""
+        return self.problem.line_number
+
+    @property
+    def call_index(self) -> int | None:
+        """The call the problem is in, when it is in one."""
+        return self.problem.call_index
+
+    @property
+    def reason(self) -> str:
+        """Why the file cannot be used, in one line."""
+        return self.problem.reason
 
 
 def open_for_reading(path: str | os.PathLike[str]) -> tuple[int, os.stat_result]:

@@ -18,7 +18,13 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from openprogram.providers.recording.errors import RecordingFileError, open_for_reading
+from openprogram.providers.recording.errors import (
+    TRUNCATED_LAST_LINE_REASON,
+    UNFINISHED_CALL_REASON,
+    RecordingFileError,
+    RecordingProblem,
+    open_for_reading,
+)
 from openprogram.providers.recording.format import (
     CallEndRow,
     CallOutcome,
@@ -38,13 +44,7 @@ from openprogram.providers.recording.rows import (
     RECORDING_FORMAT_VERSION,
     ROW_TYPES,
 )
-from openprogram.providers.recording.scan_facts import (
-    MAX_PROBLEMS,
-    TRUNCATED_LAST_LINE_REASON,
-    UNFINISHED_CALL_REASON,
-    ScanFacts,
-    ScanProblem,
-)
+from openprogram.providers.recording.scan_facts import MAX_PROBLEMS, ScanFacts
 from openprogram.providers.types import EVENT_TYPES, AssistantMessageEvent
 from openprogram.text import one_line
 
@@ -93,7 +93,7 @@ class RecordingScan:
     path: Path
     header: HeaderRow | None
     calls: tuple[RecordedCall, ...]
-    problems: tuple[RecordingFileError, ...]
+    problems: tuple[RecordingProblem, ...]
     facts: ScanFacts
 
     @property
@@ -119,10 +119,7 @@ def _facts(
         calls=calls,
         events=events,
         unfinished_calls=unfinished_calls,
-        problems=tuple(
-            ScanProblem(line_number=p.line_number, call_index=p.call_index, reason=p.reason)
-            for p in problems.found[:MAX_PROBLEMS]
-        ),
+        problems=tuple(problems.found[:MAX_PROBLEMS]),
         problem_count=len(problems.found) + problems.dropped,
     )
 
@@ -150,18 +147,20 @@ class _OpenCall:
 class _Problems:
     def __init__(self, path: Path, strict: bool, keep: int | None = None) -> None:
         self.path, self.strict, self.keep = path, strict, keep
-        self.found: list[RecordingFileError] = []
+        self.found: list[RecordingProblem] = []
         self.dropped = 0
         """Problems past the `keep` first ones (counted, not kept)."""
 
     def add(self, line_number: int | None, call_index: int | None, reason: str) -> None:
-        error = RecordingFileError(self.path, line_number, call_index, reason)
         if self.strict:
-            raise error
+            raise RecordingFileError(self.path, line_number, call_index, reason)
         if self.keep is not None and len(self.found) >= self.keep:
             self.dropped += 1
         else:
-            self.found.append(error)
+            problem = RecordingProblem(
+                line_number=line_number, call_index=call_index, reason=reason
+            )
+            self.found.append(problem)
 
 
 def read_recording_bytes(path: str | os.PathLike[str]) -> bytes:

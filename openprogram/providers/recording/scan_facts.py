@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict
 
+from openprogram.providers.recording.errors import RecordingProblem
 from openprogram.text import plural
 
 MAX_PROBLEMS = 1000
@@ -17,35 +18,6 @@ MAX_PROBLEMS = 1000
 VALID = "valid"
 INVALID = "invalid"
 """The two words for what the strict reader says of a file, in every view."""
-UNFINISHED_CALL_REASON = "call has no call_end (the recording stopped during this call)"
-TRUNCATED_LAST_LINE_REASON = "last line is truncated (no newline at the end)"
-WRITE_IN_PROGRESS_REASONS = frozenset({UNFINISHED_CALL_REASON, TRUNCATED_LAST_LINE_REASON})
-"""What the strict reader also says of a file a recorder is still writing (a view following
-it shows these as a call in progress, not as damage)."""
-
-
-class ScanProblem(BaseModel):
-    """One problem the strict reader found: where (line, call) and why."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
-    line_number: int | None
-    call_index: int | None
-    reason: str
-
-    def describe(self) -> str:
-        """`line 7, call 1: event indexes must be contiguous` (no path)."""
-        where = []
-        if self.line_number is not None:
-            where.append(f"line {self.line_number}")
-        if self.call_index is not None:
-            where.append(f"call {self.call_index}")
-        return f"{', '.join(where)}: {self.reason}" if where else self.reason
-
-    @property
-    def write_in_progress(self) -> bool:
-        """True for a call without `call_end` or a last line without newline: what a file that
-        is still being written looks like, as well as one whose writer stopped."""
-        return self.reason in WRITE_IN_PROGRESS_REASONS
 
 
 class ScanFacts(BaseModel):
@@ -61,13 +33,13 @@ class ScanFacts(BaseModel):
     events: int = 0
     """Event rows found in those calls (also in an unfinished or damaged one)."""
     unfinished_calls: tuple[int, ...] = ()
-    problems: tuple[ScanProblem, ...] = ()
+    problems: tuple[RecordingProblem, ...] = ()
     problem_count: int = 0
 
     @classmethod
     def refused(cls, size: int, reason: str) -> ScanFacts:
         """The facts of a file that could not be read at all (missing, not regular, ...)."""
-        problem = ScanProblem(line_number=None, call_index=None, reason=reason)
+        problem = RecordingProblem(line_number=None, call_index=None, reason=reason)
         return cls(size=size, problems=(problem,), problem_count=1)
 
     @property

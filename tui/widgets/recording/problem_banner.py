@@ -10,7 +10,7 @@ from textual.widgets import Static
 from openprogram.text import plural
 
 if TYPE_CHECKING:
-    from openprogram.providers.recording.scan_facts import ScanProblem
+    from openprogram.providers.recording.errors import RecordingProblem
 
 
 class ProblemBanner(Static):
@@ -32,7 +32,7 @@ class ProblemBanner(Static):
         super().__init__(id=id)
         self.limit = limit
 
-    def show_problems(self, problems: tuple[ScanProblem, ...], headline: str = "") -> None:
+    def show_problems(self, problems: tuple[RecordingProblem, ...], headline: str = "") -> None:
         """List the first problems (and how many more), under `headline` when given."""
 
         self.set_class(bool(problems), "-shown")
