@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import stat
 from pathlib import Path
 
@@ -63,20 +64,39 @@ def test_new_files_are_private_and_existing_ones_are_appended_never_truncated(
     assert [c.call_index for c in read_recording(path).calls] == [0, 1]
 
 
-def test_symlinks_wide_permissions_and_foreign_files_are_refused(tmp_path: Path) -> None:
+def test_symlinks_wide_permissions_and_foreign_files_are_refused(
+    tmp_path: Path, openprogram_home: Path
+) -> None:
+    """The one file policy, applied to the file the writer opened: no symlink, a regular file,
+    0600 when managed (a file given by path keeps its mode: git checks files out 0644)."""
     target = tmp_path / "target.jsonl"
     target.write_text("precious\n")
     link = tmp_path / "link.jsonl"
     link.symlink_to(target)
-    with pytest.raises(RecordingFileError, match="symlink"):
+    with pytest.raises(RecordingFileError, match="is a symlink; refusing to follow it"):
         RecordingSink(link).ensure_header()
     assert target.read_text() == "precious\n"
 
-    wide = tmp_path / "wide.jsonl"
-    wide.write_text('{"format_version":2,"type":"header"}\n')
-    wide.chmod(0o644)
-    with pytest.raises(RecordingFileError, match="too wide"):
-        RecordingSink(wide).ensure_header()
+    fifo = tmp_path / "fifo.jsonl"
+    os.mkfifo(fifo)
+    with pytest.raises(RecordingFileError, match="cannot record into it: is not a regular file"):
+        RecordingSink(fifo).ensure_header()
+
+    managed = openprogram_home / "recordings" / "wide.jsonl"
+    managed.parent.mkdir(parents=True)
+    managed.write_text('{"format_version":2,"type":"header"}\n')
+    managed.chmod(0o644)
+    with pytest.raises(RecordingFileError, match=r"permissions 0644 are too wide .* chmod 600"):
+        RecordingSink(managed).ensure_header()
+
+    committed = tmp_path / "committed.jsonl"  # given by path, as git checked it out
+    RecordingSink(committed).ensure_header()
+    committed.chmod(0o644)
+    sink = RecordingSink(committed)
+    sink.end_call(sink.begin_call({"model": {}, "context": {}, "options": None}), 0, "complete")
+    sink.close()
+    assert len(read_recording(committed).calls) == 1
+    assert stat.S_IMODE(committed.stat().st_mode) == 0o644
 
     foreign = tmp_path / "foreign.jsonl"
     foreign.write_text('{"format_version":9,"type":"header"}\n')

@@ -10,9 +10,8 @@ from __future__ import annotations
 import errno
 import os
 import stat
-from pathlib import Path
-
 from dataclasses import dataclass
+from pathlib import Path
 
 from openprogram.errors import OpenProgramError
 

@@ -87,12 +87,19 @@ def inspect(where: RecordingLocation | str | os.PathLike[str]) -> FileState:
         return FileState(location, None, MISSING)
     except OSError as exc:
         return FileState(location, None, f"cannot be inspected: {exc.strerror}")
+    return judge(location, info)
+
+
+def judge(location: RecordingLocation, info: os.stat_result) -> FileState:
+    """The policy applied to what `lstat` (or `fstat` of a descriptor already open) says of the
+    file at `location`: the writer judges the file it opened, so no swap of the path between a
+    check and the open can lead it elsewhere."""
     if stat.S_ISLNK(info.st_mode):
         return FileState(location, info, SYMLINK)
     if not stat.S_ISREG(info.st_mode):
         return FileState(location, info, NOT_REGULAR)
     if location.managed and info.st_mode & 0o077:
-        return FileState(location, info, too_wide_reason(path, info.st_mode), too_wide=True)
+        return FileState(location, info, too_wide_reason(location.path, info.st_mode), True)
     return FileState(location, info, None)
 
 

@@ -10,10 +10,10 @@ Each `call_end` is written and `fsync`ed before the call's terminal event reache
 from __future__ import annotations
 
 import enum
+import errno
 import fcntl
 import json
 import os
-import stat
 import threading
 import time
 from collections.abc import Callable
@@ -22,6 +22,7 @@ from typing import Any
 
 from openprogram.errors import OpenProgramError
 from openprogram.providers.recording.errors import RecordingFileError
+from openprogram.providers.recording.file_policy import SYMLINK, judge
 from openprogram.providers.recording.format import CallOutcome
 from openprogram.providers.recording.request_references import referring_row
 from openprogram.providers.recording.rows import (
@@ -30,6 +31,7 @@ from openprogram.providers.recording.rows import (
     classify_row_tail,
     encode_row,
 )
+from openprogram.providers.recording.store import locate_recording
 
 FLUSH_BYTES = 64 * 1024
 FLUSH_SECONDS = 0.1
@@ -57,28 +59,20 @@ def _write_all(fd: int, data: bytes) -> None:
 
 
 def open_recording_for_append(path: Path) -> int:
-    """Open (creating 0600) a recording for appending; never follows a symlink or truncates."""
+    """Open (creating 0600) a recording for appending; never follows a symlink or truncates.
+
+    The file opened is judged by the one file policy (`file_policy.judge`, on its `fstat`): a
+    regular file, and 0600 when it is a managed recording (one given by path keeps its mode)."""
     flags = os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NONBLOCK
     try:
         fd = os.open(path, flags, 0o600)
     except OSError as exc:
-        reason = "is a symlink (refusing to follow it)" if os.path.islink(path) else exc.strerror
+        reason = SYMLINK if exc.errno == errno.ELOOP else exc.strerror
         raise RecordingFileError(path, None, None, f"cannot open for recording: {reason}") from None
-    info = os.fstat(fd)
-    if not stat.S_ISREG(info.st_mode):
+    state = judge(locate_recording(os.path.abspath(path)), os.fstat(fd))
+    if state.reason is not None:
         os.close(fd)
-        raise RecordingFileError(
-            path, None, None, "cannot record into something not a regular file"
-        )
-    if info.st_mode & 0o077:
-        os.close(fd)
-        raise RecordingFileError(
-            path,
-            None,
-            None,
-            f"permissions {stat.S_IMODE(info.st_mode):04o} are too wide for a recording "
-            f"(it may hold prompts and personal data); run: chmod 600 {path}",
-        )
+        raise RecordingFileError(path, None, None, f"cannot record into it: {state.reason}")
     return fd
 
 
