@@ -21,8 +21,8 @@ from openprogram.providers.recording.config import (
     read_record_replay_config,
     state_dir,
 )
-from openprogram.providers.recording.errors import RecordingFileError
-from openprogram.providers.recording.file_policy import MISSING, inspect
+from openprogram.providers.recording.errors import MISSING, RecordingFileError
+from openprogram.providers.recording.file_policy import inspect
 from openprogram.providers.recording.reader import scan_facts
 from openprogram.providers.recording.rows import RECORDING_FORMAT_VERSION
 from openprogram.providers.recording.scan_facts import ScanFacts

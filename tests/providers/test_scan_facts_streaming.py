@@ -61,7 +61,7 @@ def test_an_empty_file_and_a_directory(tmp_path: Path) -> None:
     empty.write_bytes(b"")
     assert scan_facts(empty) == scan_recording(empty).facts
     assert [p.reason for p in scan_facts(empty).problems] == ["file is empty (no header)"]
-    with pytest.raises(RecordingFileError, match=r": not a regular file$"):
+    with pytest.raises(RecordingFileError, match=r": is not a regular file$"):
         scan_facts(tmp_path)
 
 

@@ -15,6 +15,10 @@ from pathlib import Path
 
 from openprogram.errors import OpenProgramError
 
+MISSING = "file not found"
+SYMLINK = "is a symlink; refusing to follow it"
+NOT_REGULAR = "is not a regular file"
+"""The file policy's words (`file_policy`) for a file that cannot be a recording at all."""
 UNFINISHED_CALL_REASON = "call has no call_end (the recording stopped during this call)"
 TRUNCATED_LAST_LINE_REASON = "last line is truncated (no newline at the end)"
 WRITE_IN_PROGRESS_REASONS = frozenset({UNFINISHED_CALL_REASON, TRUNCATED_LAST_LINE_REASON})
@@ -72,11 +76,6 @@ class RecordingFileError(OpenProgramError, ValueError):
             where += f" for call {call_index}"
         super().__init__(f"{where}: {reason}")
 
-    @classmethod
-    def of(cls, path: str | os.PathLike[str], problem: RecordingProblem) -> RecordingFileError:
-        """The error of `problem` in the file at `path`."""
-        return cls(path, problem.line_number, problem.call_index, problem.reason)
-
     @property
     def line_number(self) -> int | None:
         """The 1-based line of the problem, when it has one."""
@@ -105,14 +104,13 @@ def open_for_reading(path: str | os.PathLike[str]) -> tuple[int, os.stat_result]
     try:
         fd = os.open(target, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC | os.O_NOFOLLOW)
     except FileNotFoundError:
-        raise RecordingFileError(target, None, None, "file not found") from None
+        raise RecordingFileError(target, None, None, MISSING) from None
     except OSError as exc:
         if exc.errno == errno.ELOOP:
-            reason = "is a symlink; refusing to follow it"
-            raise RecordingFileError(target, None, None, reason) from None
+            raise RecordingFileError(target, None, None, SYMLINK) from None
         raise RecordingFileError(target, None, None, f"cannot open: {exc.strerror}") from None
     info = os.fstat(fd)
     if not stat.S_ISREG(info.st_mode):
         os.close(fd)
-        raise RecordingFileError(target, None, None, "not a regular file")
+        raise RecordingFileError(target, None, None, NOT_REGULAR)
     return fd, info

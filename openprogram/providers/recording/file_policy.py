@@ -15,16 +15,13 @@ import stat
 from dataclasses import dataclass
 from pathlib import Path
 
+from openprogram.providers.recording.errors import MISSING, NOT_REGULAR, SYMLINK
 from openprogram.providers.recording.store import (
     RecordingLocation,
     RecordingSelectorError,
     locate_recording,
     recordings_dir,
 )
-
-MISSING = "file not found"
-SYMLINK = "is a symlink; refusing to follow it"
-NOT_REGULAR = "is not a regular file"
 
 
 def too_wide_reason(path: Path, mode: int) -> str:

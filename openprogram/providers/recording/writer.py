@@ -21,8 +21,8 @@ from pathlib import Path
 from typing import Any
 
 from openprogram.errors import OpenProgramError
-from openprogram.providers.recording.errors import RecordingFileError
-from openprogram.providers.recording.file_policy import SYMLINK, judge
+from openprogram.providers.recording.errors import SYMLINK, RecordingFileError
+from openprogram.providers.recording.file_policy import judge
 from openprogram.providers.recording.format import CallOutcome
 from openprogram.providers.recording.request_references import referring_row
 from openprogram.providers.recording.rows import (
