@@ -20,6 +20,7 @@ from tui.model.bounded_cache import BoundedCache
 from tui.model.event_fold import EventFold, EventUnreadable, FoldStep
 from tui.model.event_rows import EventSummary, summarize_event
 from tui.model.recording_index import CallSpan, RecordingIndex
+from tui.model.request_news import RequestNews, request_news
 from tui.model.row_reading import read_call_end, read_request, row_problem
 
 RAW_LIMIT = 512 * 1024
@@ -78,6 +79,24 @@ class LoadedCall:
             2048
         )
         self.fold = EventFold(self.event, self.event_count)
+        self._news: RequestNews | None = None
+
+    def news(self) -> RequestNews:
+        """What this call sent that the call before it in the file had not (read once, on use);
+        the first call, or a call whose request cannot be read, is new as a whole."""
+        if self._news is None:
+            previous = None
+            ordinal = self.span.ordinal
+            if self.request is not None and 0 < ordinal <= len(self.index.calls):
+                found = read_request(self.index, self.index.calls[ordinal - 1])
+                previous = found if isinstance(found, RequestRow) else None
+            base = previous.call_index if previous is not None else None
+            self._news = (
+                request_news(self.request, previous, base)
+                if self.request is not None
+                else RequestNews(None)
+            )
+        return self._news
 
     def set_problems(self, problems: Sequence[ScanProblem]) -> None:
         """Use the strict reader's problems (they name lines and calls) to mark this call."""

@@ -13,7 +13,8 @@ from textual.worker import get_current_worker
 from openprogram.text import human_size, plural
 from tui.model.call_detail import FinalMessage, LoadedCall
 from tui.model.event_fold import FoldStep, FoldStopped
-from tui.model.transcript import TranscriptEntry, TranscriptPart, transcript_of
+from tui.model.request_news import can_fold, news_transcript
+from tui.model.transcript import TranscriptEntry, TranscriptPart
 from tui.widgets.common.json_tree import JsonTree
 from tui.widgets.recording.event_list import EventList
 from tui.widgets.recording.message_view import MessageView
@@ -47,6 +48,8 @@ class CallDetail(Vertical):
         self._event_position = 0
         self._assembled: tuple[LoadedCall, int] | None = None
         """The call and event whose assembled message is shown."""
+        self.unfolded = False
+        """The Request tab shows the earlier conversation too (else only what is new)."""
 
     def compose(self) -> ComposeResult:
         yield ProblemBanner(limit=3, id="call-problems")
@@ -98,6 +101,8 @@ class CallDetail(Vertical):
             self._event_position = max(call.event_count - 1, 0)
         if call is not self.call:
             self.workers.cancel_group(self, "fold")
+            if call is None or self.call is None or call.span.ordinal != self.call.span.ordinal:
+                self.unfolded = False  # each call opens on what is new in it
         self.call = call
         self._filled = {}
         self._assembled = None
@@ -158,7 +163,27 @@ class CallDetail(Vertical):
             },
             expand=("context",),
         )
-        transcript.show_entries(transcript_of(call.request.context))
+        news = call.news()
+        context = call.request.context
+        folded = not self.unfolded and can_fold(news, context)
+        transcript.show_entries(news_transcript(news, context, folded=folded))
+        if folded:
+            transcript.border_title = f"New in this call (since call {news.base})"
+        elif can_fold(news, context):
+            transcript.border_title = f"Transcript (new since call {news.base} marked)"
+        else:
+            transcript.border_title = "Transcript"
+
+    def toggle_unfold(self) -> bool:
+        """Unfold the earlier conversation of the Request tab (or fold it again); False when the
+        call shown has nothing to fold (the first call, or nothing the same as the call before)."""
+        call = self.call
+        if call is None or call.request is None or not can_fold(call.news(), call.request.context):
+            return False
+        self.unfolded = not self.unfolded
+        self._filled.pop("tab-request", None)
+        self.show_tab("tab-request")
+        return True
 
     def _show_response(self, call: LoadedCall) -> None:
         view = self.query_one("#response", MessageView)
