@@ -13,6 +13,7 @@ from textual.worker import get_current_worker
 from openprogram.text import human_size, plural
 from tui.model.call_detail import FinalMessage, LoadedCall
 from tui.model.event_fold import FoldStep, FoldStopped
+from tui.model.event_times import GapsStopped, LongestGap, gap_caption
 from tui.model.request_news import can_fold, news_transcript
 from tui.model.transcript import TranscriptEntry, TranscriptPart
 from tui.widgets.common.json_tree import JsonTree
@@ -25,6 +26,9 @@ TAB_IDS = ("tab-request", "tab-events", "tab-response", "tab-raw")
 INLINE_FOLD_LIMIT = 20_000
 """Events folded at most on the UI thread; a longer fold (a call of a million streamed pieces)
 runs in a worker thread, stopped when the cursor moves on or the app quits."""
+INLINE_GAP_EVENTS = 20_000
+"""Events whose times are read on the UI thread to find the longest gap; a longer call is
+measured in a worker thread (the caption says so meanwhile)."""
 
 
 class CallDetail(Vertical):
@@ -101,6 +105,7 @@ class CallDetail(Vertical):
             self._event_position = max(call.event_count - 1, 0)
         if call is not self.call:
             self.workers.cancel_group(self, "fold")
+            self.workers.cancel_group(self, "gaps")
             if call is None or self.call is None or call.span.ordinal != self.call.span.ordinal:
                 self.unfolded = False  # each call opens on what is new in it
         self.call = call
@@ -130,11 +135,31 @@ class CallDetail(Vertical):
     def _show_events(self, call: LoadedCall | None) -> None:
         events = self.query_one(EventList)
         events.show_call(call)
+        if call is None or not events.timed:
+            events.border_title = "Events" if call is None else gap_caption(None, False)
+        elif call.event_count <= INLINE_GAP_EVENTS or call.gaps_measured:
+            events.border_title = gap_caption(call.longest_gap(), True)
+        else:
+            events.border_title = "Events · finding the longest gap…"
+            self._measure_gaps(call)
         if call is not None and call.event_count == 0:
             self.query_one("#assembled", MessageView).show_message(None, "No events recorded.")
         if self._event_position:
             events.move_to(self._event_position)
             self._event_position = 0
+
+    @work(thread=True, exclusive=True, group="gaps")
+    def _measure_gaps(self, call: LoadedCall) -> None:
+        worker = get_current_worker()
+        try:
+            gap = call.longest_gap(stop=lambda: worker.is_cancelled)
+        except GapsStopped:
+            return
+        self.app.call_from_thread(self._gaps_measured, call, gap)
+
+    def _gaps_measured(self, call: LoadedCall, gap: LongestGap | None) -> None:
+        if call is self.call:
+            self.query_one(EventList).border_title = gap_caption(gap, True)
 
     def show_problems(self) -> None:
         """Mark the shown call's problems (after the strict verdict arrives)."""
