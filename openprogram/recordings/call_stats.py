@@ -15,7 +15,7 @@ from typing import Any
 
 from openprogram.providers.accumulator import assemble_message
 from openprogram.providers.recording.reader import RecordedCall
-from openprogram.providers.types import Usage
+from openprogram.providers.types import AssistantMessage, Usage
 from openprogram.recordings.cost import call_cost
 
 
@@ -74,8 +74,15 @@ def _first_token_ms(call: RecordedCall) -> int | None:
 
 def call_stats(call: RecordedCall, next_call: RecordedCall | None = None) -> CallStats:
     """One call's numbers; `next_call` (the one after it in the file) gives the gap after it."""
+    return stats_of_answer(call, assemble_message(list(call.events)), next_call)
+
+
+def stats_of_answer(
+    call: RecordedCall, message: AssistantMessage | None, next_call: RecordedCall | None = None
+) -> CallStats:
+    """`call_stats` for a call whose events were folded already into `message` (None: no
+    answer), so a reader that folds them anyway (the TUI diff view) does it once."""
     model = call.request.model
-    message = assemble_message(list(call.events))
     usage = message.usage if message is not None else None
     cost = call_cost(usage, model, message.timestamp) if usage is not None and message else None
     gap = None

@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
+from openprogram.providers.accumulator import assemble_message
 from openprogram.providers.recording.errors import RecordingFileError
 from openprogram.providers.recording.format import RequestRow
 from openprogram.providers.recording.reader import RecordedCall
@@ -29,7 +30,7 @@ from openprogram.providers.recording.rules import (
     iter_ruled_differences,
 )
 from openprogram.providers.types import Usage
-from openprogram.recordings.call_stats import CallStats, StatsDelta, call_stats
+from openprogram.recordings.call_stats import CallStats, StatsDelta, stats_of_answer
 from openprogram.recordings.diff import (
     Answer,
     AnswerDifference,
@@ -218,6 +219,7 @@ class LazyDiff:
             raise RecordingFileError(index.path, exc.line_number, ordinal, exc.reason) from None
         end = call.call_end
         error = end.error if end is not None else None
+        message = assemble_message(events)  # folded once: for the answer and for the numbers
         stats = None
         if call.request is not None:
             span = call.span
@@ -233,8 +235,8 @@ class LazyDiff:
                 duration_ms=end.duration_ms if end is not None else None,
                 event_ms=tuple(call.event_ms(n) for n in range(call.event_count)),
             )
-            stats = call_stats(recorded)
-        return Answer.of_events(events, error), stats
+            stats = stats_of_answer(recorded, message)
+        return Answer.of_message(message, error), stats
 
     def compare_answer(self, row: DiffRow) -> DiffRow:
         """Fold and compare the answers of `row` (once); returns the row."""
