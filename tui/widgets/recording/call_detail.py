@@ -179,6 +179,7 @@ class CallDetail(Vertical):
             transcript.show_entries(
                 [TranscriptEntry("problem", "Request unreadable", (part,), True)]
             )
+            transcript.border_title = "Transcript"
             return
         tree.show_document(
             {
