@@ -14,7 +14,12 @@ from openprogram.providers.recording.difference_text import diff_change, format_
 from openprogram.providers.recording.differences import MISSING
 from openprogram.providers.recording.store import locate_recording
 from openprogram.providers.types import Usage
-from openprogram.recordings.call_stats import CallStats, call_stats, session_stats, tokens_json
+from openprogram.recordings.call_stats import (
+    CallStats,
+    StatsDelta,
+    call_stats,
+    session_stats,
+)
 from openprogram.recordings.cost import price_table
 from openprogram.recordings.diff import CallPair, RecordingDiff, WordChange, diff_recordings
 from openprogram.text import plural
@@ -230,28 +235,4 @@ def _deltas(pair: CallPair, stats: dict[int, CallStats]) -> dict[str, Any]:
     """Tokens by kind and cost of each side, and B − A where both are known."""
     a = None if pair.a is None else stats[id(pair.a)]
     b = None if pair.b is None else stats[id(pair.b)]
-    tokens_a = None if a is None or a.usage is None else tokens_json(a.usage)
-    tokens_b = None if b is None or b.usage is None else tokens_json(b.usage)
-    delta = None
-    if tokens_a is not None and tokens_b is not None:
-        delta = {
-            kind: None if tokens_a[kind] is None or tokens_b[kind] is None
-            else tokens_b[kind] - tokens_a[kind]  # type: ignore[operator]
-            for kind in tokens_a
-        }  # fmt: skip
-    cost_a = None if a is None else a.cost
-    cost_b = None if b is None else b.cost
-    times: dict[str, int | None] = {}
-    for name in ("duration", "first_token"):
-        value_a = None if a is None else getattr(a, f"{name}_ms")
-        value_b = None if b is None else getattr(b, f"{name}_ms")
-        times[f"{name}_a_ms"], times[f"{name}_b_ms"] = value_a, value_b
-        both = value_a is not None and value_b is not None
-        times[f"{name}_delta_ms"] = value_b - value_a if both else None  # type: ignore[operator]
-    return {
-        "tokens_delta": delta,
-        "cost_a_usd": None if cost_a is None else str(cost_a),
-        "cost_b_usd": None if cost_b is None else str(cost_b),
-        "cost_delta_usd": None if cost_a is None or cost_b is None else str(cost_b - cost_a),
-        **times,
-    }
+    return StatsDelta(a, b).to_json()

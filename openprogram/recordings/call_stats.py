@@ -15,7 +15,7 @@ from typing import Any
 
 from openprogram.providers.accumulator import assemble_message
 from openprogram.providers.recording.reader import RecordedCall
-from openprogram.providers.types import Usage
+from openprogram.providers.types import AssistantMessage, Usage
 from openprogram.recordings.cost import call_cost
 
 
@@ -74,8 +74,15 @@ def _first_token_ms(call: RecordedCall) -> int | None:
 
 def call_stats(call: RecordedCall, next_call: RecordedCall | None = None) -> CallStats:
     """One call's numbers; `next_call` (the one after it in the file) gives the gap after it."""
+    return stats_of_answer(call, assemble_message(list(call.events)), next_call)
+
+
+def stats_of_answer(
+    call: RecordedCall, message: AssistantMessage | None, next_call: RecordedCall | None = None
+) -> CallStats:
+    """`call_stats` for a call whose events were folded already into `message` (None: no
+    answer), so a reader that folds them anyway (the TUI diff view) does it once."""
     model = call.request.model
-    message = assemble_message(list(call.events))
     usage = message.usage if message is not None else None
     cost = call_cost(usage, model, message.timestamp) if usage is not None and message else None
     gap = None
@@ -100,6 +107,71 @@ def calls_stats(calls: Sequence[RecordedCall]) -> list[CallStats]:
         call_stats(call, calls[i + 1] if i + 1 < len(calls) else None)
         for i, call in enumerate(calls)
     ]
+
+
+@dataclass(frozen=True)
+class StatsDelta:
+    """Two calls' numbers side by side (A, B: None where a side has no call) and B − A, where
+    both sides know the value (`recordings diff --json` and the TUI diff view show these)."""
+
+    a: CallStats | None
+    b: CallStats | None
+
+    @property
+    def tokens_a(self) -> dict[str, int | None] | None:
+        return None if self.a is None or self.a.usage is None else tokens_json(self.a.usage)
+
+    @property
+    def tokens_b(self) -> dict[str, int | None] | None:
+        return None if self.b is None or self.b.usage is None else tokens_json(self.b.usage)
+
+    @property
+    def tokens_delta(self) -> dict[str, int | None] | None:
+        """B − A by kind of token (None for a kind a side does not say)."""
+        a, b = self.tokens_a, self.tokens_b
+        if a is None or b is None:
+            return None
+        return {
+            kind: None if a[kind] is None or b[kind] is None else b[kind] - a[kind]  # type: ignore[operator]
+            for kind in a
+        }
+
+    @property
+    def total_tokens_delta(self) -> int | None:
+        a, b = self.a, self.b
+        if a is None or b is None or a.usage is None or b.usage is None:
+            return None
+        return b.usage.total_tokens - a.usage.total_tokens
+
+    @property
+    def cost_delta(self) -> Decimal | None:
+        a, b = self.a, self.b
+        if a is None or b is None or a.cost is None or b.cost is None:
+            return None
+        return b.cost - a.cost
+
+    def ms(self, name: str) -> tuple[int | None, int | None, int | None]:
+        """A, B and B − A of `duration` or `first_token` (milliseconds; None: not recorded)."""
+        value_a = None if self.a is None else getattr(self.a, f"{name}_ms")
+        value_b = None if self.b is None else getattr(self.b, f"{name}_ms")
+        delta = None if value_a is None or value_b is None else value_b - value_a
+        return value_a, value_b, delta
+
+    def to_json(self) -> dict[str, Any]:
+        """Tokens by kind and cost of each side, times of each side, and B − A where both are known."""
+        cost_a = None if self.a is None else self.a.cost
+        cost_b = None if self.b is None else self.b.cost
+        cost_delta = self.cost_delta
+        times: dict[str, int | None] = {}
+        for name in ("duration", "first_token"):
+            times[f"{name}_a_ms"], times[f"{name}_b_ms"], times[f"{name}_delta_ms"] = self.ms(name)
+        return {
+            "tokens_delta": self.tokens_delta,
+            "cost_a_usd": None if cost_a is None else str(cost_a),
+            "cost_b_usd": None if cost_b is None else str(cost_b),
+            "cost_delta_usd": None if cost_delta is None else str(cost_delta),
+            **times,
+        }
 
 
 @dataclass(frozen=True)

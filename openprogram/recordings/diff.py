@@ -53,7 +53,12 @@ class Answer:
     def of_events(cls, events: Sequence[AssistantMessageEvent], error: str | None) -> Answer:
         """The answer a call's `events` make (folded by the one accumulator); `error` is the
         call's own error (its `call_end` row), used when the events carry none."""
-        message: AssistantMessage | None = assemble_message(list(events))
+        return cls.of_message(assemble_message(list(events)), error)
+
+    @classmethod
+    def of_message(cls, message: AssistantMessage | None, error: str | None) -> Answer:
+        """The answer of a call whose events were folded already into `message` (None: no
+        answer); `error` as for `of_events`."""
         if message is None:
             return cls("", "", (), None, error, Usage())
         text = "".join(b.text for b in message.content if b.type == "text")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -30,9 +31,14 @@ async def diff_shown(pilot: Pilot[None]) -> DiffScreen:
     return screen
 
 
-def rows(screen: DiffScreen) -> list[str]:
+def rows(screen: DiffScreen, changes: bool = False) -> list[str]:
+    """The call list's rows: index and status (with `changes`, the change in time and tokens and
+    the largest-change marks after them too: recorded with a real clock, they vary by run)."""
     calls = screen.query_one("#diff-calls", OptionList)
-    return [str(calls.get_option_at_index(n).prompt) for n in range(calls.option_count)]
+    prompts = [str(calls.get_option_at_index(n).prompt) for n in range(calls.option_count)]
+    if changes:
+        return prompts
+    return [re.sub(r"  [-+]\S+.*$", "", p.replace("◆", " ")) for p in prompts]
 
 
 async def test_the_list_says_what_changed_and_the_answer_tab_shows_the_words(
@@ -197,3 +203,30 @@ async def test_whole_files_have_no_truncation_warning(tmp_path: Path) -> None:
     async with app.run_test(size=SIZE) as pilot:
         screen = await diff_shown(pilot)
         assert not screen.query_one("#diff-warning").display
+
+
+async def test_each_pair_and_the_totals_show_the_changes_the_biggest_marked(
+    tmp_path: Path,
+) -> None:
+    from tests.tui.diff_fixtures import record_diff_pair
+
+    a, b = await record_diff_pair(tmp_path)  # fixed clocks: B's ticks are 63 ms, A's 41 ms
+    app = OpenProgramTUI(diff=(a, b))
+    async with app.run_test(size=(200, 40)) as pilot:
+        screen = await diff_shown(pilot)
+        assert rows(screen, changes=True) == [
+            "#0◆ ≠ request (1 field)  +0.2s +1 tok",
+            "#1  ≠ answer  +0.2s",
+            "#2◆ ≠ answer  +0.2s +1 tok",
+            "#3  + only in B",
+        ]
+        totals = str(screen.query_one("#diff-totals", Static).render())
+        assert totals == (
+            "A → B  in the model 1.11s → 2.14s (+1.03s) · tokens 16 → 21 (+5) · "
+            "cost no price · ◆ biggest change: time #2 (+0.24s), tokens #0 (+1)"
+        )
+        await pilot.press("down", "down", "right_square_bracket")  # call #2: the slowest change
+        await until(pilot, lambda: screen.row == 2)
+        answer = str(screen.query_one("#diff-answer", Static).render())
+        assert "duration    0.33s → 0.57s (+0.24s)  ◆ the biggest time change" in answer
+        assert "cost        no price" in answer

@@ -67,6 +67,14 @@ def test_recording_response_tab(snap_compare: SnapCompare, demo_file: Path) -> N
     assert snap_compare(app, terminal_size=SIZE, run_before=after_ready(*keys))
 
 
+def test_events_tab_marks_a_stall(snap_compare: SnapCompare, tmp_path: Path) -> None:
+    from tests.tui.timed_call import write_timed_calls
+
+    app = OpenProgramTUI([write_timed_calls(tmp_path / "timed.jsonl")])
+    keys = ("enter", "right_square_bracket", "j", "j", "j")
+    assert snap_compare(app, terminal_size=(80, 24), run_before=after_ready(*keys))
+
+
 def test_recording_raw_tab(snap_compare: SnapCompare, demo_file: Path) -> None:
     app = OpenProgramTUI([demo_file])
     keys = ("G", "left_square_bracket")
@@ -238,7 +246,7 @@ EVERY_SCREEN: dict[str, tuple[bool, Opener]] = {
     "rule-editor": (False, rerun(rerun_fixtures.absorbed_mismatch, "z")),
     "accept-review": (False, on_top(accept_review)),
 }
-LIGHT_TOO = {"recordings", "recording-events", "rerun-mismatch", "settings"}
+LIGHT_TOO = {"recordings", "recording-request", "recording-events", "rerun-mismatch", "settings"}
 LARGE_AND_SMALL = {"80x24": (80, 24), "200x60": (200, 60)}
 
 

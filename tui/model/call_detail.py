@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from pydantic import ValidationError
@@ -19,7 +19,9 @@ from openprogram.visible_text import visible
 from tui.model.bounded_cache import BoundedCache
 from tui.model.event_fold import EventFold, EventUnreadable, FoldStep
 from tui.model.event_rows import EventSummary, summarize_event
+from tui.model.event_times import LongestGap, gap_ms, longest_gap, row_ms
 from tui.model.recording_index import CallSpan, RecordingIndex
+from tui.model.request_news import RequestNews, request_news
 from tui.model.row_reading import read_call_end, read_request, row_problem
 
 RAW_LIMIT = 512 * 1024
@@ -78,6 +80,25 @@ class LoadedCall:
             2048
         )
         self.fold = EventFold(self.event, self.event_count)
+        self._news: RequestNews | None = None
+        self._longest_gap: tuple[LongestGap | None] | None = None
+
+    def news(self) -> RequestNews:
+        """What this call sent that the call before it in the file had not (read once, on use);
+        the first call, or a call whose request cannot be read, is new as a whole."""
+        if self._news is None:
+            previous = None
+            ordinal = self.span.ordinal
+            if self.request is not None and 0 < ordinal <= len(self.index.calls):
+                found = read_request(self.index, self.index.calls[ordinal - 1])
+                previous = found if isinstance(found, RequestRow) else None
+            base = previous.call_index if previous is not None else None
+            self._news = (
+                request_news(self.request, previous, base)
+                if self.request is not None
+                else RequestNews(None)
+            )
+        return self._news
 
     def set_problems(self, problems: Sequence[RecordingProblem]) -> None:
         """Use the strict reader's problems (they name lines and calls) to mark this call."""
@@ -131,13 +152,42 @@ class LoadedCall:
         return f"{took_text} · {first_text}"
 
     def event_summary(self, event_index: int) -> EventSummary:
-        """The event list row of `event_index`."""
+        """The event list row of `event_index`, with its time and the gap since the event before."""
         line_number = self.span.event_lines[event_index] + 1
         try:
             event = self.event(event_index)
         except EventUnreadable as exc:
             return EventSummary(event_index, line_number, "?", "", exc.reason)
-        return summarize_event(event_index, line_number, event)
+        ms = self.event_ms(event_index)
+        previous = self.event_ms(event_index - 1) if event_index else None
+        return replace(
+            summarize_event(event_index, line_number, event),
+            ms=ms,
+            gap_ms=gap_ms(ms, previous, event_index == 0),
+        )
+
+    def event_ms(self, event_index: int) -> int | None:
+        """When event `event_index` arrived, after the request (None: not recorded)."""
+        return row_ms(self.index.line(self.span.event_lines[event_index]))
+
+    @property
+    def times_recorded(self) -> bool:
+        """The call's events have times (format 2; not a version-1 or migrated call)."""
+        return bool(self.event_count) and self.event_ms(0) is not None
+
+    def longest_gap(self, stop: Callable[[], bool] | None = None) -> LongestGap | None:
+        """The longest wait for an event of this call (one pass over its event lines, kept once
+        done; `stop`: as for `event_times.longest_gap`). None: no time recorded."""
+        if self._longest_gap is None or not self.settled:
+            lines = self.span.event_lines
+            times = (row_ms(self.index.line(lines[n])) for n in range(self.event_count))
+            self._longest_gap = (longest_gap(times, stop),)
+        return self._longest_gap[0]
+
+    @property
+    def gaps_measured(self) -> bool:
+        """`longest_gap` is known (asking for it costs nothing)."""
+        return self._longest_gap is not None and self.settled
 
     def message_at(self, event_index: int, stop: Callable[[], bool] | None = None) -> FoldStep:
         """The assistant message as assembled through `event_index` (see `EventFold.message_at`)."""

@@ -32,6 +32,10 @@ class EventSummary:
     preview: str
     error: str | None = None
     """Why the row cannot be read (then `type` is `?`)."""
+    ms: int | None = None
+    """When the event arrived, after the call's request (None: not recorded)."""
+    gap_ms: int | None = None
+    """The time since the event before (the first event: since the request); None: not recorded."""
 
 
 def preview_event(event: AssistantMessageEvent) -> str:

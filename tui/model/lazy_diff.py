@@ -20,14 +20,17 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
+from openprogram.providers.accumulator import assemble_message
 from openprogram.providers.recording.errors import RecordingFileError
 from openprogram.providers.recording.format import RequestRow
+from openprogram.providers.recording.reader import RecordedCall
 from openprogram.providers.recording.rules import (
     MatchingRules,
     RuledDifference,
     iter_ruled_differences,
 )
 from openprogram.providers.types import Usage
+from openprogram.recordings.call_stats import CallStats, StatsDelta, stats_of_answer
 from openprogram.recordings.diff import (
     Answer,
     AnswerDifference,
@@ -60,6 +63,15 @@ class DiffRow:
     """None until the answers were compared (`LazyDiff.compare_answer`)."""
     usage_a: Usage | None = None
     usage_b: Usage | None = None
+    stats_a: CallStats | None = None
+    """Call A's numbers (the library's `call_stats`), with the answer."""
+    stats_b: CallStats | None = None
+
+    @property
+    def delta(self) -> StatsDelta | None:
+        """Both calls' numbers and B − A (the library's, as `recordings diff --json` has them);
+        None until the answers were compared."""
+        return None if self.answer is None else StatsDelta(self.stats_a, self.stats_b)
 
     @property
     def status(self) -> CallStatus:
@@ -198,22 +210,40 @@ class LazyDiff:
         assert recorded is not None and incoming is not None
         return tuple(iter_ruled_differences(recorded, incoming, self.rules))
 
-    def _answer(self, side: Side, ordinal: int) -> Answer:
+    def _answer(self, side: Side, ordinal: int) -> tuple[Answer, CallStats | None]:
         index = self.indexes[side]
         call = LoadedCall(index, index.calls[ordinal])
         try:
             events = [call.event(n) for n in range(call.event_count)]
         except EventUnreadable as exc:
             raise RecordingFileError(index.path, exc.line_number, ordinal, exc.reason) from None
-        error = call.call_end.error if call.call_end is not None else None
-        return Answer.of_events(events, error)
+        end = call.call_end
+        error = end.error if end is not None else None
+        message = assemble_message(events)  # folded once: for the answer and for the numbers
+        stats = None
+        if call.request is not None:
+            span = call.span
+            recorded = RecordedCall(
+                call_index=call.call_index,
+                request=call.request,
+                events=tuple(events),
+                outcome=end.outcome if end is not None else "abandoned",
+                error=error,
+                first_line=span.request_line + 1,
+                last_line=(span.end_line if span.end_line is not None else span.request_line) + 1,
+                start_ms=call.request.start_ms,
+                duration_ms=end.duration_ms if end is not None else None,
+                event_ms=tuple(call.event_ms(n) for n in range(call.event_count)),
+            )
+            stats = stats_of_answer(recorded, message)
+        return Answer.of_message(message, error), stats
 
     def compare_answer(self, row: DiffRow) -> DiffRow:
         """Fold and compare the answers of `row` (once); returns the row."""
         if row.answer is not None:
             return row
-        left = self._answer("a", row.a) if row.a is not None else None
-        right = self._answer("b", row.b) if row.b is not None else None
+        left, row.stats_a = self._answer("a", row.a) if row.a is not None else (None, None)
+        right, row.stats_b = self._answer("b", row.b) if row.b is not None else (None, None)
         row.usage_a = left.usage if left else None
         row.usage_b = right.usage if right else None
         row.answer = (

@@ -8,11 +8,13 @@ diff`), read lazily by `LazyDiff`, with the rules of the project found from the 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
+from decimal import Decimal
 from typing import Any
 
 from openprogram.providers.recording.difference_text import format_value
 from openprogram.providers.recording.differences import MISSING
-from openprogram.providers.types import Usage
+from openprogram.recordings.call_stats import SessionStats, StatsDelta, session_stats
 from openprogram.recordings.diff import CallStatus
 from openprogram.text import plural
 from tui.model.check import RequestComparison
@@ -73,21 +75,6 @@ def request_comparison(diff: LazyDiff, row: DiffRow) -> RequestComparison:
     )
 
 
-def usage_lines(a: Usage | None, b: Usage | None) -> list[tuple[str, str]]:
-    """(label, `A → B (±change)`) for input, output and total tokens."""
-    rows = []
-    for label, key in (("input", "input"), ("output", "output"), ("total", "total_tokens")):
-        left = getattr(a, key) if a is not None else None
-        right = getattr(b, key) if b is not None else None
-        if left is None or right is None:
-            shown = [str(v) if v is not None else "—" for v in (left, right)]
-            rows.append((label, " → ".join(shown)))
-            continue
-        change = right - left
-        rows.append((label, f"{left} → {right}" + (f" ({change:+d})" if change else "")))
-    return rows
-
-
 def tool_call_lines(row: DiffRow) -> list[tuple[str, str, str]]:
     """(field path, A's value, B's value) for each tool call difference, bounded for the screen."""
 
@@ -129,3 +116,168 @@ def summary_text(diff: LazyDiff, answers_done: bool) -> str:
 def changed_rows(rows: Sequence[DiffRow]) -> list[int]:
     """The rows whose request has a difference (what `n`/`N` walk across)."""
     return [n for n, row in enumerate(rows) if row.request]
+
+
+NOT_RECORDED = "not recorded"
+
+
+def seconds(ms: int) -> str:
+    return f"{ms / 1000:.2f}s"
+
+
+def _change(a: str, b: str, delta: str | None) -> str:
+    return f"{a} → {b}" + (f" ({delta})" if delta else "")
+
+
+def ms_line(a: int | None, b: int | None, delta: int | None) -> str:
+    """`1.20s → 4.30s (+3.10s)`; a time a side does not hold is "not recorded", never 0."""
+    left, right = (seconds(v) if v is not None else NOT_RECORDED for v in (a, b))
+    return _change(left, right, f"{delta / 1000:+.2f}s" if delta else None)
+
+
+def cost_text(cost: Decimal | None) -> str:
+    return "no price" if cost is None else f"${cost:.6f}".rstrip("0").rstrip(".")
+
+
+def cost_line(a: Decimal | None, b: Decimal | None) -> str:
+    """`$0.0012 → $0.0015 (+$0.0003)`; a model without a known price shows none (`no price`
+    when neither side has one)."""
+    if a is None and b is None:
+        return cost_text(None)
+    delta = None if a is None or b is None or a == b else b - a
+    sign = "+" if delta is not None and delta > 0 else "-"
+    return _change(
+        cost_text(a), cost_text(b), None if delta is None else sign + cost_text(abs(delta))
+    )
+
+
+TOKEN_LABELS = (
+    ("input", "tokens in"),
+    ("output", "tokens out"),
+    ("cache_read", "cache read"),
+    ("cache_write", "cache write"),
+    ("reasoning", "reasoning"),
+)
+
+
+def delta_lines(delta: StatsDelta) -> list[tuple[str, str]]:
+    """(label, `A → B (±change)`) for the duration, the time to first token, tokens by kind and
+    cost of one pair of calls (the library's numbers, as `recordings diff --json` has them)."""
+    rows = [
+        ("duration", ms_line(*delta.ms("duration"))),
+        ("first token", ms_line(*delta.ms("first_token"))),
+    ]
+    tokens_a, tokens_b = delta.tokens_a or {}, delta.tokens_b or {}
+    changes = delta.tokens_delta or {}
+    for key, label in TOKEN_LABELS:
+        left, right, change = tokens_a.get(key), tokens_b.get(key), changes.get(key)
+        if left is None and right is None:
+            continue
+        shown_a, shown_b = (f"{v:,}" if v is not None else "—" for v in (left, right))
+        rows.append((label, _change(shown_a, shown_b, f"{change:+,}" if change else None)))
+    usage_a = delta.a.usage if delta.a is not None else None
+    usage_b = delta.b.usage if delta.b is not None else None
+    if usage_a is not None or usage_b is not None:
+        total_a, total_b = (f"{u.total_tokens:,}" if u else "—" for u in (usage_a, usage_b))
+        change = delta.total_tokens_delta
+        rows.append(("total", _change(total_a, total_b, f"{change:+,}" if change else None)))
+    cost_a = delta.a.cost if delta.a is not None else None
+    cost_b = delta.b.cost if delta.b is not None else None
+    rows.append(("cost", cost_line(cost_a, cost_b)))
+    return rows
+
+
+@dataclass(frozen=True)
+class DiffTotals:
+    """Both sessions' totals (of the calls compared), and the rows whose change is the largest."""
+
+    a: SessionStats
+    b: SessionStats
+    biggest: dict[str, int]
+    """`duration`, `tokens`, `cost` → the row number with the largest |B − A| (when not 0)."""
+
+
+def _largest(values: Sequence[tuple[int, float | None]]) -> int | None:
+    known = [(abs(v), n) for n, v in values if v]
+    return max(known, key=lambda item: (item[0], -item[1]))[1] if known else None
+
+
+def diff_totals(rows: Sequence[DiffRow]) -> DiffTotals:
+    """The totals of every row compared so far, and where the largest changes are."""
+    deltas = [(n, row.delta) for n, row in enumerate(rows)]
+    known = [(n, d) for n, d in deltas if d is not None]
+    biggest: dict[str, int] = {}
+    values: Sequence[tuple[int, float | None]]
+    for name, values in (
+        ("duration", [(n, d.ms("duration")[2]) for n, d in known]),
+        ("tokens", [(n, d.total_tokens_delta) for n, d in known]),
+        ("cost", [(n, float(c) if (c := d.cost_delta) is not None else None) for n, d in known]),
+    ):
+        found = _largest(values)
+        if found is not None:
+            biggest[name] = found
+    return DiffTotals(
+        session_stats(d.a for _, d in known if d.a is not None),
+        session_stats(d.b for _, d in known if d.b is not None),
+        biggest,
+    )
+
+
+def totals_text(rows: Sequence[DiffRow], totals: DiffTotals) -> str:
+    """`in the model 1.20s → 4.30s (+3.10s) · tokens 120 → 150 (+30) · cost … · biggest change:
+    time #3 (+3.10s), tokens #3 (+30)`."""
+    a, b = totals.a, totals.b
+    model_delta = None if a.model_ms is None or b.model_ms is None else b.model_ms - a.model_ms
+    tokens = b.usage.total_tokens - a.usage.total_tokens
+    parts = [
+        "in the model " + ms_line(a.model_ms, b.model_ms, model_delta),
+        "tokens "
+        + _change(
+            f"{a.usage.total_tokens:,}",
+            f"{b.usage.total_tokens:,}",
+            f"{tokens:+,}" if tokens else None,
+        ),
+        "cost " + cost_line(a.cost, b.cost),
+    ]
+    marks = []
+    for name, words in (("duration", "time"), ("tokens", "tokens"), ("cost", "cost")):
+        number = totals.biggest.get(name)
+        if number is not None:
+            marks.append(
+                f"{words} {index_label(rows[number])} ({biggest_value(rows[number], name)})"
+            )
+    if marks:
+        parts.append("biggest change: " + ", ".join(marks))
+    return " · ".join(parts)
+
+
+def biggest_value(row: DiffRow, name: str) -> str:
+    """The change of `name` (`duration`, `tokens`, `cost`) of one row, signed."""
+    delta = row.delta
+    if delta is None:
+        return ""
+    if name == "duration":
+        change = delta.ms("duration")[2]
+        return f"{change / 1000:+.2f}s" if change is not None else ""
+    if name == "tokens":
+        tokens = delta.total_tokens_delta
+        return f"{tokens:+,}" if tokens is not None else ""
+    cost = delta.cost_delta
+    if cost is None:
+        return ""
+    return ("+" if cost > 0 else "-") + cost_text(abs(cost))
+
+
+def row_delta_text(row: DiffRow) -> str:
+    """The call list's short change of a row: `+3.10s +30 tok` (empty when nothing is known)."""
+    delta = row.delta
+    if delta is None:
+        return ""
+    parts = []
+    duration = delta.ms("duration")[2]
+    if duration:
+        parts.append(f"{duration / 1000:+.1f}s")
+    tokens = delta.total_tokens_delta
+    if tokens:
+        parts.append(f"{tokens:+,} tok")
+    return " ".join(parts)

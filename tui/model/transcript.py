@@ -29,7 +29,8 @@ ENTRY_TEXT_LIMIT = 8000
 """An entry shows at most this many characters (drawing wraps every one); the Raw tab has all."""
 
 PartKind = Literal["text", "thinking", "tool_call", "image", "note", "error"]
-Role = Literal["system", "tools", "user", "assistant", "tool", "problem"]
+Role = Literal["system", "tools", "user", "assistant", "tool", "problem", "folded"]
+"""`folded`: a line standing for entries left out (the earlier conversation)."""
 
 
 @dataclass(frozen=True)

@@ -76,8 +76,9 @@ class DiffScreen(Screen[None]):
     DiffScreen {
         & #diff-names { height: auto; padding: 0 1; color: $text-muted; }
         & #diff-warning { height: auto; padding: 0 1; color: $text-warning; display: none; }
+        & #diff-totals { height: auto; padding: 0 1; color: $text-muted; }
         & #diff-body { height: 1fr; }
-        & #diff-calls { height: 1fr; border: round $panel; }
+        & #diff-calls { height: 1fr; border: round $panel; text-wrap: nowrap; text-overflow: ellipsis; }
         & #diff-calls:focus { border: round $primary; }
         /* The row's own colours stay readable on the cursor (tui/theme.py checks this tint). */
         & #diff-calls > .option-list--option-highlighted { background: $row-cursor-blurred; }
@@ -131,6 +132,8 @@ class DiffScreen(Screen[None]):
         """Rows whose call list entry shows their compared answer."""
         self._user_moved = False
         """Until the user moves, the view follows to the first row that differs as it is found."""
+        self._biggest: dict[int, list[str]] = {}
+        """Row number → what changed the most there (marked in the call list)."""
 
     def compose(self) -> ComposeResult:
         yield TitleBar(f"Diff {self.a.name} ↔ {self.b.name}", "comparing…")
@@ -140,6 +143,7 @@ class DiffScreen(Screen[None]):
         names.append("   B ", "bold")
         names.append(display_path(self.b))
         yield Static(names, id="diff-names")
+        yield Static(id="diff-totals")
         yield Static(id="diff-warning")
         with Horizontal(id="diff-body"):
             yield OptionList(id="diff-calls")
@@ -254,8 +258,11 @@ class DiffScreen(Screen[None]):
                 self._answers_listed.clear()
         self._width = max((len(call_row(row)[0]) for row in diff.rows), default=2) + 2
         for number in range(self._compared, min(len(diff.rows), calls.option_count)):
-            calls.replace_option_prompt_at_index(number, self._option(diff.rows[number]).prompt)
-        calls.add_options([self._option(row) for row in diff.rows[calls.option_count :]])
+            calls.replace_option_prompt_at_index(
+                number, self._option(diff.rows[number], number).prompt
+            )
+        first = calls.option_count
+        calls.add_options([self._option(row, first + n) for n, row in enumerate(diff.rows[first:])])
         self._compared = len(diff.rows)
         self._set_title()
         target = self._first_to_show()
@@ -286,13 +293,18 @@ class DiffScreen(Screen[None]):
             return
         self.answers_done = message.done
         calls = self.query_one("#diff-calls", OptionList)
+        if message.done:
+            self._biggest = self._biggest_rows()
+            self._answers_listed.clear()  # listed again, the largest changes marked
         for number, row in enumerate(diff.rows[: calls.option_count]):
             if row.answer is not None and number not in self._answers_listed:
-                calls.replace_option_prompt_at_index(number, self._option(row).prompt)
+                calls.replace_option_prompt_at_index(number, self._option(row, number).prompt)
                 self._answers_listed.add(number)
         self._set_title()
         if 0 <= self.row < len(diff.rows):
-            self.query_one("#diff-answer", Static).update(self._answer_text(diff.rows[self.row]))
+            self.query_one("#diff-answer", Static).update(
+                self._answer_text(diff.rows[self.row], self.row)
+            )
 
     def _set_title(self) -> None:
         from tui.model.recording_diff import summary_text
@@ -308,6 +320,38 @@ class DiffScreen(Screen[None]):
         self.query_one(TitleBar).set_facts(
             summary_text(diff, self.answers_done) + same, problem=not identical
         )
+        self._show_totals()
+
+    def _biggest_rows(self) -> dict[int, list[str]]:
+        """Row number → the numbers whose change is the largest there (`time`, `tokens`, `cost`)."""
+        from tui.model.recording_diff import diff_totals
+
+        assert self.diff is not None
+        marks: dict[int, list[str]] = {}
+        for name, number in diff_totals(self.diff.rows).biggest.items():
+            marks.setdefault(number, []).append("time" if name == "duration" else name)
+        return marks
+
+    def _show_totals(self) -> None:
+        """Both sessions' totals and where the largest changes are (once the answers are in)."""
+        from tui.model.recording_diff import diff_totals, totals_text
+
+        assert self.diff is not None
+        line = self.query_one("#diff-totals", Static)
+        if not self.answers_done:
+            line.update(Text("A → B: comparing the answers…", "dim"))
+            return
+        text = totals_text(self.diff.rows, diff_totals(self.diff.rows))
+        shown = Text("A → B  ", "bold")
+        before, _, biggest = text.partition(" · biggest change: ")
+        shown.append(before)
+        if biggest:
+            shown.append(" · ")
+            shown.append(
+                f"◆ biggest change: {biggest}",
+                rich_style(self.app.theme_variables, "bold $text-warning"),
+            )
+        line.update(shown)
 
     def _warn_truncated(self) -> None:
         """One line per file whose last line has no newline (`recordings diff` refuses those)."""
@@ -326,13 +370,21 @@ class DiffScreen(Screen[None]):
         warning.update(Text("\n".join(lines)))
         warning.display = bool(lines)
 
-    def _option(self, row: DiffRow) -> Option:
-        from tui.model.recording_diff import call_row
+    def _option(self, row: DiffRow, number: int) -> Option:
+        from tui.model.recording_diff import call_row, row_delta_text
 
         label, words, status = call_row(row)
+        marks = self._biggest.get(number)
         text = Text(no_wrap=True, overflow="ellipsis")
-        text.append(f"{label:<{self._width}}", "bold")
+        text.append(label, "bold")
+        if marks:  # beside the index, never cut: the totals line and Answer tab say which change
+            text.append("◆", rich_style(self.app.theme_variables, "bold $text-warning"))
+        text.append(" " * (self._width - len(label) - (1 if marks else 0)))
         text.append(words, self._status_style(status))
+        change = row_delta_text(row)
+        if change:
+            text.append("  ")
+            text.append(change, "bold" if marks else "dim")
         return Option(text)
 
     def _status_style(self, status: str) -> str:
@@ -385,10 +437,10 @@ class DiffScreen(Screen[None]):
 
     def _answer_shown(self, number: int, row: DiffRow) -> None:
         if number == self.row:
-            self.query_one("#diff-answer", Static).update(self._answer_text(row))
+            self.query_one("#diff-answer", Static).update(self._answer_text(row, number))
 
-    def _answer_text(self, pair: DiffRow) -> Text:
-        from tui.model.recording_diff import tool_call_lines, usage_lines
+    def _answer_text(self, pair: DiffRow, number: int) -> Text:
+        from tui.model.recording_diff import delta_lines, tool_call_lines
 
         variables = self.app.theme_variables
         text = Text()
@@ -418,9 +470,24 @@ class DiffScreen(Screen[None]):
             if change is not None:
                 text.append(f"{name}  ", "bold")
                 text.append(f"{change[0]} → {change[1]}\n\n")
-        text.append("Usage (tokens)\n", "bold")
-        for label, value in usage_lines(pair.usage_a, pair.usage_b):
-            text.append(f"  {label:<7}{value}\n")
+        numbers = delta_lines(pair.delta) if pair.delta is not None else []
+        marks = self._biggest.get(number, [])
+        for heading, labels in (
+            ("Time", ("duration", "first token")),
+            ("Usage (tokens)", ("tokens in", "tokens out", "cache read", "cache write")),
+            ("", ("reasoning", "total")),
+            ("Cost", ("cost",)),
+        ):
+            if heading:
+                text.append(f"{'' if heading == 'Time' else chr(10)}{heading}\n", "bold")
+            for label, value in numbers:
+                if label in labels:
+                    biggest = {"duration": "time", "total": "tokens", "cost": "cost"}.get(label)
+                    text.append(f"  {label:<12}{value}")
+                    if biggest in marks:
+                        style = rich_style(self.app.theme_variables, "bold $text-warning")
+                        text.append(f"  ◆ the biggest {biggest} change", style)
+                    text.append("\n")
         return text
 
     @staticmethod

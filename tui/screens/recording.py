@@ -58,7 +58,9 @@ BURST_SECONDS = 0.1
 lasts, no call's detail is read and drawn; the call the cursor stops on is shown this long after
 the last move. A move on its own shows its call once the cursor's frame is drawn."""
 
-CALL_ACTIONS = frozenset(("goto", "find", "match", "tab", "call", "open_call", "rerun", "follow"))
+CALL_ACTIONS = frozenset(
+    ("goto", "find", "match", "tab", "call", "open_call", "rerun", "follow", "unfold")
+)
 """The screen's actions on calls: off while it shows the lines of a file that is not a recording."""
 
 
@@ -93,6 +95,9 @@ class RecordingScreen(Screen[None]):
         Binding("J", "call(1)", "Next call", show=False, id="recording.next-call"),
         Binding("K", "call(-1)", "Previous call", show=False, id="recording.previous-call"),
         Binding("h", "focus_calls", "Calls", show=False, id="recording.focus-calls"),
+        Binding(
+            "u", "unfold", "Unfold earlier messages", show=False, id="recording.unfold-request"
+        ),
         Binding(
             "enter,l,right", "open_call", "Open", show=False, priority=True, id="recording.open"
         ),
@@ -562,6 +567,11 @@ class RecordingScreen(Screen[None]):
     def action_tab(self, step: int) -> None:
         if detail := self._detail():
             detail.switch_tab(step)
+
+    def action_unfold(self) -> None:
+        detail = self._detail()
+        if detail is not None and not detail.toggle_unfold():
+            self.notify("Nothing to unfold: this call's request is shown whole.")
 
     def action_call(self, step: int) -> None:
         calls = self.query_one(CallList)

@@ -13,7 +13,9 @@ from textual.worker import get_current_worker
 from openprogram.text import human_size, plural
 from tui.model.call_detail import FinalMessage, LoadedCall
 from tui.model.event_fold import FoldStep, FoldStopped
-from tui.model.transcript import TranscriptEntry, TranscriptPart, transcript_of
+from tui.model.event_times import GapsStopped, LongestGap, gap_caption
+from tui.model.request_news import can_fold, news_transcript
+from tui.model.transcript import TranscriptEntry, TranscriptPart
 from tui.widgets.common.json_tree import JsonTree
 from tui.widgets.recording.event_list import EventList
 from tui.widgets.recording.message_view import MessageView
@@ -24,6 +26,9 @@ TAB_IDS = ("tab-request", "tab-events", "tab-response", "tab-raw")
 INLINE_FOLD_LIMIT = 20_000
 """Events folded at most on the UI thread; a longer fold (a call of a million streamed pieces)
 runs in a worker thread, stopped when the cursor moves on or the app quits."""
+INLINE_GAP_EVENTS = 20_000
+"""Events whose times are read on the UI thread to find the longest gap; a longer call is
+measured in a worker thread (the caption says so meanwhile)."""
 
 
 class CallDetail(Vertical):
@@ -47,6 +52,8 @@ class CallDetail(Vertical):
         self._event_position = 0
         self._assembled: tuple[LoadedCall, int] | None = None
         """The call and event whose assembled message is shown."""
+        self.unfolded = False
+        """The Request tab shows the earlier conversation too (else only what is new)."""
 
     def compose(self) -> ComposeResult:
         yield ProblemBanner(limit=3, id="call-problems")
@@ -98,6 +105,9 @@ class CallDetail(Vertical):
             self._event_position = max(call.event_count - 1, 0)
         if call is not self.call:
             self.workers.cancel_group(self, "fold")
+            self.workers.cancel_group(self, "gaps")
+            if call is None or self.call is None or call.span.ordinal != self.call.span.ordinal:
+                self.unfolded = False  # each call opens on what is new in it
         self.call = call
         self._filled = {}
         self._assembled = None
@@ -125,11 +135,31 @@ class CallDetail(Vertical):
     def _show_events(self, call: LoadedCall | None) -> None:
         events = self.query_one(EventList)
         events.show_call(call)
+        if call is None or not events.timed:
+            events.border_title = "Events" if call is None else gap_caption(None, False)
+        elif call.event_count <= INLINE_GAP_EVENTS or call.gaps_measured:
+            events.border_title = gap_caption(call.longest_gap(), True)
+        else:
+            events.border_title = "Events · finding the longest gap…"
+            self._measure_gaps(call)
         if call is not None and call.event_count == 0:
             self.query_one("#assembled", MessageView).show_message(None, "No events recorded.")
         if self._event_position:
             events.move_to(self._event_position)
             self._event_position = 0
+
+    @work(thread=True, exclusive=True, group="gaps")
+    def _measure_gaps(self, call: LoadedCall) -> None:
+        worker = get_current_worker()
+        try:
+            gap = call.longest_gap(stop=lambda: worker.is_cancelled)
+        except GapsStopped:
+            return
+        self.app.call_from_thread(self._gaps_measured, call, gap)
+
+    def _gaps_measured(self, call: LoadedCall, gap: LongestGap | None) -> None:
+        if call is self.call:
+            self.query_one(EventList).border_title = gap_caption(gap, True)
 
     def show_problems(self) -> None:
         """Mark the shown call's problems (after the strict verdict arrives)."""
@@ -149,6 +179,7 @@ class CallDetail(Vertical):
             transcript.show_entries(
                 [TranscriptEntry("problem", "Request unreadable", (part,), True)]
             )
+            transcript.border_title = "Transcript"
             return
         tree.show_document(
             {
@@ -158,7 +189,27 @@ class CallDetail(Vertical):
             },
             expand=("context",),
         )
-        transcript.show_entries(transcript_of(call.request.context))
+        news = call.news()
+        context = call.request.context
+        folded = not self.unfolded and can_fold(news, context)
+        transcript.show_entries(news_transcript(news, context, folded=folded))
+        if folded:
+            transcript.border_title = f"New in this call (since call {news.base})"
+        elif can_fold(news, context):
+            transcript.border_title = f"Transcript (new since call {news.base} marked)"
+        else:
+            transcript.border_title = "Transcript"
+
+    def toggle_unfold(self) -> bool:
+        """Unfold the earlier conversation of the Request tab (or fold it again); False when the
+        call shown has nothing to fold (the first call, or nothing the same as the call before)."""
+        call = self.call
+        if call is None or call.request is None or not can_fold(call.news(), call.request.context):
+            return False
+        self.unfolded = not self.unfolded
+        self._filled.pop("tab-request", None)
+        self.show_tab("tab-request")
+        return True
 
     def _show_response(self, call: LoadedCall) -> None:
         view = self.query_one("#response", MessageView)

@@ -52,6 +52,7 @@ class TranscriptEntryBox(LazyStatic):
         &.-user { border: round $primary; border-title-color: $text-primary; }
         &.-assistant { border: round $accent; border-title-color: $text-accent; }
         &.-tool { border: round $warning; border-title-color: $text-warning; }
+        &.-folded { border: none; padding: 0 2; color: $text-muted; }
         &.-problem, &.-error { border: round $error; border-title-color: $text-error; }
     }
     """

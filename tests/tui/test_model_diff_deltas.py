@@ -1,0 +1,56 @@
+"""The diff view's numbers per pair and in total: the library's `StatsDelta`, shown A → B (±)."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+
+from openprogram.providers.types import Usage
+from openprogram.recordings.call_stats import CallStats, StatsDelta
+from openprogram.recordings.diff import AnswerDifference
+from tui.model.lazy_diff import DiffRow
+from tui.model.recording_diff import cost_line, delta_lines, diff_totals, ms_line, totals_text
+
+
+def stats(duration: int | None, tokens: int, cost: str | None = None) -> CallStats:
+    usage = Usage(input=tokens, output=1, total_tokens=tokens + 1)
+    return CallStats(
+        0, "openai/gpt", "complete", usage, Decimal(cost) if cost else None, 0, duration, 10
+    )
+
+
+def row(a: CallStats | None, b: CallStats | None, n: int) -> DiffRow:
+    return DiffRow(n, n, answer=AnswerDifference(), stats_a=a, stats_b=b)
+
+
+def test_a_time_a_side_does_not_hold_is_not_recorded_never_0() -> None:
+    assert ms_line(1200, 4300, 3100) == "1.20s → 4.30s (+3.10s)"
+    assert ms_line(None, 4300, None) == "not recorded → 4.30s"
+
+
+def test_a_model_without_a_price_shows_no_cost() -> None:
+    assert cost_line(Decimal("0.0012"), Decimal("0.0015")) == "$0.0012 → $0.0015 (+$0.0003)"
+    assert cost_line(None, Decimal("0.0015")) == "no price → $0.0015"
+    assert cost_line(None, None) == "no price"
+
+
+def test_a_pair_shows_each_number_a_to_b() -> None:
+    lines = dict(delta_lines(StatsDelta(stats(1000, 10), stats(3500, 12, "0.01"))))
+    assert lines["duration"] == "1.00s → 3.50s (+2.50s)"
+    assert lines["first token"] == "0.01s → 0.01s"
+    assert lines["tokens in"] == "10 → 12 (+2)"
+    assert lines["total"] == "11 → 13 (+2)"
+    assert lines["cost"] == "no price → $0.01"
+
+
+def test_the_totals_name_the_largest_changes() -> None:
+    rows = [
+        row(stats(1000, 10), stats(1100, 50), 0),
+        row(stats(1000, 10), stats(4000, 12), 1),
+        row(None, stats(9000, 99), 2),  # only in B: no change to compare
+    ]
+    totals = diff_totals(rows)
+    assert totals.biggest == {"duration": 1, "tokens": 0}
+    assert totals_text(rows, totals) == (
+        "in the model 2.00s → 14.10s (+12.10s) · tokens 22 → 164 (+142) · cost no price · "
+        "biggest change: time #1 (+3.00s), tokens #0 (+40)"
+    )
