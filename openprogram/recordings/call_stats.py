@@ -72,15 +72,20 @@ def _first_token_ms(call: RecordedCall) -> int | None:
     return None
 
 
-def call_stats(call: RecordedCall, next_call: RecordedCall | None = None) -> CallStats:
-    """One call's numbers; `next_call` (the one after it in the file) gives the gap after it."""
+def call_stats(
+    call: RecordedCall, next_call: RecordedCall | None = None, *, next_start_ms: int | None = None
+) -> CallStats:
+    """One call's numbers; `next_call` (the one after it in the file) gives the gap after it, or
+    `next_start_ms`, its start, for a reader that has not read the next call whole (the TUI)."""
     model = call.request.model
     message = assemble_message(list(call.events))
     usage = message.usage if message is not None else None
     cost = call_cost(usage, model, message.timestamp) if usage is not None and message else None
+    if next_call is not None:
+        next_start_ms = next_call.start_ms
     gap = None
-    if next_call is not None and None not in (call.start_ms, call.duration_ms, next_call.start_ms):
-        gap = max(0, next_call.start_ms - call.start_ms - call.duration_ms)  # type: ignore[operator]
+    if next_start_ms is not None and call.start_ms is not None and call.duration_ms is not None:
+        gap = max(0, next_start_ms - call.start_ms - call.duration_ms)
     return CallStats(
         call.call_index,
         f"{model.get('provider')}/{model.get('id')}",

@@ -30,6 +30,7 @@ from textual.widgets import Input
 from openprogram.providers.recording.errors import RecordingFileError
 from openprogram.recordings import FileStamp, stamp_of
 from openprogram.text import plural
+from tui.model.call_order import CallFilter, CallOrder
 from tui.model.call_rows import CallTable
 from tui.model.file_stamp import FileChange, compare
 from tui.model.key_priority import KEYS
@@ -37,7 +38,7 @@ from tui.model.recording_index import RecordingIndex
 from tui.widgets.common.key_footer import KeyFooter
 from tui.widgets.common.row_list import RowList
 from tui.widgets.common.title_bar import TitleBar
-from tui.widgets.recording.call_list import CallList
+from tui.widgets.recording.call_list import CallHeading, CallList, CallPane
 from tui.widgets.recording.file_notice import FileNotice
 from tui.widgets.recording.find_bar import FindBar
 from tui.widgets.recording.problem_banner import ProblemBanner
@@ -45,6 +46,7 @@ from tui.widgets.recording.recording_loader import RecordingLoader
 
 if TYPE_CHECKING:
     from tui.model.call_detail import LoadedCall
+    from tui.model.call_numbers import CallNumbers
     from tui.model.navigation import GotoTarget
     from tui.model.verdict import Verdict
     from tui.widgets.recording.call_detail import CallDetail
@@ -58,7 +60,12 @@ BURST_SECONDS = 0.1
 lasts, no call's detail is read and drawn; the call the cursor stops on is shown this long after
 the last move. A move on its own shows its call once the cursor's frame is drawn."""
 
-CALL_ACTIONS = frozenset(("goto", "find", "match", "tab", "call", "open_call", "rerun", "follow"))
+CALL_ACTIONS = frozenset(
+    (
+        *("goto", "find", "match", "tab", "call", "open_call", "rerun", "follow"),
+        *("sort", "flip_sort", "filter", "widen_calls"),
+    )
+)
 """The screen's actions on calls: off while it shows the lines of a file that is not a recording."""
 
 
@@ -99,6 +106,10 @@ class RecordingScreen(Screen[None]):
         Binding("r", "rerun", "Rerun", id="rerun"),
         Binding("f", "follow", "Follow the file", show=False, id="recording.follow"),
         Binding("ctrl+r", "reload", "Reload the file", show=False, id="recording.reload"),
+        Binding("o", "sort", "Sort", id="recording.sort"),
+        Binding("O", "flip_sort", "Reverse the sort", show=False, id="recording.reverse-sort"),
+        Binding("ampersand", "filter", "Filter", show=False, id="recording.filter"),
+        Binding("w", "widen_calls", "Wide call list", show=False, id="recording.wide-calls"),
         Binding("escape", "dismiss_one", "Back", show=False, id="dismiss"),
     ]
 
@@ -140,6 +151,8 @@ class RecordingScreen(Screen[None]):
         self._start_field = field
         self.index: RecordingIndex | None = None
         self.table: CallTable | None = None
+        self.numbers: CallNumbers | None = None
+        """Each call's numbers (duration, tokens, cost), read as they are needed."""
         self.verdict: Verdict | None = None
         self.version_note: str | None = None
         """What accept or rerecord made of this recording, and the versions kept (title bar)."""
@@ -177,8 +190,10 @@ class RecordingScreen(Screen[None]):
         yield TitleBar(self.path.name, "opening…")
         yield FileNotice()
         yield ProblemBanner(limit=1, id="file-problems")
-        with Horizontal(id="browser"):
-            yield CallList(id="calls")
+        if self._open_error is None:
+            with Horizontal(id="browser"), CallPane(id="call-pane"):
+                yield CallHeading()
+                yield CallList(id="calls")
         yield FindBar()
         yield KeyFooter(compact=True)
 
@@ -192,7 +207,6 @@ class RecordingScreen(Screen[None]):
                 line_number=error.line_number, call_index=error.call_index, reason=error.reason
             )
             self.query_one("#file-problems", ProblemBanner).show_problems((problem,))
-            self.query_one("#browser").remove()
             self.post_message(self.Built())
             return
         self.query_one(CallList).show_table(self.table)
@@ -274,7 +288,7 @@ class RecordingScreen(Screen[None]):
             self.call_after_refresh(self._built)
             return
         self._ready_detail = message.call_detail
-        self._show_call(self.query_one(CallList).cursor)
+        self._show_call(self.query_one(CallList).cursor_ordinal)
         self._apply_start()
         self.call_after_refresh(self._built)
 
@@ -285,6 +299,11 @@ class RecordingScreen(Screen[None]):
         # What is alive once a recording is shown lives as long as the app: leave it out of later
         # garbage collections, which would otherwise walk ~100k objects inside a jump's frame.
         gc.freeze()
+        if self.index is not None:  # loaded once the first call is drawn, like the detail
+            from tui.model.call_numbers import CallNumbers
+
+            self.numbers = CallNumbers(self.index)
+            self.query_one(CallList).show_numbers(self.numbers)
         self.query_one(RecordingLoader).screen_drawn()
         self.post_message(self.Built())
         if self._follow_default:
@@ -343,7 +362,7 @@ class RecordingScreen(Screen[None]):
                 detail.show_problems()
 
     def on_call_list_call_highlighted(self, message: CallList.CallHighlighted) -> None:
-        if message.ordinal != message.call_list.cursor:
+        if message.ordinal != message.call_list.cursor_ordinal:
             return  # the cursor moved on since (keys typed ahead): show only where it is now
         now, before = time.monotonic(), self._moved_at
         self._moved_at = now
@@ -360,7 +379,7 @@ class RecordingScreen(Screen[None]):
             return  # it moved on: the call it stops on is shown then
         if self.closing:
             return  # the screen was closed meanwhile
-        cursor = self.query_one(CallList).cursor
+        cursor = self.query_one(CallList).cursor_ordinal
         if self.loaded is None or self.loaded.span.ordinal != cursor:
             KEYS.key_arrived()  # the indexers wait while it is read and drawn
             self._show_call(cursor)
@@ -373,7 +392,7 @@ class RecordingScreen(Screen[None]):
             return False  # not a recording: no call to go to, find, open or rerun
         if action == "open_call":
             return isinstance(self.focused, CallList)  # elsewhere enter belongs to the widget
-        if action in ("tab", "goto", "find"):
+        if action in ("tab", "goto", "find", "sort", "flip_sort", "filter", "widen_calls"):
             return not isinstance(
                 self.focused, Input
             )  # "[", ":", "/" typed into a prompt stay there
@@ -383,7 +402,7 @@ class RecordingScreen(Screen[None]):
         if detail := self._detail():
             # The call under the cursor now, not once the cursor's messages arrive: keys typed
             # right after enter go to that call's detail.
-            cursor = self.query_one(CallList).cursor
+            cursor = self.query_one(CallList).cursor_ordinal
             if self.loaded is None or self.loaded.span.ordinal != cursor:
                 self._show_call(cursor)
             detail.focus_content()
@@ -515,7 +534,7 @@ class RecordingScreen(Screen[None]):
         detail = self._detail()
         # An event target shows the Events tab first: only the tab shown is filled.
         self._show_call(ordinal, tab="tab-events" if target.event_index is not None else None)
-        self.query_one(CallList).move_to(ordinal)
+        self.query_one(CallList).move_to_call(ordinal)
         if target.event_index is None or self.loaded is None or detail is None:
             return
         last = self.loaded.event_count - 1
@@ -553,7 +572,9 @@ class RecordingScreen(Screen[None]):
             )
         else:
             calls = self.query_one(CallList)
-            self.query_one(FindBar).open(calls, index.call_bytes, "calls", "across calls")
+            self.query_one(FindBar).open(
+                calls, lambda row: index.call_bytes(calls.ordinal_at(row)), "calls", "across calls"
+            )
 
     def action_match(self, forward: bool) -> None:
         if not self.query_one(FindBar).jump(forward):
@@ -578,6 +599,39 @@ class RecordingScreen(Screen[None]):
 
             return self._raw_lines.query_one(RawLineList)
         return self.query_one(CallList)
+
+    def action_sort(self) -> None:
+        """Sort the call list by the next number (file order, duration, first token, ...)."""
+        calls = self.query_one(CallList)
+        current = calls.ordering or calls.order
+        calls.set_order(CallOrder(current.key.next(), current.descending, current.filter))
+
+    def action_flip_sort(self) -> None:
+        """Biggest first, or smallest first."""
+        calls = self.query_one(CallList)
+        current = calls.ordering or calls.order
+        calls.set_order(CallOrder(current.key, not current.descending, current.filter))
+
+    def action_filter(self) -> None:
+        """Show only the calls a filter accepts (outcome, model, slower than, more tokens than)."""
+        from tui.widgets.recording.filter_bar import FilterBar
+
+        calls = self.query_one(CallList)
+        bars = self.query(FilterBar)
+        bar = bars.first() if bars else FilterBar()
+        if not bars:
+            self.mount(bar)
+
+        def apply(wanted: CallFilter) -> None:
+            current = calls.ordering or calls.order
+            calls.set_order(CallOrder(current.key, current.descending, wanted))
+            calls.focus()
+
+        self.call_after_refresh(bar.open, (calls.ordering or calls.order).filter, apply)
+
+    def action_widen_calls(self) -> None:
+        """Give the call list most of the width (every number column that fits), or its share."""
+        self.query_one(CallPane).toggle_class("-wide")
 
     def action_follow(self) -> None:
         """Follow the file as it is written: new calls and events appear as they come; again: stop."""
@@ -627,7 +681,9 @@ class RecordingScreen(Screen[None]):
 
     async def action_dismiss_one(self) -> None:
         find_bar = self.query_one(FindBar)
-        if find_bar.has_matches:
+        if self.index is not None and self.query_one(CallList).cancel_order():
+            pass  # stopped reading every call to sort or filter
+        elif find_bar.has_matches:
             find_bar.clear()
         elif self.index is not None and self.focused is not self._main_list():
             self._main_list().focus()
