@@ -12,6 +12,7 @@ from collections.abc import Callable, Iterable
 
 from pydantic import ValidationError
 
+from openprogram.providers.accumulator import AccumulatorError
 from openprogram.providers.recording.format import CallEndRow, EventRow, parse_row
 from openprogram.providers.recording.reader import RecordedCall
 from openprogram.providers.types import AssistantMessageEvent
@@ -108,7 +109,10 @@ class CallNumbers:
         if call is not None:
             following = calls[ordinal + 1] if ordinal + 1 < len(calls) else None
             next_start = start_ms(self.index, following) if following is not None else None
-            stats = call_stats(call, next_start_ms=next_start)
+            try:
+                stats = call_stats(call, next_start_ms=next_start)
+            except AccumulatorError:
+                stats = None  # events out of order (a damaged file): the call's tabs say why
         self._stats[ordinal] = (stamp, stats)
         return stats
 
