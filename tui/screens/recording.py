@@ -265,6 +265,7 @@ class RecordingScreen(Screen[None]):
 
         self._raw_lines = RawLines(self.index)
         self.query_one(CallList).display = False
+        self.query_one(CallPane).display = False  # its heading too
         if self._ready_detail is not None:  # a big file: known to be foreign once indexed
             self._ready_detail.remove()
             self._ready_detail = None

@@ -368,7 +368,12 @@ class CallList(RowList):
         if not heading_line:
             return
         width = self.scrollable_content_region.width or self.size.width
-        heading_line.first().update(self.heading_text(width))
+        text = self.heading_text(width)
+        # A Static drops a line's leading spaces: they become the heading's left padding.
+        indent = len(text.plain) - len(text.plain.lstrip(" "))
+        heading = heading_line.first()
+        heading.styles.padding = (0, 0, 0, indent)
+        heading.update(text[indent:])
 
     def heading_text(self, width: int) -> Text:
         """The headings over the rows of `width`; the model's says the order and the filter."""
