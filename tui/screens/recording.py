@@ -52,6 +52,7 @@ if TYPE_CHECKING:
     from tui.widgets.recording.call_detail import CallDetail
     from tui.widgets.recording.goto_bar import GotoBar
     from tui.widgets.recording.raw_lines import RawLines
+    from tui.widgets.recording.timeline import CallTimeline, TimelinePane
 
 LOOK_SECONDS = 0.5
 """How often the file is stat-ed for changes (a change is noticed within a second)."""
@@ -63,10 +64,14 @@ the last move. A move on its own shows its call once the cursor's frame is drawn
 CALL_ACTIONS = frozenset(
     (
         *("goto", "find", "match", "tab", "call", "open_call", "rerun", "follow"),
-        *("sort", "flip_sort", "filter", "widen_calls"),
+        *("sort", "flip_sort", "filter", "widen_calls", "timeline"),
     )
 )
 """The screen's actions on calls: off while it shows the lines of a file that is not a recording."""
+NOT_IN_PROMPTS = frozenset(
+    ("tab", "goto", "find", "sort", "flip_sort", "filter", "widen_calls", "timeline")
+)
+"""Actions whose keys typed into a prompt stay there (`[`, `:`, `/`, `o`, `&`, `w`, `t`)."""
 
 
 class RecordingScreen(Screen[None]):
@@ -110,6 +115,7 @@ class RecordingScreen(Screen[None]):
         Binding("O", "flip_sort", "Reverse the sort", show=False, id="recording.reverse-sort"),
         Binding("ampersand", "filter", "Filter", show=False, id="recording.filter"),
         Binding("w", "widen_calls", "Wide call list", show=False, id="recording.wide-calls"),
+        Binding("t", "timeline", "Timeline", show=False, id="recording.timeline"),
         Binding("escape", "dismiss_one", "Back", show=False, id="dismiss"),
     ]
 
@@ -161,6 +167,8 @@ class RecordingScreen(Screen[None]):
         self._first_rows_scheduled = False
         self._ready_detail: CallDetail | None = None
         self._goto_bar: GotoBar | None = None
+        self._timeline: TimelinePane | None = None
+        """The session's timeline and totals, while shown (`t`)."""
         self._raw_lines: RawLines | None = None
         """Shown instead of the calls when the file is not a recording (`RecordingIndex.foreign`)."""
         self._moved_at = 0.0
@@ -365,6 +373,8 @@ class RecordingScreen(Screen[None]):
     def on_call_list_call_highlighted(self, message: CallList.CallHighlighted) -> None:
         if message.ordinal != message.call_list.cursor_ordinal:
             return  # the cursor moved on since (keys typed ahead): show only where it is now
+        if self._timeline is not None:
+            self._timeline.select(message.ordinal)
         now, before = time.monotonic(), self._moved_at
         self._moved_at = now
         self._moves += 1
@@ -388,12 +398,24 @@ class RecordingScreen(Screen[None]):
     def on_call_list_call_opened(self, message: CallList.CallOpened) -> None:
         self.action_open_call()
 
+    def on_call_timeline_bar_highlighted(self, message: CallTimeline.BarHighlighted) -> None:
+        calls = self.query_one(CallList)
+        if calls.cursor_ordinal != message.ordinal:
+            calls.move_to_call(message.ordinal)
+
+    def on_call_timeline_bar_opened(self, message: CallTimeline.BarOpened) -> None:
+        self.query_one(CallList).move_to_call(message.ordinal)
+        if detail := self._detail():
+            if self.loaded is None or self.loaded.span.ordinal != message.ordinal:
+                self._show_call(message.ordinal)
+            detail.focus_content()
+
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if self._raw_lines is not None and action in CALL_ACTIONS:
             return False  # not a recording: no call to go to, find, open or rerun
         if action == "open_call":
             return isinstance(self.focused, CallList)  # elsewhere enter belongs to the widget
-        if action in ("tab", "goto", "find", "sort", "flip_sort", "filter", "widen_calls"):
+        if action in NOT_IN_PROMPTS:
             return not isinstance(
                 self.focused, Input
             )  # "[", ":", "/" typed into a prompt stay there
@@ -633,6 +655,22 @@ class RecordingScreen(Screen[None]):
     def action_widen_calls(self) -> None:
         """Give the call list most of the width (every number column that fits), or its share."""
         self.query_one(CallPane).toggle_class("-wide")
+
+    def action_timeline(self) -> None:
+        """Show the session on a time axis with its totals under the calls, or hide it."""
+        from tui.widgets.recording.timeline import CallTimeline, TimelinePane
+
+        if self._timeline is not None:
+            self._timeline.remove()
+            self._timeline = None
+            self.query_one(CallList).focus()
+            return
+        if self.numbers is None:
+            return  # before the first call is drawn
+        calls = self.query_one(CallList)
+        pane = self._timeline = TimelinePane(self.numbers, max(calls.cursor_ordinal, 0))
+        self.mount(pane, after=self.query_one("#browser"))
+        self.call_after_refresh(lambda: pane.query_one(CallTimeline).focus())
 
     def action_follow(self) -> None:
         """Follow the file as it is written: new calls and events appear as they come; again: stop."""
