@@ -73,14 +73,23 @@ def _first_token_ms(call: RecordedCall) -> int | None:
 
 
 def call_stats(
-    call: RecordedCall, next_call: RecordedCall | None = None, *, next_start_ms: int | None = None
+    call: RecordedCall,
+    next_call: RecordedCall | None = None,
+    *,
+    next_start_ms: int | None = None,
+    priced: bool = True,
 ) -> CallStats:
     """One call's numbers; `next_call` (the one after it in the file) gives the gap after it, or
-    `next_start_ms`, its start, for a reader that has not read the next call whole (the TUI)."""
+    `next_start_ms`, its start, for a reader that has not read the next call whole (the TUI).
+    `priced=False` leaves the cost out (None) without loading the price table (10 MB)."""
     model = call.request.model
     message = assemble_message(list(call.events))
     usage = message.usage if message is not None else None
-    cost = call_cost(usage, model, message.timestamp) if usage is not None and message else None
+    cost = (
+        call_cost(usage, model, message.timestamp)
+        if priced and usage is not None and message
+        else None
+    )
     if next_call is not None:
         next_start_ms = next_call.start_ms
     gap = None

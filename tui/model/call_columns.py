@@ -92,6 +92,8 @@ COLUMNS: tuple[NumberColumn, ...] = (
     ),
     NumberColumn("reasoning", "reas", 5, _usage_cell("reasoning"), wide_only=True),
 )
+COST = next(column for column in COLUMNS if column.name == "cost")
+"""The cost column: its calls are read with the price table (`CallNumbers.need_prices`)."""
 WIDE_ROW = 110
 """From this row width on, every kind of token has its own column."""
 

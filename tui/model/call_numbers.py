@@ -63,9 +63,10 @@ def start_ms(index: RecordingIndex, span: CallSpan) -> int | None:
     return int_field(row, "start_ms") if row is not None else None
 
 
-Stamp = tuple[int, int | None, bool]
-"""What a call's numbers were read from: its event count, its `call_end` line, and whether the
-next call's start was known (a call still being written is read again once it grows)."""
+Stamp = tuple[int, int | None, bool, bool]
+"""What a call's numbers were read from: its event count, its `call_end` line, whether the next
+call's start was known (a call still being written is read again once it grows), and whether it
+was priced."""
 
 
 class CallNumbers:
@@ -77,11 +78,26 @@ class CallNumbers:
     def __init__(self, index: RecordingIndex) -> None:
         self.index = index
         self._stats: dict[int, tuple[Stamp, CallStats | None]] = {}
+        self.priced = False
+        """True once a cost is asked for (`need_prices`): the price table takes 10 MB to load, so
+        calls are read without their cost until a cost is shown, sorted or summed."""
+
+    def need_prices(self) -> bool:
+        """Read costs from now on (calls read without them are read again); True if this changed."""
+        if self.priced:
+            return False
+        self.priced = True
+        return True
 
     def _stamp(self, ordinal: int) -> Stamp:
         calls = self.index.calls
         span = calls[ordinal]
-        return (span.event_count, span.end_line, ordinal + 1 < len(calls) or self.index.complete)
+        return (
+            span.event_count,
+            span.end_line,
+            ordinal + 1 < len(calls) or self.index.complete,
+            self.priced,
+        )
 
     def get(self, ordinal: int) -> CallStats | None:
         """The numbers of call `ordinal`, if read already."""
@@ -110,7 +126,7 @@ class CallNumbers:
             following = calls[ordinal + 1] if ordinal + 1 < len(calls) else None
             next_start = start_ms(self.index, following) if following is not None else None
             try:
-                stats = call_stats(call, next_start_ms=next_start)
+                stats = call_stats(call, next_start_ms=next_start, priced=self.priced)
             except AccumulatorError:
                 stats = None  # events out of order (a damaged file): the call's tabs say why
         self._stats[ordinal] = (stamp, stats)

@@ -25,6 +25,7 @@ from textual.worker import get_current_worker
 from openprogram.text import shorten
 from tui.model.call_columns import (
     COLUMNS,
+    COST,
     MODEL_ROOM,
     NumberColumn,
     cell_text,
@@ -326,6 +327,8 @@ class CallList(RowList):
                 last = time.monotonic()
                 self.post_message(self.OrderProgress(done, total))
 
+        if order.key is SortKey.COST:
+            numbers.need_prices()
         if order.needs_numbers and not numbers.compute_all(progress, lambda: worker.is_cancelled):
             return
         ordinals = order_calls(table.count, order, table.summary, numbers.get)
@@ -422,8 +425,11 @@ class CallList(RowList):
         text.append(model.ljust(layout.model_width), style("call-list--model"))
         if layout.columns:
             numbers = self.numbers
+            if numbers is not None and COST in layout.columns and numbers.need_prices():
+                self.call_later(self.clear_cache)  # the rows drawn without their cost
             known = numbers is not None and numbers.known(ordinal)
-            if numbers is not None and not known:
+            # Read once the file is indexed: beside the indexer the reads slow it and the keys.
+            if numbers is not None and not known and numbers.index.complete:
                 self._want_numbers(ordinal)
             stats = numbers.get(ordinal) if numbers is not None else None
             cells = "".join(

@@ -127,6 +127,7 @@ class TimelinePane(Vertical):
     def read_calls(self) -> None:
         """Read every call's numbers (the axis and the totals need them all)."""
         worker, last = get_current_worker(), 0.0
+        self.numbers.need_prices()  # the totals say the cost
 
         def progress(done: int, total: int) -> None:
             nonlocal last
