@@ -248,6 +248,8 @@ class RecordingScreen(Screen[None]):
         elif message.complete:
             if self.index is not None and self.index.foreign:
                 self._show_raw_lines()
+            elif self._ready_detail is not None:  # else once the first call is drawn
+                self._read_numbers()
             self._update_facts()
             self.query_one(RecordingLoader).check(self.following)
         else:
@@ -308,12 +310,9 @@ class RecordingScreen(Screen[None]):
         # What is alive once a recording is shown lives as long as the app: leave it out of later
         # garbage collections, which would otherwise walk ~100k objects inside a jump's frame.
         gc.freeze()
-        if self.index is not None:  # loaded once the first call is drawn, like the detail
-            from tui.model.call_numbers import CallNumbers
-
-            self.numbers = CallNumbers(self.index)
-            self.query_one(CallList).show_numbers(self.numbers)
         self.query_one(RecordingLoader).screen_drawn()
+        if self.index_complete:
+            self._read_numbers()
         self.post_message(self.Built())
         if self._follow_default:
             self._follow_if_recording_into()
@@ -332,6 +331,16 @@ class RecordingScreen(Screen[None]):
             field, self._start_field = self._start_field, None
             if not detail.reveal_field(field):
                 self.notify("That field is not in this call's request.", severity="warning")
+
+    def _read_numbers(self) -> None:
+        """Give the call list its numbers: once the file is indexed and the first call drawn
+        (reading calls beside the indexer slowed it and the keys)."""
+        if self.numbers is not None or self.index is None or self.closing:
+            return
+        from tui.model.call_numbers import CallNumbers
+
+        self.numbers = CallNumbers(self.index)
+        self.query_one(CallList).show_numbers(self.numbers)
 
     def on_recording_loader_failed(self, message: RecordingLoader.Failed) -> None:
         if self.closing:
@@ -666,7 +675,8 @@ class RecordingScreen(Screen[None]):
             self.query_one(CallList).focus()
             return
         if self.numbers is None:
-            return  # before the first call is drawn
+            self.notify("The timeline opens once the file is indexed.", severity="information")
+            return
         calls = self.query_one(CallList)
         pane = self._timeline = TimelinePane(self.numbers, max(calls.cursor_ordinal, 0))
         self.mount(pane, after=self.query_one("#browser"))
