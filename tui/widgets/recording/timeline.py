@@ -38,7 +38,7 @@ class CallTimeline(RowList):
     CallTimeline {
         height: 1fr;
         & > .timeline--index { color: $text-muted; }
-        & > .timeline--model { color: $accent; }
+        & > .timeline--model { color: $text-accent; }
         & > .timeline--gap { color: $text-muted; }
     }
     """
