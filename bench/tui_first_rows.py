@@ -138,6 +138,8 @@ def prepare_run(work: Path) -> tuple[Path, dict[str, str]]:
     home = work / "home"
     home.mkdir(mode=0o700)
     env = {"TERM": "xterm-256color", "TEXTUAL_ANIMATIONS": "none", "OPENPROGRAM_HOME": str(home)}
+    if os.environ.get("PYTHONPATH"):  # another tree measured with this one's bench (before/after)
+        env["PYTHONPATH"] = os.environ["PYTHONPATH"]
     return empty_app, env
 
 

@@ -92,6 +92,50 @@ def generate(path: Path, size: int) -> int:
     return calls
 
 
+SESSION = "session"
+"""The `--sizes` label of a 200-call agent session recorded through the real recorder."""
+SESSION_CALLS = 200
+
+
+def record_session(path: Path) -> int:
+    """Record a 200-call session into `path` (scripted provider, a scripted clock: each call 80 ms,
+    one 30 s; the program 0.5 s between calls), as issue #30's session; returns its calls."""
+    import asyncio
+
+    from openprogram.providers import Context, Model, UserMessage
+    from openprogram.providers.recording import RecordingProvider
+    from openprogram.providers.recording.writer import RecordingSink
+    from openprogram.providers.scripted import ScriptedProvider, ScriptedResponse, echo_responder
+
+    if path.exists():
+        return SESSION_CALLS
+    now = [0.0]
+
+    def clock() -> float:
+        now[0] += 0.01
+        return now[0]
+
+    def responder(context: Context, call_number: int) -> ScriptedResponse:
+        if call_number == SESSION_CALLS * 2 // 3:
+            now[0] += 30.0
+        return echo_responder(context, call_number)
+
+    model = Model(id="gpt-4o-mini", name="GPT-4o mini", api="scripted", provider="openai")
+    sink = RecordingSink(path, clock=clock)
+    provider = RecordingProvider(ScriptedProvider(responder=responder), sink)
+
+    async def run() -> None:
+        for n in range(SESSION_CALLS):
+            context = Context(messages=[UserMessage(content=f"question {n}")])
+            async for _ in provider.stream(model, context):
+                pass
+            now[0] += 0.5
+
+    asyncio.run(run())
+    sink.close()
+    return SESSION_CALLS
+
+
 def process_tree(root: int) -> list[int]:
     """`root` and every process below it (from `/proc/PID/task/TID/children`)."""
     found, todo = [], [root]
@@ -243,7 +287,9 @@ def percentile(values: list[float], fraction: float) -> float:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument(
-        "--sizes", default="100M,1G,5G", help="recording sizes (default 100M,1G,5G)"
+        "--sizes",
+        default="100M,1G,5G",
+        help=f"recording sizes (default 100M,1G,5G; `{SESSION}`: a recorded 200-call session)",
     )
     parser.add_argument("--keep-dir", type=Path, help="generate the recordings here and keep them")
     parser.add_argument("--runs", type=int, default=3, help="timed first-rows runs (default 3)")
@@ -277,10 +323,14 @@ def main() -> int:
         for label in sizes:
             recording = keep_dir / f"tui-sizes-{label}.jsonl"
             started = time.perf_counter()
-            calls = generate(recording, parse_size(label))
+            if label == SESSION:
+                calls = record_session(recording)
+            else:
+                calls = generate(recording, parse_size(label))
             print(
-                f"\n== {label}: {recording.stat().st_size / 1e9:.2f} GB, {calls:,} calls, "
-                f"{calls * single.EVENTS_PER_CALL:,} events (ready in {time.perf_counter() - started:.1f} s)"
+                f"\n== {label}: {recording.stat().st_size / 1e6:.1f} MB, {calls:,} calls"
+                + ("" if label == SESSION else f", {calls * single.EVENTS_PER_CALL:,} events")
+                + f" (ready in {time.perf_counter() - started:.1f} s)"
             )
             command = [*tui_command(), str(recording)]
             if args.latency_only:
@@ -326,7 +376,7 @@ def main() -> int:
                 f"peak memory of the app and its children: {peak_mb:.0f} MB "
                 f"({memory.peak_processes} processes at the peak)"
             )
-            if label.upper() == "5G" or parse_size(label) >= 5 * UNITS["G"]:
+            if label != SESSION and parse_size(label) >= 5 * UNITS["G"]:
                 print(
                     f"TARGET peak memory {label}: {peak_mb:.0f} MB (<= {TARGET_PEAK_MB} MB): "
                     + ("target met" if peak_mb <= TARGET_PEAK_MB else "target NOT met")

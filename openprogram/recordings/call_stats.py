@@ -72,22 +72,42 @@ def _first_token_ms(call: RecordedCall) -> int | None:
     return None
 
 
-def call_stats(call: RecordedCall, next_call: RecordedCall | None = None) -> CallStats:
-    """One call's numbers; `next_call` (the one after it in the file) gives the gap after it."""
-    return stats_of_answer(call, assemble_message(list(call.events)), next_call)
+def call_stats(
+    call: RecordedCall,
+    next_call: RecordedCall | None = None,
+    *,
+    next_start_ms: int | None = None,
+    priced: bool = True,
+) -> CallStats:
+    """One call's numbers; `next_call` (the one after it in the file) gives the gap after it, or
+    `next_start_ms`, its start, for a reader that has not read the next call whole (the TUI).
+    `priced=False` leaves the cost out (None) without loading the price table (10 MB)."""
+    message = assemble_message(list(call.events))
+    return stats_of_answer(call, message, next_call, next_start_ms=next_start_ms, priced=priced)
 
 
 def stats_of_answer(
-    call: RecordedCall, message: AssistantMessage | None, next_call: RecordedCall | None = None
+    call: RecordedCall,
+    message: AssistantMessage | None,
+    next_call: RecordedCall | None = None,
+    *,
+    next_start_ms: int | None = None,
+    priced: bool = True,
 ) -> CallStats:
     """`call_stats` for a call whose events were folded already into `message` (None: no
     answer), so a reader that folds them anyway (the TUI diff view) does it once."""
     model = call.request.model
     usage = message.usage if message is not None else None
-    cost = call_cost(usage, model, message.timestamp) if usage is not None and message else None
+    cost = (
+        call_cost(usage, model, message.timestamp)
+        if priced and usage is not None and message
+        else None
+    )
+    if next_call is not None:
+        next_start_ms = next_call.start_ms
     gap = None
-    if next_call is not None and None not in (call.start_ms, call.duration_ms, next_call.start_ms):
-        gap = max(0, next_call.start_ms - call.start_ms - call.duration_ms)  # type: ignore[operator]
+    if next_start_ms is not None and call.start_ms is not None and call.duration_ms is not None:
+        gap = max(0, next_start_ms - call.start_ms - call.duration_ms)
     return CallStats(
         call.call_index,
         f"{model.get('provider')}/{model.get('id')}",

@@ -30,6 +30,7 @@ from textual.widgets import Input
 from openprogram.providers.recording.errors import RecordingFileError
 from openprogram.recordings import FileStamp, stamp_of
 from openprogram.text import plural
+from tui.model.call_order import CallFilter, CallOrder
 from tui.model.call_rows import CallTable
 from tui.model.file_stamp import FileChange, compare
 from tui.model.key_priority import KEYS
@@ -37,7 +38,7 @@ from tui.model.recording_index import RecordingIndex
 from tui.widgets.common.key_footer import KeyFooter
 from tui.widgets.common.row_list import RowList
 from tui.widgets.common.title_bar import TitleBar
-from tui.widgets.recording.call_list import CallList
+from tui.widgets.recording.call_list import CallHeading, CallList, CallPane
 from tui.widgets.recording.file_notice import FileNotice
 from tui.widgets.recording.find_bar import FindBar
 from tui.widgets.recording.problem_banner import ProblemBanner
@@ -45,11 +46,13 @@ from tui.widgets.recording.recording_loader import RecordingLoader
 
 if TYPE_CHECKING:
     from tui.model.call_detail import LoadedCall
+    from tui.model.call_numbers import CallNumbers
     from tui.model.navigation import GotoTarget
     from tui.model.verdict import Verdict
     from tui.widgets.recording.call_detail import CallDetail
     from tui.widgets.recording.goto_bar import GotoBar
     from tui.widgets.recording.raw_lines import RawLines
+    from tui.widgets.recording.timeline import CallTimeline, TimelinePane
 
 LOOK_SECONDS = 0.5
 """How often the file is stat-ed for changes (a change is noticed within a second)."""
@@ -59,9 +62,16 @@ lasts, no call's detail is read and drawn; the call the cursor stops on is shown
 the last move. A move on its own shows its call once the cursor's frame is drawn."""
 
 CALL_ACTIONS = frozenset(
-    ("goto", "find", "match", "tab", "call", "open_call", "rerun", "follow", "unfold")
+    (
+        *("goto", "find", "match", "tab", "call", "open_call", "rerun", "follow"),
+        *("sort", "flip_sort", "filter", "widen_calls", "timeline", "unfold"),
+    )
 )
 """The screen's actions on calls: off while it shows the lines of a file that is not a recording."""
+NOT_IN_PROMPTS = frozenset(
+    ("tab", "goto", "find", "sort", "flip_sort", "filter", "widen_calls", "timeline", "unfold")
+)
+"""Actions whose keys typed into a prompt stay there (`[`, `:`, `/`, `o`, `&`, `w`, `t`, `u`)."""
 
 
 class RecordingScreen(Screen[None]):
@@ -104,6 +114,11 @@ class RecordingScreen(Screen[None]):
         Binding("r", "rerun", "Rerun", id="rerun"),
         Binding("f", "follow", "Follow the file", show=False, id="recording.follow"),
         Binding("ctrl+r", "reload", "Reload the file", show=False, id="recording.reload"),
+        Binding("o", "sort", "Sort", id="recording.sort"),
+        Binding("O", "flip_sort", "Reverse the sort", show=False, id="recording.reverse-sort"),
+        Binding("ampersand", "filter", "Filter", show=False, id="recording.filter"),
+        Binding("w", "widen_calls", "Wide call list", show=False, id="recording.wide-calls"),
+        Binding("t", "timeline", "Timeline", show=False, id="recording.timeline"),
         Binding("escape", "dismiss_one", "Back", show=False, id="dismiss"),
     ]
 
@@ -145,6 +160,8 @@ class RecordingScreen(Screen[None]):
         self._start_field = field
         self.index: RecordingIndex | None = None
         self.table: CallTable | None = None
+        self.numbers: CallNumbers | None = None
+        """Each call's numbers (duration, tokens, cost), read as they are needed."""
         self.verdict: Verdict | None = None
         self.version_note: str | None = None
         """What accept or rerecord made of this recording, and the versions kept (title bar)."""
@@ -153,6 +170,8 @@ class RecordingScreen(Screen[None]):
         self._first_rows_scheduled = False
         self._ready_detail: CallDetail | None = None
         self._goto_bar: GotoBar | None = None
+        self._timeline: TimelinePane | None = None
+        """The session's timeline and totals, while shown (`t`)."""
         self._raw_lines: RawLines | None = None
         """Shown instead of the calls when the file is not a recording (`RecordingIndex.foreign`)."""
         self._moved_at = 0.0
@@ -182,8 +201,10 @@ class RecordingScreen(Screen[None]):
         yield TitleBar(self.path.name, "opening…")
         yield FileNotice()
         yield ProblemBanner(limit=1, id="file-problems")
-        with Horizontal(id="browser"):
-            yield CallList(id="calls")
+        if self._open_error is None:
+            with Horizontal(id="browser"), CallPane(id="call-pane"):
+                yield CallHeading()
+                yield CallList(id="calls")
         yield FindBar()
         yield KeyFooter(compact=True)
 
@@ -197,7 +218,6 @@ class RecordingScreen(Screen[None]):
                 line_number=error.line_number, call_index=error.call_index, reason=error.reason
             )
             self.query_one("#file-problems", ProblemBanner).show_problems((problem,))
-            self.query_one("#browser").remove()
             self.post_message(self.Built())
             return
         self.query_one(CallList).show_table(self.table)
@@ -231,6 +251,8 @@ class RecordingScreen(Screen[None]):
         elif message.complete:
             if self.index is not None and self.index.foreign:
                 self._show_raw_lines()
+            elif self._ready_detail is not None:  # else once the first call is drawn
+                self._read_numbers()
             self._update_facts()
             self.query_one(RecordingLoader).check(self.following)
         else:
@@ -256,6 +278,7 @@ class RecordingScreen(Screen[None]):
 
         self._raw_lines = RawLines(self.index)
         self.query_one(CallList).display = False
+        self.query_one(CallPane).display = False  # its heading too
         if self._ready_detail is not None:  # a big file: known to be foreign once indexed
             self._ready_detail.remove()
             self._ready_detail = None
@@ -279,7 +302,7 @@ class RecordingScreen(Screen[None]):
             self.call_after_refresh(self._built)
             return
         self._ready_detail = message.call_detail
-        self._show_call(self.query_one(CallList).cursor)
+        self._show_call(self.query_one(CallList).cursor_ordinal)
         self._apply_start()
         self.call_after_refresh(self._built)
 
@@ -291,6 +314,8 @@ class RecordingScreen(Screen[None]):
         # garbage collections, which would otherwise walk ~100k objects inside a jump's frame.
         gc.freeze()
         self.query_one(RecordingLoader).screen_drawn()
+        if self.index_complete:
+            self._read_numbers()
         self.post_message(self.Built())
         if self._follow_default:
             self._follow_if_recording_into()
@@ -309,6 +334,16 @@ class RecordingScreen(Screen[None]):
             field, self._start_field = self._start_field, None
             if not detail.reveal_field(field):
                 self.notify("That field is not in this call's request.", severity="warning")
+
+    def _read_numbers(self) -> None:
+        """Give the call list its numbers: once the file is indexed and the first call drawn
+        (reading calls beside the indexer slowed it and the keys)."""
+        if self.numbers is not None or self.index is None or self.closing:
+            return
+        from tui.model.call_numbers import CallNumbers
+
+        self.numbers = CallNumbers(self.index)
+        self.query_one(CallList).show_numbers(self.numbers)
 
     def on_recording_loader_failed(self, message: RecordingLoader.Failed) -> None:
         if self.closing:
@@ -348,8 +383,10 @@ class RecordingScreen(Screen[None]):
                 detail.show_problems()
 
     def on_call_list_call_highlighted(self, message: CallList.CallHighlighted) -> None:
-        if message.ordinal != message.call_list.cursor:
+        if message.ordinal != message.call_list.cursor_ordinal:
             return  # the cursor moved on since (keys typed ahead): show only where it is now
+        if self._timeline is not None:
+            self._timeline.select(message.ordinal)
         now, before = time.monotonic(), self._moved_at
         self._moved_at = now
         self._moves += 1
@@ -365,7 +402,7 @@ class RecordingScreen(Screen[None]):
             return  # it moved on: the call it stops on is shown then
         if self.closing:
             return  # the screen was closed meanwhile
-        cursor = self.query_one(CallList).cursor
+        cursor = self.query_one(CallList).cursor_ordinal
         if self.loaded is None or self.loaded.span.ordinal != cursor:
             KEYS.key_arrived()  # the indexers wait while it is read and drawn
             self._show_call(cursor)
@@ -373,12 +410,24 @@ class RecordingScreen(Screen[None]):
     def on_call_list_call_opened(self, message: CallList.CallOpened) -> None:
         self.action_open_call()
 
+    def on_call_timeline_bar_highlighted(self, message: CallTimeline.BarHighlighted) -> None:
+        calls = self.query_one(CallList)
+        if calls.cursor_ordinal != message.ordinal:
+            calls.move_to_call(message.ordinal)
+
+    def on_call_timeline_bar_opened(self, message: CallTimeline.BarOpened) -> None:
+        self.query_one(CallList).move_to_call(message.ordinal)
+        if detail := self._detail():
+            if self.loaded is None or self.loaded.span.ordinal != message.ordinal:
+                self._show_call(message.ordinal)
+            detail.focus_content()
+
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if self._raw_lines is not None and action in CALL_ACTIONS:
             return False  # not a recording: no call to go to, find, open or rerun
         if action == "open_call":
             return isinstance(self.focused, CallList)  # elsewhere enter belongs to the widget
-        if action in ("tab", "goto", "find"):
+        if action in NOT_IN_PROMPTS:
             return not isinstance(
                 self.focused, Input
             )  # "[", ":", "/" typed into a prompt stay there
@@ -388,7 +437,7 @@ class RecordingScreen(Screen[None]):
         if detail := self._detail():
             # The call under the cursor now, not once the cursor's messages arrive: keys typed
             # right after enter go to that call's detail.
-            cursor = self.query_one(CallList).cursor
+            cursor = self.query_one(CallList).cursor_ordinal
             if self.loaded is None or self.loaded.span.ordinal != cursor:
                 self._show_call(cursor)
             detail.focus_content()
@@ -520,7 +569,7 @@ class RecordingScreen(Screen[None]):
         detail = self._detail()
         # An event target shows the Events tab first: only the tab shown is filled.
         self._show_call(ordinal, tab="tab-events" if target.event_index is not None else None)
-        self.query_one(CallList).move_to(ordinal)
+        self.query_one(CallList).move_to_call(ordinal)
         if target.event_index is None or self.loaded is None or detail is None:
             return
         last = self.loaded.event_count - 1
@@ -558,7 +607,9 @@ class RecordingScreen(Screen[None]):
             )
         else:
             calls = self.query_one(CallList)
-            self.query_one(FindBar).open(calls, index.call_bytes, "calls", "across calls")
+            self.query_one(FindBar).open(
+                calls, lambda row: index.call_bytes(calls.ordinal_at(row)), "calls", "across calls"
+            )
 
     def action_match(self, forward: bool) -> None:
         if not self.query_one(FindBar).jump(forward):
@@ -588,6 +639,56 @@ class RecordingScreen(Screen[None]):
 
             return self._raw_lines.query_one(RawLineList)
         return self.query_one(CallList)
+
+    def action_sort(self) -> None:
+        """Sort the call list by the next number (file order, duration, first token, ...)."""
+        calls = self.query_one(CallList)
+        current = calls.ordering or calls.order
+        calls.set_order(CallOrder(current.key.next(), current.descending, current.filter))
+
+    def action_flip_sort(self) -> None:
+        """Biggest first, or smallest first."""
+        calls = self.query_one(CallList)
+        current = calls.ordering or calls.order
+        calls.set_order(CallOrder(current.key, not current.descending, current.filter))
+
+    def action_filter(self) -> None:
+        """Show only the calls a filter accepts (outcome, model, slower than, more tokens than)."""
+        from tui.widgets.recording.filter_bar import FilterBar
+
+        calls = self.query_one(CallList)
+        bars = self.query(FilterBar)
+        bar = bars.first() if bars else FilterBar()
+        if not bars:
+            self.mount(bar)
+
+        def apply(wanted: CallFilter) -> None:
+            current = calls.ordering or calls.order
+            calls.set_order(CallOrder(current.key, current.descending, wanted))
+            calls.focus()
+
+        self.call_after_refresh(bar.open, (calls.ordering or calls.order).filter, apply)
+
+    def action_widen_calls(self) -> None:
+        """Give the call list most of the width (every number column that fits), or its share."""
+        self.query_one(CallPane).toggle_class("-wide")
+
+    def action_timeline(self) -> None:
+        """Show the session on a time axis with its totals under the calls, or hide it."""
+        from tui.widgets.recording.timeline import CallTimeline, TimelinePane
+
+        if self._timeline is not None:
+            self._timeline.remove()
+            self._timeline = None
+            self.query_one(CallList).focus()
+            return
+        if self.numbers is None:
+            self.notify("The timeline opens once the file is indexed.", severity="information")
+            return
+        calls = self.query_one(CallList)
+        pane = self._timeline = TimelinePane(self.numbers, max(calls.cursor_ordinal, 0))
+        self.mount(pane, after=self.query_one("#browser"))
+        self.call_after_refresh(lambda: pane.query_one(CallTimeline).focus())
 
     def action_follow(self) -> None:
         """Follow the file as it is written: new calls and events appear as they come; again: stop."""
@@ -637,7 +738,9 @@ class RecordingScreen(Screen[None]):
 
     async def action_dismiss_one(self) -> None:
         find_bar = self.query_one(FindBar)
-        if find_bar.has_matches:
+        if self.index is not None and self.query_one(CallList).cancel_order():
+            pass  # stopped reading every call to sort or filter
+        elif find_bar.has_matches:
             find_bar.clear()
         elif self.index is not None and self.focused is not self._main_list():
             self._main_list().focus()

@@ -1,0 +1,88 @@
+"""The call list's numbers, sort and filter in the app (issue #30)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.tui.pilot_support import recording_ready, until
+from tests.tui.timed_session import record_timed_session
+from tui.app import OpenProgramTUI
+from tui.model.call_order import CallOrder, SortKey
+from tui.model.key_priority import KEYS
+from tui.widgets.recording.call_list import CallList
+
+SLOW = 23
+
+
+@pytest.fixture
+def session(tmp_path: Path) -> Path:
+    """40 calls of 80 ms, 510 ms apart; call `SLOW` takes 30 s more (recorded outside the loop)."""
+    return record_timed_session(tmp_path / "s.jsonl", calls=40, slow_call=SLOW)
+
+
+async def test_o_sorts_by_duration_and_the_slow_call_comes_first(session: Path) -> None:
+    path = session
+    async with OpenProgramTUI([path]).run_test(size=(120, 40)) as pilot:
+        screen = await recording_ready(pilot)
+        calls = screen.query_one(CallList)
+        await until(pilot, lambda: calls.numbers is not None and calls.numbers.known(0))
+        assert "80ms" in calls.render_row(0, 46).plain  # the duration beside the model
+        await pilot.press("o")
+        await until(pilot, lambda: calls.order.key is SortKey.DURATION and calls.ordering is None)
+        assert calls.cursor == 0 and calls.cursor_ordinal == SLOW
+        assert "30s" in calls.render_row(0, 46).plain
+        await until(pilot, lambda: screen.loaded is not None and screen.loaded.call_index == SLOW)
+        await pilot.press("O")  # fastest first: the slow one last
+        await until(pilot, lambda: not calls.order.descending and calls.ordering is None)
+        assert calls.ordinal_at(calls.row_count - 1) == SLOW
+        await pilot.press("o", "o", "o", "o", "o", "o")  # round to file order
+        await until(pilot, lambda: calls.order.key is SortKey.FILE)
+        assert calls.shown is None and calls.row_count == 40
+
+
+async def test_a_filter_keeps_the_slow_calls_and_j_moves_among_them(session: Path) -> None:
+    path = session
+    async with OpenProgramTUI([path]).run_test(size=(120, 40)) as pilot:
+        screen = await recording_ready(pilot)
+        calls = screen.query_one(CallList)
+        await pilot.press("ampersand", *"slower:10", "enter")
+        await until(pilot, lambda: calls.order.filter.active and calls.ordering is None)
+        assert calls.row_count == 1 and calls.cursor_ordinal == SLOW
+        await until(pilot, lambda: screen.loaded is not None and screen.loaded.call_index == SLOW)
+        await pilot.press("ampersand", *"bad:filter", "enter")  # refused, the bar says why
+        assert calls.order.filter.slower_than_ms == 10_000
+        await pilot.press("escape")
+        await pilot.press("ampersand", "ctrl+u", "enter")  # empty: every call again
+        await until(pilot, lambda: not calls.order.active)
+        assert calls.row_count == 40 and calls.cursor_ordinal == SLOW  # still on the same call
+
+
+async def test_w_widens_the_list_to_tokens_first_token_and_gap(session: Path) -> None:
+    path = session
+    async with OpenProgramTUI([path]).run_test(size=(120, 40)) as pilot:
+        screen = await recording_ready(pilot)
+        calls = screen.query_one(CallList)
+        await pilot.press("w")
+        await until(pilot, lambda: calls.outer_size.width > 48)
+        await until(pilot, lambda: calls.numbers is not None and calls.numbers.known(4))
+        heading = calls.heading_text(calls.scrollable_content_region.width).plain
+        assert all(word in heading for word in ("took", "in/out", "first", "gap"))
+        row = calls.render_row(0, calls.scrollable_content_region.width).plain
+        assert "80ms" in row and "510ms" in row  # took, and the gap after it
+
+
+async def test_escape_stops_reading_every_call_to_sort(session: Path) -> None:
+    path = session
+    async with OpenProgramTUI([path]).run_test(size=(120, 40)) as pilot:
+        screen = await recording_ready(pilot)
+        calls = screen.query_one(CallList)
+        KEYS.key_arrived(hold=2)  # as if keys kept coming: the reading waits, half-way through
+        calls.set_order(CallOrder(SortKey.DURATION))
+        assert calls.ordering is not None and calls.busy is not None  # says what it is doing
+        await pilot.press("escape")
+        assert calls.ordering is None and calls.busy is None
+        KEYS.key_arrived(hold=0)
+        await until(pilot, lambda: not list(screen.workers))  # the reading stopped
+        assert calls.order.key is SortKey.FILE and screen.is_attached  # still on the screen

@@ -1,0 +1,162 @@
+"""Each call's numbers (duration, first token, gap after, tokens, cost), read when first needed.
+
+The numbers are the library's (`openprogram.recordings.call_stats`, as `recordings diff --json`
+and the HTML report have them); this module only reads one call's rows from the index, with the
+strict row parser, into the `RecordedCall` they take. A call is read whole (every event: its
+usage is folded from them), so a row's numbers are read in a worker, never while a frame is drawn.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+
+from pydantic import ValidationError
+
+from openprogram.providers.accumulator import AccumulatorError
+from openprogram.providers.recording.format import CallEndRow, EventRow, parse_row
+from openprogram.providers.recording.reader import RecordedCall
+from openprogram.providers.types import AssistantMessageEvent
+from openprogram.recordings.call_stats import CallStats, SessionStats, call_stats, session_stats
+from tui.model.recording_index import CallSpan, RecordingIndex
+from tui.model.row_preview import int_field, peek_row
+from tui.model.row_reading import read_call_end, read_request
+
+
+def read_call(index: RecordingIndex, span: CallSpan) -> RecordedCall | None:
+    """The call's rows as the library's `RecordedCall`; None when its request cannot be read.
+
+    Events that cannot be read are left out (the call's tabs say why); a call without `call_end`
+    (unfinished, or still being written) has no duration."""
+    request = read_request(index, span)
+    if isinstance(request, str):
+        return None
+    end = read_call_end(index, span)
+    events: list[AssistantMessageEvent] = []
+    event_ms: list[int | None] = []
+    for line in span.event_lines:
+        try:
+            row = parse_row(index.line(line))
+        except ValidationError:
+            continue
+        if isinstance(row, EventRow):
+            events.append(row.event)
+            event_ms.append(row.ms)
+    ended = end if isinstance(end, CallEndRow) else None
+    return RecordedCall(
+        call_index=request.call_index,
+        request=request,
+        events=tuple(events),
+        # Only the numbers are used from it; the list takes the call's outcome from its row.
+        outcome=ended.outcome if ended is not None else "abandoned",
+        error=ended.error if ended is not None else None,
+        first_line=span.request_line,
+        last_line=span.end_line if span.end_line is not None else span.request_line,
+        start_ms=request.start_ms,
+        duration_ms=ended.duration_ms if ended is not None else None,
+        event_ms=tuple(event_ms),
+    )
+
+
+def start_ms(index: RecordingIndex, span: CallSpan) -> int | None:
+    """When the call began (its request row's `start_ms`, read as plain JSON); None: not recorded."""
+    row = peek_row(index.line(span.request_line))
+    return int_field(row, "start_ms") if row is not None else None
+
+
+Stamp = tuple[int, int | None, bool, bool]
+"""What a call's numbers were read from: its event count, its `call_end` line, whether the next
+call's start was known (a call still being written is read again once it grows), and whether it
+was priced."""
+
+
+class CallNumbers:
+    """The numbers of the calls of one `RecordingIndex`, each read once (in a worker) and kept.
+
+    `get` never reads: a row whose numbers are not in yet shows `…` and asks for them
+    (`compute`); sorting and the session's totals need every call (`compute_all`)."""
+
+    def __init__(self, index: RecordingIndex) -> None:
+        self.index = index
+        self._stats: dict[int, tuple[Stamp, CallStats | None]] = {}
+        self.priced = False
+        """True once a cost is asked for (`need_prices`): the price table takes 10 MB to load, so
+        calls are read without their cost until a cost is shown, sorted or summed."""
+
+    def need_prices(self) -> bool:
+        """Read costs from now on (calls read without them are read again); True if this changed."""
+        if self.priced:
+            return False
+        self.priced = True
+        return True
+
+    def _stamp(self, ordinal: int) -> Stamp:
+        calls = self.index.calls
+        span = calls[ordinal]
+        return (
+            span.event_count,
+            span.end_line,
+            ordinal + 1 < len(calls) or self.index.complete,
+            self.priced,
+        )
+
+    def get(self, ordinal: int) -> CallStats | None:
+        """The numbers of call `ordinal`, if read already."""
+        found = self._stats.get(ordinal)
+        return found[1] if found is not None else None
+
+    def known(self, ordinal: int) -> bool:
+        """True once call `ordinal` was read as it is now (it may have no numbers: an unreadable
+        request)."""
+        found = self._stats.get(ordinal)
+        return found is not None and found[0] == self._stamp(ordinal)
+
+    def missing(self, ordinals: Iterable[int]) -> list[int]:
+        """The calls among `ordinals` not read yet."""
+        count = len(self.index.calls)
+        return [n for n in ordinals if n < count and not self.known(n)]
+
+    def compute(self, ordinal: int) -> CallStats | None:
+        """Read call `ordinal` and keep its numbers."""
+        calls = self.index.calls
+        span = calls[ordinal]
+        stamp = self._stamp(ordinal)
+        call = read_call(self.index, span)
+        stats = None
+        if call is not None:
+            following = calls[ordinal + 1] if ordinal + 1 < len(calls) else None
+            next_start = start_ms(self.index, following) if following is not None else None
+            try:
+                stats = call_stats(call, next_start_ms=next_start, priced=self.priced)
+            except AccumulatorError:
+                stats = None  # events out of order (a damaged file): the call's tabs say why
+        self._stats[ordinal] = (stamp, stats)
+        return stats
+
+    def compute_all(
+        self,
+        progress: Callable[[int, int], None] | None = None,
+        cancelled: Callable[[], bool] = bool,
+    ) -> bool:
+        """Read every call not read yet; `progress(done, total)` now and then. False if cancelled."""
+        total = len(self.index.calls)
+        for ordinal in range(total):
+            if cancelled():
+                return False
+            if not self.known(ordinal):
+                self.compute(ordinal)
+            if progress is not None and ordinal % 16 == 15:
+                progress(ordinal + 1, total)
+        if progress is not None:
+            progress(total, total)
+        return True
+
+    @property
+    def complete(self) -> bool:
+        """True when every call of a fully indexed file was read."""
+        return self.index.complete and not self.missing(range(len(self.index.calls)))
+
+    def session(self) -> SessionStats | None:
+        """The session's totals, once every call was read."""
+        if not self.complete:
+            return None
+        return session_stats(s for _, s in self._stats.values() if s is not None)
