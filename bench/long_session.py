@@ -11,8 +11,11 @@ For each N in (50, 200, 1000) and S in (4 KB, 32 KB) it prints:
   the tools and the model once, as compact JSON), their ratio, and the same ratio for everything but
   the event rows (the format-2 target: ≤ 1.3);
 - event-row bytes per event;
-- record cost of call 10 and of call N (medians of calls 10–19 and of the last 10), and their ratio
-  (target ≤ 2: the cost of a call must not grow with the context);
+- record cost of call 10 and of call N (medians of calls 10–29 and of the last 20), and their ratio
+  (target ≤ 2: the cost of a call must not grow with the context), on the clock and in CPU time
+  (`time.thread_time`, which leaves out the wait for the disk's fsync: the same for every call, but
+  on a shared disk it moves by milliseconds from one call to the next). The target is judged on
+  the CPU time, the work the recorder does; the clock's ratio is printed beside it;
 - replay open (`read_recording`), whole replay (open + every call matched and streamed), and `check`'s
   reading of the file (`scan_recording`, what `check`/`verify`/the summary read).
 
@@ -130,22 +133,27 @@ def tool_result(call: int, size: int) -> ToolResultMessage:
     )
 
 
-async def agent_loop(provider: Any, calls: int, size: int) -> tuple[list[float], list[Message]]:
-    """Run the loop; the time of each call (request to done, the tool's work excluded)."""
+async def agent_loop(
+    provider: Any, calls: int, size: int
+) -> tuple[list[float], list[float], list[Message]]:
+    """Run the loop; each call's time (request to done, the tool's work excluded) on the clock and
+    in CPU (`time.thread_time`: without the wait for the disk's fsync)."""
     messages: list[Message] = [UserMessage(content="Fix the failing tests.", timestamp=TIMESTAMP)]
     times: list[float] = []
+    cpu_times: list[float] = []
     for call in range(calls):
         context = Context(system_prompt=SYSTEM_PROMPT, messages=list(messages), tools=TOOLS)
-        start = time.perf_counter()
+        start, cpu_start = time.perf_counter(), time.thread_time()
         final: AssistantMessage | None = None
         async for event in provider.stream(MODEL, context, None):
             if isinstance(event, DoneEvent):
                 final = event.message
         times.append(time.perf_counter() - start)
+        cpu_times.append(time.thread_time() - cpu_start)
         assert final is not None
         messages.append(final)
         messages.append(tool_result(call, size))
-    return times, messages
+    return times, cpu_times, messages
 
 
 def content_bytes(messages: list[Message]) -> int:
@@ -188,7 +196,7 @@ def replay_all(path: Path, calls: int, size: int) -> None:
 def measure(folder: Path, calls: int, size: int) -> dict[str, float]:
     path = folder / f"session-{calls}-{size}.jsonl"
     recorder = RecordingProvider(ScriptedProvider(), path)
-    times, messages = asyncio.run(agent_loop(recorder, calls, size))
+    times, cpu_times, messages = asyncio.run(agent_loop(recorder, calls, size))
     recorder.sink.close()
     file_size = path.stat().st_size
     content = content_bytes(messages)
@@ -199,8 +207,10 @@ def measure(folder: Path, calls: int, size: int) -> dict[str, float]:
         "ratio": file_size / content,
         "other_ratio": other / content,
         "event_row": event_bytes / events,
-        "call10": statistics.median(times[10:20]),
-        "callN": statistics.median(times[-10:]),
+        "call10": statistics.median(times[10:30]),
+        "callN": statistics.median(times[-20:]),
+        "cpu10": statistics.median(cpu_times[10:30]),
+        "cpuN": statistics.median(cpu_times[-20:]),
         "open": timed(lambda: read_recording(path)),
         "replay": timed(lambda: replay_all(path, calls, size)),
         "check": timed(lambda: scan_recording(path)),
@@ -248,15 +258,18 @@ def main() -> None:
                 )
                 print(
                     f"{'':21s}record call 10 {f['call10'] * 1e3:7.3f} ms  call N "
-                    f"{f['callN'] * 1e3:7.3f} ms ({f['callN'] / f['call10']:5.2f}×)  open "
+                    f"{f['callN'] * 1e3:7.3f} ms ({f['callN'] / f['call10']:5.2f}×)  CPU: call 10 "
+                    f"{f['cpu10'] * 1e3:7.3f} ms  call N {f['cpuN'] * 1e3:7.3f} ms "
+                    f"({f['cpuN'] / f['cpu10']:5.2f}×)\n{'':21s}open "
                     f"{f['open']:7.3f} s  replay {f['replay']:7.3f} s  check read {f['check']:7.3f} s"
                 )
                 sys.stdout.flush()
                 targets.append(
                     f"{label}: non-event rows {f['other_ratio']:.2f}× content "
                     f"({'target met' if f['other_ratio'] <= 1.3 else 'target NOT met'}); "
-                    f"call N {f['callN'] / f['call10']:.2f}× call 10 "
-                    f"({'target met' if f['callN'] / f['call10'] <= 2 else 'target NOT met'})"
+                    f"call N {f['cpuN'] / f['cpu10']:.2f}× call 10 in CPU "
+                    f"({'target met' if f['cpuN'] / f['cpu10'] <= 2 else 'target NOT met'}; "
+                    f"{f['callN'] / f['call10']:.2f}× on the clock)"
                 )
     for number, line in enumerate(targets, start=1):
         print(f"TARGET long-session {number}: {line}")
