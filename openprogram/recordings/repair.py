@@ -17,8 +17,10 @@ from pydantic import BaseModel
 from openprogram.providers.recording.errors import RecordingProblem
 from openprogram.providers.recording.file_policy import require_usable
 from openprogram.providers.recording.reader import scan_recording
-from openprogram.providers.recording.rows import RECORDING_FORMAT_VERSION, encode_row
+from openprogram.providers.recording.replayer import copy_call
+from openprogram.providers.recording.rows import RECORDING_FORMAT_VERSION
 from openprogram.providers.recording.store import RECORDING_SUFFIX
+from openprogram.providers.recording.writer import RecordingSink
 from openprogram.recordings.removal import RecordingRemovalError, locate_managed, refusal_reason
 
 
@@ -78,29 +80,24 @@ def repair_recording(recording_id: str) -> RepairReport:
             action="repair",
         )
     header = scan.header.model_dump(mode="json")
-    rows = [encode_row(header)]
-    renumbered: dict[int, int] = {}
-    for new_index, call in enumerate(scan.calls):
-        if call.call_index != new_index:
-            renumbered[call.call_index] = new_index
-        request = call.request.model_dump(mode="json", exclude_unset=True)
-        rows.append(encode_row({**request, "call_index": new_index}))
-        for event_index, event in enumerate(call.events):
-            event_row = {"call_index": new_index, "event": event.model_dump(mode="json")}
-            rows.append(encode_row({**event_row, "event_index": event_index, "type": "event"}))
-        end: dict[str, Any] = {"call_index": new_index, "event_count": len(call.events)}
-        end.update(outcome=call.outcome, type="call_end")
-        if call.error is not None:
-            end["error"] = call.error
-        rows.append(encode_row(end))
+    metadata = {k: v for k, v in header.items() if k not in ("type", "format_version")}
+    renumbered = {
+        call.call_index: new_index
+        for new_index, call in enumerate(scan.calls)
+        if call.call_index != new_index
+    }
     damaged = _free_damaged_name(location.path, recording_id)
     temporary = location.path.with_name(f".{recording_id}.repair-{os.getpid()}.tmp")
-    fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
+    with contextlib.suppress(FileNotFoundError):
+        temporary.unlink()  # a leftover of a repair that crashed: the writer would append to it
     try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(b"".join(rows))
-            handle.flush()
-            os.fsync(handle.fileno())
+        # The one writer: requests with their references, events and calls with their times.
+        sink = RecordingSink(temporary, metadata)
+        try:
+            for call in scan.calls:
+                copy_call(sink, call.request_payload(), call)
+        finally:
+            sink.close()
         os.link(location.path, damaged)  # the original stays reachable before anything changes
         os.replace(temporary, location.path)
     finally:

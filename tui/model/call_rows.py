@@ -14,6 +14,7 @@ from openprogram.providers.recording.rows import CALL_OUTCOMES, RECORDING_FORMAT
 from openprogram.text import plural
 from openprogram.visible_text import visible_line
 from tui.model.bounded_cache import BoundedCache
+from tui.model.older_format import is_older_format
 from tui.model.recording_index import CallSpan, RecordingIndex
 from tui.model.row_preview import int_field, peek_row, str_field
 
@@ -176,6 +177,8 @@ class CallTable:
         """
         verdict = self.verdict
         index = self.index
+        if verdict is not None and is_older_format(verdict.facts.format_version):
+            return f"{self._index_facts()} · read-only: older format (m migrates it)", False
         if verdict is not None and self._unsupported_version(verdict):
             # The strict reader stops at the header (0 calls); the list shows the index's rows.
             stated = index.format_version

@@ -69,9 +69,13 @@ CALL_ACTIONS = frozenset(
 )
 """The screen's actions on calls: off while it shows the lines of a file that is not a recording."""
 NOT_IN_PROMPTS = frozenset(
-    ("tab", "goto", "find", "sort", "flip_sort", "filter", "widen_calls", "timeline", "unfold")
+    (
+        *("tab", "goto", "find", "sort", "flip_sort", "filter", "widen_calls", "timeline"),
+        *("unfold", "migrate"),
+    )
 )
-"""Actions whose keys typed into a prompt stay there (`[`, `:`, `/`, `o`, `&`, `w`, `t`, `u`)."""
+"""Actions whose keys typed into a prompt stay there (`[`, `:`, `/`, `o`, `&`, `w`, `t`, `u`,
+`m`)."""
 
 
 class RecordingScreen(Screen[None]):
@@ -112,6 +116,7 @@ class RecordingScreen(Screen[None]):
             "enter,l,right", "open_call", "Open", show=False, priority=True, id="recording.open"
         ),
         Binding("r", "rerun", "Rerun", id="rerun"),
+        Binding("m", "migrate", "Migrate", id="recording.migrate"),
         Binding("f", "follow", "Follow the file", show=False, id="recording.follow"),
         Binding("ctrl+r", "reload", "Reload the file", show=False, id="recording.reload"),
         Binding("o", "sort", "Sort", id="recording.sort"),
@@ -376,7 +381,13 @@ class RecordingScreen(Screen[None]):
         self.query_one(CallList).clear_cache()
         problems = verdict.problems if verdict is not None else ()
         banner = self.query_one("#file-problems", ProblemBanner)
-        banner.show_problems(problems, verdict.headline() if verdict is not None else "")
+        headline = verdict.headline() if verdict is not None else ""
+        if self._older_format:
+            from tui.model.older_format import migration_offer
+
+            headline = migration_offer(self.path)
+        banner.show_problems(problems, headline)
+        self.refresh_bindings()
         if self.loaded is not None:
             self.loaded.set_problems(problems)
             if detail := self._detail():
@@ -427,6 +438,9 @@ class RecordingScreen(Screen[None]):
             return False  # not a recording: no call to go to, find, open or rerun
         if action == "open_call":
             return isinstance(self.focused, CallList)  # elsewhere enter belongs to the widget
+        # A version-1 file is read-only: migrate, no rerun (and no migrate for any other file).
+        if action in ("rerun", "migrate") and (action == "migrate") != self._older_format:
+            return False
         if action in NOT_IN_PROMPTS:
             return not isinstance(
                 self.focused, Input
@@ -730,6 +744,26 @@ class RecordingScreen(Screen[None]):
         target = GotoTarget(self.loaded.call_index, None) if self.loaded is not None else None
         screen = RecordingScreen(self.path, target, follow=follow, reloaded_because=because)
         self.app.switch_screen(screen)
+
+    @property
+    def _older_format(self) -> bool:
+        """A version-1 file (the strict reader said so): shown read-only, migration offered."""
+        from tui.model.older_format import is_older_format
+
+        return self.verdict is not None and is_older_format(self.verdict.facts.format_version)
+
+    @work(thread=True, exclusive=True, group="migrate", exit_on_error=False)
+    def action_migrate(self) -> None:
+        from openprogram.errors import OpenProgramError
+        from tui.model.older_format import migrate_file
+
+        try:
+            done = migrate_file(self.path)
+        except (OSError, ValueError, OpenProgramError) as exc:
+            self.app.call_from_thread(self.notify, f"Not migrated: {exc}", severity="error")
+            return
+        self.app.call_from_thread(self.notify, done)
+        self.app.call_from_thread(self.action_reload)
 
     def action_rerun(self) -> None:
         from tui.screens.check import CheckScreen

@@ -15,6 +15,8 @@ import threading
 from collections.abc import AsyncIterator
 from typing import Any
 
+from pydantic import TypeAdapter
+
 from openprogram.providers.api_registry import ApiProvider
 from openprogram.providers.recording.block_redaction import BlockRedactor
 from openprogram.providers.recording.format import CallOutcome
@@ -30,6 +32,7 @@ from openprogram.providers.recording.writer import RecordingSink, RecordingWrite
 from openprogram.providers.types import (
     AssistantMessageEvent,
     Context,
+    Message,
     Model,
     StreamOptions,
 )
@@ -65,35 +68,71 @@ def redact_request_dump(dump: dict[str, Any]) -> dict[str, Any]:
     return remove_secret_values(dump)
 
 
-class RedactedMessages:
-    """The message dumps of the previous call and their redacted forms.
+_MESSAGE = TypeAdapter(Message)
+"""Dumps one message as `Context.model_dump` dumps each item of `messages`."""
 
-    A session sends its conversation again on every call; a message dumped equal to the one at
-    its place last time is not redacted again (redaction maps each item of a list on its own, so
-    the result is the same), which keeps the cost of a call to what it adds."""
 
-    def __init__(self) -> None:
+class StoredMessages:
+    """The previous call's messages and their stored forms (dumped, redacted and scrubbed).
+
+    A session sends its conversation again on every call. The messages that begin the
+    conversation as they began it last time (the same objects, no field reassigned since) keep
+    their stored forms without being dumped again; a message dumped equal to last time's dump at
+    its place keeps its stored form without being redacted again (redaction and scrubbing map each
+    item of a list on its own, at its place). So a call costs what it adds, not the whole
+    conversation. Edit a message already sent by making a new one (`message.model_copy(update=...)`)
+    or by assigning its fields: a change made in place inside one of its blocks is not seen.
+    """
+
+    def __init__(self, scrub: tuple[ScrubRule, ...]) -> None:
+        self._scrub = scrub
         self._lock = threading.Lock()
-        self._raw: list[Any] = []
-        self._redacted: list[Any] = []
+        self._objects: list[object] = []
+        """The previous call's messages (None for one that is not a model)."""
+        self._fields: list[dict[str, Any] | None] = []
+        """Their fields when they were dumped."""
+        self._dumps: list[Any] = []
+        self._stored: list[Any] = []
 
     def payload(
         self, model: Model, context: Context, options: StreamOptions | None
     ) -> dict[str, Any]:
-        """`request_payload(model, context, options)`, redacting only the messages that changed."""
-        dump = request_dump(model, context, options)
-        messages = dump["context"]["messages"]
-        dump["context"]["messages"] = []
-        payload = redact_request_dump(dump)
+        """`scrub_value(request_payload(model, context, options), scrub)`, reusing what the
+        previous call stored for the messages it shares with this one."""
+        dump = {
+            "model": model.model_dump(mode="json"),
+            "context": context.model_dump(mode="json", exclude={"messages"}),
+            "options": options.model_dump(mode="json") if options is not None else None,
+        }
+        payload = scrub_value(redact_request_dump(dump), self._scrub)
+        messages = context.messages
         with self._lock:
-            raw, redacted = self._raw, self._redacted
-            known = len(raw)
-            fresh = [
-                redacted[i] if i < known and raw[i] == message else remove_secret_values(message)
-                for i, message in enumerate(messages)
-            ]
-            self._raw, self._redacted = messages, fresh
-        payload["context"]["messages"] = list(fresh)
+            same = 0
+            for message, old, fields in zip(messages, self._objects, self._fields, strict=False):
+                if message is not old or message.__dict__ != fields:
+                    break
+                same += 1
+            objects, fields_now = self._objects[:same], self._fields[:same]
+            dumps, stored = self._dumps[:same], self._stored[:same]
+            for place in range(same, len(messages)):
+                message = messages[place]
+                model_fields = getattr(message, "__dict__", None)
+                objects.append(message if model_fields is not None else None)
+                fields_now.append(dict(model_fields) if model_fields is not None else None)
+                dumped = _MESSAGE.dump_python(message, mode="json")
+                dumps.append(dumped)
+                if place < len(self._dumps) and self._dumps[place] == dumped:
+                    stored.append(self._stored[place])
+                else:
+                    path = ("context", "messages", place)
+                    stored.append(scrub_value(remove_secret_values(dumped), self._scrub, path))
+            self._objects, self._fields, self._dumps, self._stored = (
+                objects,
+                fields_now,
+                dumps,
+                stored,
+            )
+        payload["context"]["messages"] = list(stored)
         return payload
 
 
@@ -128,7 +167,7 @@ class RecordingProvider(WrapperProvider):
         )
         self.scrub: tuple[ScrubRule, ...] = validate_rules(rules or MatchingRules()).scrub
         """The user's scrub rules, applied after redaction."""
-        self._messages = RedactedMessages()
+        self._messages = StoredMessages(self.scrub)
 
     def wrap_call(
         self, model: Model, context: Context, options: StreamOptions | None, forward: Forward
@@ -143,7 +182,7 @@ class RecordingProvider(WrapperProvider):
         context: Context,
         options: StreamOptions | None,
     ) -> AsyncIterator[AssistantMessageEvent]:
-        payload = scrub_value(self._messages.payload(model, context, options), self.scrub)
+        payload = self._messages.payload(model, context, options)
         call_index = self.sink.begin_call(payload)
         everywhere = tuple(rule for rule in self.scrub if rule.covers_everything)
         if everywhere:
