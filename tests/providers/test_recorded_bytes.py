@@ -168,3 +168,40 @@ def test_the_bytes_of_a_fixed_session_are_pinned(tmp_path: Path) -> None:
     run_session(path, one_recorder=True)
     data = path.read_bytes()
     assert hashlib.sha256(data).hexdigest() == SESSION_SHA256, len(data)
+
+
+def test_a_message_edited_in_place_is_recorded_as_it_was_sent(tmp_path: Path) -> None:
+    """Agents trim their context in place (an old tool result cleared, a block appended): the file
+    holds each request as it was sent, whatever the recorder remembers of the call before."""
+    path = tmp_path / "edited.jsonl"
+    sink = RecordingSink(path, clock=fixed_clock())
+    recorder = RecordingProvider(FixedProvider(), sink)
+    messages: list[Message] = [UserMessage(content="go", timestamp=1)]
+
+    async def run() -> None:
+        for call in range(4):
+            if call == 2:
+                block = messages[2].content[0]
+                assert isinstance(block, TextContent)
+                block.text = "[cleared]"  # the first tool result, cleared in place
+            if call == 3:
+                tool_result = messages[2]
+                assert isinstance(tool_result, ToolResultMessage)
+                tool_result.content.append(TextContent(text="appended"))  # its list, grown
+            context = Context(system_prompt="s", messages=list(messages))
+            final = None
+            async for event in recorder.stream(SCRIPTED_MODEL, context, None):
+                if isinstance(event, DoneEvent):
+                    final = event.message
+            assert final is not None
+            messages.extend([final, result(call, f"contents of f{call}.py")])
+
+    asyncio.run(run())
+    sink.close()
+    sent = [call.request.context["messages"] for call in read_recording(path).calls]
+    assert sent[1][2]["content"] == [{"type": "text", "text": "contents of f0.py"}]
+    assert sent[2][2]["content"] == [{"type": "text", "text": "[cleared]"}]
+    assert sent[3][2]["content"] == [
+        {"type": "text", "text": "[cleared]"},
+        {"type": "text", "text": "appended"},
+    ]

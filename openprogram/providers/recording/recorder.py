@@ -73,24 +73,20 @@ _MESSAGE = TypeAdapter(Message)
 
 
 class StoredMessages:
-    """The previous call's messages and their stored forms (dumped, redacted and scrubbed).
+    """The previous call's message dumps and their stored forms (redacted and scrubbed).
 
-    A session sends its conversation again on every call. The messages that begin the
-    conversation as they began it last time (the same objects, no field reassigned since) keep
-    their stored forms without being dumped again; a message dumped equal to last time's dump at
-    its place keeps its stored form without being redacted again (redaction and scrubbing map each
-    item of a list on its own, at its place). So a call costs what it adds, not the whole
-    conversation. Edit a message already sent by making a new one (`message.model_copy(update=...)`)
-    or by assigning its fields: a change made in place inside one of its blocks is not seen.
+    A session sends its conversation again on every call. Each message is dumped every call (in
+    pydantic-core: what was sent is what is compared, whatever was changed in place since); a
+    message whose dump equals last time's dump at its place keeps its stored form without being
+    redacted and scrubbed again (redaction and scrubbing map each item of a list on its own, at
+    its place), and the writer finds the shared start by identity of those stored forms. Dumping
+    by identity alone (the same object, no field reassigned) was cheaper, and recorded an old
+    tool result that an agent had cleared in place: a recording holds what was sent.
     """
 
     def __init__(self, scrub: tuple[ScrubRule, ...]) -> None:
         self._scrub = scrub
         self._lock = threading.Lock()
-        self._objects: list[object] = []
-        """The previous call's messages (None for one that is not a model)."""
-        self._fields: list[dict[str, Any] | None] = []
-        """Their fields when they were dumped."""
         self._dumps: list[Any] = []
         self._stored: list[Any] = []
 
@@ -105,33 +101,18 @@ class StoredMessages:
             "options": options.model_dump(mode="json") if options is not None else None,
         }
         payload = scrub_value(redact_request_dump(dump), self._scrub)
-        messages = context.messages
+        dumps = [_MESSAGE.dump_python(message, mode="json") for message in context.messages]
         with self._lock:
-            same = 0
-            for message, old, fields in zip(messages, self._objects, self._fields, strict=False):
-                if message is not old or message.__dict__ != fields:
-                    break
-                same += 1
-            objects, fields_now = self._objects[:same], self._fields[:same]
-            dumps, stored = self._dumps[:same], self._stored[:same]
-            for place in range(same, len(messages)):
-                message = messages[place]
-                model_fields = getattr(message, "__dict__", None)
-                objects.append(message if model_fields is not None else None)
-                fields_now.append(dict(model_fields) if model_fields is not None else None)
-                dumped = _MESSAGE.dump_python(message, mode="json")
-                dumps.append(dumped)
-                if place < len(self._dumps) and self._dumps[place] == dumped:
-                    stored.append(self._stored[place])
-                else:
-                    path = ("context", "messages", place)
-                    stored.append(scrub_value(remove_secret_values(dumped), self._scrub, path))
-            self._objects, self._fields, self._dumps, self._stored = (
-                objects,
-                fields_now,
-                dumps,
-                stored,
-            )
+            known, known_stored = self._dumps, self._stored
+            stored = [
+                known_stored[place]
+                if place < len(known) and known[place] == dumped
+                else scrub_value(
+                    remove_secret_values(dumped), self._scrub, ("context", "messages", place)
+                )
+                for place, dumped in enumerate(dumps)
+            ]
+            self._dumps, self._stored = dumps, stored
         payload["context"]["messages"] = list(stored)
         return payload
 
