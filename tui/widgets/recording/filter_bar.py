@@ -7,10 +7,10 @@ from typing import ClassVar
 
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import Vertical
 from textual.widgets import Input, Label
 
 from tui.model.call_order import CallFilter, FilterError
+from tui.widgets.common.prompt_bar import PromptBar
 
 FILTER_HINT = (
     "Show calls: outcome:error (or failed) · model:gpt · slower:2 (s) · tokens:1000 — "
@@ -18,7 +18,7 @@ FILTER_HINT = (
 )
 
 
-class FilterBar(Vertical):
+class FilterBar(PromptBar):
     """A one-line prompt over the footer; Enter hands the filter to the callback."""
 
     HELP_TITLE: ClassVar[str] = "Filter prompt"
@@ -27,28 +27,13 @@ class FilterBar(Vertical):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "cancel", "Cancel", show=False, id="filter.cancel"),
     ]
-    DEFAULT_CSS = """
-    FilterBar {
-        dock: bottom;
-        layer: prompt;
-        display: none;
-        height: auto;
-        width: 100%;
-        padding: 0 1;
-        background: $panel;
-        border-top: tall $primary;
-        & > #filter-hint { color: $text-muted; }
-        & > #filter-hint.-error { color: $text-error; }
-        & > Input { background: $panel; }
-    }
-    """
 
     def __init__(self) -> None:
         super().__init__()
         self._apply: Callable[[CallFilter], None] | None = None
 
     def compose(self) -> ComposeResult:
-        yield Label(FILTER_HINT, id="filter-hint")
+        yield Label(FILTER_HINT, id="filter-hint", classes="prompt-hint")
         yield Input(placeholder="& outcome:error slower:2", id="filter-input", compact=True)
 
     def open(self, current: CallFilter, apply: Callable[[CallFilter], None]) -> None:
@@ -56,9 +41,7 @@ class FilterBar(Vertical):
         self._apply = apply
         field = self.query_one(Input)
         field.value = current.text()
-        hint = self.query_one("#filter-hint", Label)
-        hint.update(FILTER_HINT)
-        hint.remove_class("-error")
+        self.show_hint(FILTER_HINT)
         self.display = True
         field.focus()
 
@@ -71,9 +54,7 @@ class FilterBar(Vertical):
         try:
             wanted = CallFilter.parse(event.value)
         except FilterError as exc:
-            hint = self.query_one("#filter-hint", Label)
-            hint.update(str(exc))
-            hint.add_class("-error")
+            self.show_hint(str(exc), error=True)
             return
         apply = self._apply
         self.close()

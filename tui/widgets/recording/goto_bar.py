@@ -14,12 +14,12 @@ from typing import Any, ClassVar
 from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import Vertical
 from textual.message import Message
 from textual.widget import Widget
 from textual.widgets import Input, Label
 
 from tui.model.navigation import GotoError, GotoTarget, parse_goto
+from tui.widgets.common.prompt_bar import PromptBar
 
 GoTo = Callable[[GotoTarget], None]
 
@@ -40,7 +40,7 @@ class GotoField(Input):
         self._on_submit(self.value)
 
 
-class GotoBar(Vertical):
+class GotoBar(PromptBar):
     """A one-line prompt docked over the bottom rows; Enter calls back with the target."""
 
     HELP_TITLE: ClassVar[str] = "Go-to prompt"
@@ -49,21 +49,6 @@ class GotoBar(Vertical):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "cancel", "Cancel", show=False, id="goto.cancel"),
     ]
-    DEFAULT_CSS = """
-    GotoBar {
-        dock: bottom;
-        layer: prompt;
-        display: none;
-        height: auto;
-        width: 100%;
-        padding: 0 1;
-        background: $panel;
-        border-top: tall $primary;
-        & > #goto-hint { color: $text-muted; }
-        & > #goto-hint.-error { color: $text-error; }
-        & > Input { background: $panel; }
-    }
-    """
 
     class Closed(Message):
         """The prompt closed (after a jump, or cancelled)."""
@@ -82,7 +67,7 @@ class GotoBar(Vertical):
         self._return_focus: Widget | None = None
 
     def compose(self) -> ComposeResult:
-        yield Label("", id="goto-hint")
+        yield Label("", id="goto-hint", classes="prompt-hint")
         # No validators, so no validation either: it would restyle the field as typing begins.
         field = GotoField(
             self._submit,
@@ -104,9 +89,7 @@ class GotoBar(Vertical):
 
         The widget focused now gets the focus back when the prompt closes (unless `go` moved it).
         """
-        hint = self.query_one("#goto-hint", Label)
-        hint.update(f"Go to a call (0–{max(call_count - 1, 0)}), or call.event like 12.40")
-        hint.remove_class("-error")
+        self.show_hint(f"Go to a call (0–{max(call_count - 1, 0)}), or call.event like 12.40")
         field = self.query_one(Input)
         if not self.is_open:
             self._return_focus = self.screen.focused
@@ -140,9 +123,7 @@ class GotoBar(Vertical):
         try:
             target = parse_goto(text)
         except GotoError as exc:
-            hint = self.query_one("#goto-hint", Label)
-            hint.update(str(exc))
-            hint.add_class("-error")
+            self.show_hint(str(exc), error=True)
             return
         if self._go is not None:
             self._go(target)
