@@ -150,11 +150,8 @@ class MessageAccumulator:
         self._pending.clear()
 
     def _put(self, message: AssistantMessage, index: int, block: Any) -> None:
+        """Start `block` at `index` (a new block, or one replacing the block there)."""
         self._pending.pop(index, None)
-        self._place(message, index, block)
-
-    @staticmethod
-    def _place(message: AssistantMessage, index: int, block: Any) -> None:
         if index == len(message.content):
             message.content.append(block)
         elif 0 <= index < len(message.content):
