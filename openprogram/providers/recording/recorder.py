@@ -21,6 +21,7 @@ from openprogram.providers.api_registry import ApiProvider
 from openprogram.providers.recording.block_redaction import BlockRedactor
 from openprogram.providers.recording.format import CallOutcome
 from openprogram.providers.recording.redaction import remove_secret_text, remove_secret_values
+from openprogram.providers.recording.request_references import json_text
 from openprogram.providers.recording.rules import (
     MatchingRules,
     ScrubRule,
@@ -28,6 +29,7 @@ from openprogram.providers.recording.rules import (
     scrub_value,
     validate_rules,
 )
+from openprogram.providers.recording.unchanged_messages import UnchangedMessages
 from openprogram.providers.recording.writer import RecordingSink, RecordingWriteError
 from openprogram.providers.types import (
     AssistantMessageEvent,
@@ -75,19 +77,22 @@ _MESSAGE = TypeAdapter(Message)
 class StoredMessages:
     """The previous call's message dumps and their stored forms (redacted and scrubbed).
 
-    A session sends its conversation again on every call. Each message is dumped every call (in
-    pydantic-core: what was sent is what is compared, whatever was changed in place since); a
-    message whose dump equals last time's dump at its place keeps its stored form without being
-    redacted and scrubbed again (redaction and scrubbing map each item of a list on its own, at
-    its place), and the writer finds the shared start by identity of those stored forms. Dumping
-    by identity alone (the same object, no field reassigned) was cheaper, and recorded an old
-    tool result that an agent had cleared in place: a recording holds what was sent.
+    A session sends its conversation again on every call. The leading messages that are the very
+    objects of the previous call, holding the very values they held (`UnchangedMessages`: every
+    field, list and JSON object compared by identity), keep their stored forms without a new dump.
+    Every other message is dumped (in pydantic-core); one whose dump is the same JSON as last
+    time's dump at its place (`json_text`: `1` is not `true`) keeps its stored form without being redacted and scrubbed again (redaction and
+    scrubbing map each item of a list on its own, at its place). The writer finds the shared start
+    by identity of those stored forms. A message edited in place (an old tool result cleared, a
+    block appended) is dumped again: a recording holds what was sent.
     """
 
     def __init__(self, scrub: tuple[ScrubRule, ...]) -> None:
         self._scrub = scrub
         self._lock = threading.Lock()
-        self._dumps: list[Any] = []
+        self._unchanged = UnchangedMessages()
+        self._json: list[bytes] = []
+        """Each message's dump as JSON text (`json_text`): equal texts, equal stored forms."""
         self._stored: list[Any] = []
 
     def payload(
@@ -101,18 +106,25 @@ class StoredMessages:
             "options": options.model_dump(mode="json") if options is not None else None,
         }
         payload = scrub_value(redact_request_dump(dump), self._scrub)
-        dumps = [_MESSAGE.dump_python(message, mode="json") for message in context.messages]
+        messages = context.messages
         with self._lock:
-            known, known_stored = self._dumps, self._stored
-            stored = [
-                known_stored[place]
-                if place < len(known) and known[place] == dumped
-                else scrub_value(
-                    remove_secret_values(dumped), self._scrub, ("context", "messages", place)
+            unchanged = self._unchanged.count(messages)
+            known, known_stored = self._json, self._stored
+            texts = known[:unchanged]
+            stored = known_stored[:unchanged]
+            for place in range(unchanged, len(messages)):
+                dumped = _MESSAGE.dump_python(messages[place], mode="json")
+                text = json_text(dumped)
+                texts.append(text)
+                stored.append(
+                    known_stored[place]
+                    if place < len(known) and known[place] == text
+                    else scrub_value(
+                        remove_secret_values(dumped), self._scrub, ("context", "messages", place)
+                    )
                 )
-                for place, dumped in enumerate(dumps)
-            ]
-            self._dumps, self._stored = dumps, stored
+            self._unchanged.remember(messages, unchanged)
+            self._json, self._stored = texts, stored
         payload["context"]["messages"] = list(stored)
         return payload
 

@@ -9,11 +9,14 @@ from __future__ import annotations
 
 import asyncio
 import math
+import operator
 import os
 import threading
 import time
 from collections.abc import AsyncIterator, Callable
 from typing import Any
+
+from pydantic import TypeAdapter
 
 from openprogram.errors import OpenProgramError
 from openprogram.providers.recording.check_protocol import (
@@ -32,7 +35,7 @@ from openprogram.providers.recording.differences import (
 )
 from openprogram.providers.recording.mismatch import MismatchReport, ReplayMismatch
 from openprogram.providers.recording.reader import RecordedCall, Recording, read_recording
-from openprogram.providers.recording.recorder import redact_request_dump, request_dump
+from openprogram.providers.recording.recorder import redact_request_dump
 from openprogram.providers.recording.rules import (
     IgnoreRule,
     MatchingRules,
@@ -44,10 +47,12 @@ from openprogram.providers.recording.rules import (
 )
 from openprogram.providers.recording.rules_sources import project_rules as find_project_rules
 from openprogram.providers.recording.rules_sources import rules_from_header
+from openprogram.providers.recording.unchanged_messages import UnchangedMessages
 from openprogram.providers.recording.writer import RecordingSink
 from openprogram.providers.types import (
     AssistantMessageEvent,
     Context,
+    Message,
     Model,
     SimpleStreamOptions,
     StreamOptions,
@@ -70,6 +75,47 @@ def copy_call(sink: RecordingSink, request: dict[str, Any], call: RecordedCall) 
 
 
 __all__ = ["RecordedCallError", "ReplayProvider"]
+
+_MESSAGE = TypeAdapter(Message)
+"""Dumps one message as `Context.model_dump` dumps each item of `messages`."""
+
+
+def _messages_of(request: dict[str, Any] | None) -> list[Any] | None:
+    context = request.get("context") if request is not None else None
+    messages = context.get("messages") if isinstance(context, dict) else None
+    return messages if isinstance(messages, list) else None
+
+
+def _without_settled(
+    recorded: dict[str, Any], incoming: dict[str, Any], settled: int
+) -> tuple[dict[str, Any], dict[str, Any]]:
+    """Both requests with their first `settled` messages replaced by one empty object (the same on
+    both sides): what is compared when those messages are known to be equal. Paths, list
+    alignment and rules see the rest unchanged (alignment starts after the equal leading items)."""
+    if not settled:
+        return recorded, incoming
+    same: dict[str, Any] = {}
+    pruned = []
+    for request in (recorded, incoming):
+        context = request["context"]
+        messages = context["messages"]
+        pruned.append(
+            {**request, "context": {**context, "messages": [same] * settled + messages[settled:]}}
+        )
+    return pruned[0], pruned[1]
+
+
+def _exact_messages(ruled: list[RuledDifference], count: int) -> int:
+    """How many leading messages no difference (absorbed or kept) touches."""
+    exact = count
+    for r in ruled:
+        for path in (r.difference.recorded_path_tokens, r.difference.incoming_path_tokens):
+            if path[:2] != ("context", "messages"):
+                continue
+            if len(path) < 3 or not isinstance(path[2], int):
+                return 0
+            exact = min(exact, path[2])
+    return exact
 
 
 class RecordedCallError(OpenProgramError, RuntimeError):
@@ -114,6 +160,15 @@ class ReplayProvider:
         """The matching rules in force: `pyproject.toml`, then the header, then the caller's."""
         self._lock = threading.Lock()
         self._consumed = 0
+        self._sent = UnchangedMessages()
+        """The messages of the last matched request, to skip those sent again unchanged."""
+        self._sent_dumps: list[Any] = []
+        """Their dumps (what `request_dump` made of each)."""
+        self._matched_recorded: list[Any] = []
+        """The recorded messages that request was matched with."""
+        self._exact = 0
+        """How many leading messages of it matched their recorded ones with no difference at all
+        (none a rule absorbed, none accepted)."""
         self._on_report = on_report
         """Told a `ConsumedRow` per matched call, a `MismatchRow`, `AbsorbedRow`s, `AcceptedRow`s."""
         self.mismatches: list[ReplayMismatch] = []
@@ -223,67 +278,122 @@ class ReplayProvider:
             )
 
     def _take(self, dump: dict[str, Any]) -> RecordedCall:
-        """Match the incoming request (its `request_dump`) with the next recorded call; consume it.
+        """Match the incoming request (its `request_dump`) with the next recorded call; consume it."""
+        __tracebackhide__ = True  # pytest shows the caller's line, not ours
+        with self._lock:
+            return self._match(dump, 0)[0]
+
+    def _take_request(
+        self, model: Model, context: Context, options: StreamOptions | None
+    ) -> RecordedCall:
+        """`_take(request_dump(model, context, options))`, without dumping or comparing again the
+        leading messages that are the very ones the last matched call sent, unchanged since
+        (`UnchangedMessages`), that matched their recorded messages exactly then and face the
+        very same recorded messages now: a session resends its whole conversation every call."""
+        __tracebackhide__ = True  # pytest shows the caller's line, not ours
+        messages = context.messages
+        with self._lock:
+            unchanged = self._sent.count(messages)
+            dumps = self._sent_dumps[:unchanged]
+            dumps += (
+                _MESSAGE.dump_python(message, mode="json") for message in messages[unchanged:]
+            )
+            rest = context.model_dump(mode="json", exclude={"messages"})
+            dump = {
+                "model": model.model_dump(mode="json"),
+                "context": {
+                    name: dumps if name == "messages" else rest[name]
+                    for name in type(context).model_fields
+                    if name == "messages" or name in rest
+                },
+                "options": options.model_dump(mode="json") if options is not None else None,
+            }
+            recorded = _messages_of(self._recorded_request(self._consumed))
+            settled = 0
+            if recorded is not None:
+                limit = min(unchanged, self._exact, len(recorded), len(self._matched_recorded))
+                same = list(map(operator.is_, recorded[:limit], self._matched_recorded))
+                settled = same.index(False) if False in same else len(same)
+            call, ruled = self._match(dump, settled)
+            self._sent.remember(messages, unchanged)
+            self._sent_dumps = dumps
+            self._matched_recorded = recorded or []
+            self._exact = _exact_messages(ruled, len(dumps))
+            return call
+
+    def _recorded_request(self, index: int) -> dict[str, Any] | None:
+        calls = self.recording.calls
+        return calls[index].request_payload() if index < len(calls) else None
+
+    def _match(
+        self, dump: dict[str, Any], settled: int
+    ) -> tuple[RecordedCall, list[RuledDifference]]:
+        """Match `dump` with the next recorded call and consume it (under the lock): the call and
+        the differences the rules absorbed or the accept mode kept. The first `settled` messages
+        are known to match the recorded ones exactly and are not compared again.
 
         The recorded request is redacted, and redacting an already redacted value changes
         nothing, so an incoming dump equal to it would stay equal once redacted: only a request
         that differs is redacted before it is compared again and reported.
         """
         __tracebackhide__ = True  # pytest shows the caller's line, not ours
-        with self._lock:
-            index = self._consumed
-            total = len(self.recording.calls)
-            if index >= total:
-                incoming = redact_request_dump(dump)
-                raise self._mismatch(
-                    MismatchReport.of_call(
-                        "extra_call",
-                        index,
-                        f"the recording has {plural(total, 'call')}; the run made call "
-                        f"{index} (more calls than were recorded)",
-                        incoming_request=incoming,
-                    )
+        index = self._consumed
+        total = len(self.recording.calls)
+        if index >= total:
+            incoming = redact_request_dump(dump)
+            raise self._mismatch(
+                MismatchReport.of_call(
+                    "extra_call",
+                    index,
+                    f"the recording has {plural(total, 'call')}; the run made call "
+                    f"{index} (more calls than were recorded)",
+                    incoming_request=incoming,
                 )
-            recorded_call = self.recording.calls[index]
-            recorded = recorded_call.request_payload()
-            ruled = list(iter_ruled_differences(recorded, dump, self.rules))
-            if any(not r.absorbed for r in ruled):
-                # Most differing requests are fully absorbed by the rules as they are; only a
-                # difference that remains is worth redacting (and scrubbing) to compare again.
-                incoming = scrub_value(redact_request_dump(dump), self.rules.scrub)
-                ruled = list(iter_ruled_differences(recorded, incoming, self.rules))
-                self._report_absorbed(index, ruled)
-                counting = [r.difference for r in ruled if not r.absorbed]
-                if counting and self._accepted is None:
-                    raise self._mismatch(
-                        MismatchReport.of_difference(index, counting[0], recorded, incoming)
-                    )
-                if counting:
-                    self._accept(index, ruled)
-                    recorded = incoming
-            else:
-                self._report_absorbed(index, ruled)
-            if self._accepted is not None:
-                self._write_accepted(recorded, recorded_call)
-            self._consumed += 1
-            self._report(ConsumedRow(call_index=index, calls_recorded=total))
-            return recorded_call
+            )
+        recorded_call = self.recording.calls[index]
+        recorded = recorded_call.request_payload()
+        ruled = list(iter_ruled_differences(*_without_settled(recorded, dump, settled), self.rules))
+        if any(not r.absorbed for r in ruled):
+            # Most differing requests are fully absorbed by the rules as they are; only a
+            # difference that remains is worth redacting (and scrubbing) to compare again.
+            incoming = scrub_value(redact_request_dump(dump), self.rules.scrub)
+            ruled = list(
+                iter_ruled_differences(*_without_settled(recorded, incoming, settled), self.rules)
+            )
+            self._report_absorbed(index, ruled)
+            counting = [r.difference for r in ruled if not r.absorbed]
+            if counting and self._accepted is None:
+                raise self._mismatch(
+                    MismatchReport.of_difference(index, counting[0], recorded, incoming)
+                )
+            if counting:
+                self._accept(index, ruled)
+                recorded = incoming
+        else:
+            self._report_absorbed(index, ruled)
+        if self._accepted is not None:
+            self._write_accepted(recorded, recorded_call)
+        self._consumed += 1
+        self._report(ConsumedRow(call_index=index, calls_recorded=total))
+        return recorded_call, ruled
 
     def stream(
         self, model: Model, context: Context, options: StreamOptions | None = None
     ) -> AsyncIterator[AssistantMessageEvent]:
         """Replay the next recorded call if this request matches it."""
-        return self._replay(request_dump(model, context, options))
+        return self._replay(model, context, options)
 
     def stream_simple(
         self, model: Model, context: Context, options: SimpleStreamOptions | None = None
     ) -> AsyncIterator[AssistantMessageEvent]:
         """Same as `stream`."""
-        return self._replay(request_dump(model, context, options))
+        return self._replay(model, context, options)
 
-    async def _replay(self, dump: dict[str, Any]) -> AsyncIterator[AssistantMessageEvent]:
+    async def _replay(
+        self, model: Model, context: Context, options: StreamOptions | None
+    ) -> AsyncIterator[AssistantMessageEvent]:
         __tracebackhide__ = True  # pytest shows the caller's line, not ours
-        call = self._take(dump)
+        call = self._take_request(model, context, options)
         if self.pace is None or not call.event_ms:
             for event in call.events:
                 yield event

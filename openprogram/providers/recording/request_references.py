@@ -11,11 +11,14 @@ import operator
 from collections.abc import Callable
 from typing import Any
 
+import pydantic_core
+
 from openprogram.errors import OpenProgramError
 from openprogram.providers.recording.format import RequestRow
 
 __all__ = [
     "RequestReferenceError",
+    "json_text",
     "rebuild",
     "rebuild_chain",
     "reference_problem",
@@ -23,6 +26,16 @@ __all__ = [
 ]
 
 REQUEST_KEYS = frozenset({"model", "context", "options"})
+
+
+def json_text(value: Any) -> bytes:
+    """`value` as compact JSON (NaN and infinities as their constants): two values are stored the
+    same exactly when these are equal. Python's `==` is not enough: `1 == True == 1.0`."""
+    return pydantic_core.to_json(value, inf_nan_mode="constants")
+
+
+def _same(a: Any, b: Any) -> bool:
+    return a is b or json_text(a) == json_text(b)
 
 
 class RequestReferenceError(OpenProgramError, ValueError):
@@ -54,19 +67,19 @@ def referring_row(
     same = list(map(operator.is_, messages, base_messages))
     keep = same.index(False) if False in same else len(same)
     for new, old in zip(messages[keep:], base_messages[keep:], strict=False):
-        if new != old:
+        if not _same(new, old):
             break
         keep += 1
     row: dict[str, Any] = {"base": base_index}
     if keep:
         row["keep"] = keep
     for key in ("model", "options"):
-        if request[key] != base[key]:
+        if not _same(request[key], base[key]):
             row[key] = request[key]
     changed = {
         key: value
         for key, value in context.items()
-        if key != "messages" and (key not in base_context or base_context[key] != value)
+        if key != "messages" and (key not in base_context or not _same(base_context[key], value))
     }
     if len(messages) > keep:
         changed["messages"] = messages[keep:]
