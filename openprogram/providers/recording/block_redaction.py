@@ -114,7 +114,8 @@ def _redacted_whole(
 class BlockRedactor:
     """Turns the events of one call into the events to write, holding deltas until their block ends.
 
-    `encode` is the recorder's event encoder (which redacts each value on its own as well).
+    `encode` is the recorder's event encoder (which redacts each value on its own as well), used
+    for every row but the deltas of a block whose assembled value redaction leaves unchanged.
     """
 
     def __init__(
@@ -155,6 +156,9 @@ class BlockRedactor:
         whole = "".join(delta.delta for delta in deltas)
         redacted = _redacted_whole(deltas[0], whole, self._scrub)
         if redacted is None:
-            return [self._encode(delta) for delta in deltas]
+            # The assembled value is what redaction and scrubbing judge: unchanged, each piece is
+            # written as it came (redacting a piece alone could only cut a value the whole kept,
+            # and then the deltas would no longer fold to the end row).
+            return [delta.model_dump(mode="json") for delta in deltas]
         merged: dict[str, Any] = {**deltas[0].model_dump(), "delta": redacted}
         return [self._encode(type(deltas[0]).model_validate(merged))]
