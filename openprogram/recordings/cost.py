@@ -16,15 +16,23 @@ from typing import Any
 from openprogram.providers.types import Usage
 
 PRICES_PACKAGE = "genai-prices"
+PRICE_TABLE_DATES = {"0.2.3": "2026-11-10"}
+"""When each `genai-prices` release this project pins was published (PyPI's upload time): its
+bundled table holds the prices known that day. The package itself carries no date, and prices are
+never fetched, so the date of a release not listed here is not known."""
 
 
 @functools.cache
 def price_table() -> str | None:
-    """`genai-prices 0.2.3 (bundled price table)`, or None when the extra is not installed."""
+    """`genai-prices 0.2.3 (bundled price table of 2026-11-10)`, or None when the extra is not
+    installed; `… (bundled price table, date not known)` for a release not in `PRICE_TABLE_DATES`."""
     try:
-        return f"{PRICES_PACKAGE} {metadata.version(PRICES_PACKAGE)} (bundled price table)"
+        version = metadata.version(PRICES_PACKAGE)
     except metadata.PackageNotFoundError:
         return None
+    date = PRICE_TABLE_DATES.get(version)
+    when = f" of {date}" if date is not None else ", date not known"
+    return f"{PRICES_PACKAGE} {version} (bundled price table{when})"
 
 
 def call_cost(usage: Usage, model: dict[str, Any], at_ms: int | None = None) -> Decimal | None:

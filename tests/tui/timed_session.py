@@ -30,8 +30,10 @@ class ScriptedClock:
         return self.now
 
 
-def record_timed_session(path: Path, calls: int = 200, slow_call: int = 137) -> Path:
-    """Record `calls` calls into `path`; call `slow_call` takes `SLOW_SECONDS` longer."""
+def record_timed_session(
+    path: Path, calls: int = 200, slow_call: int = 137, model: Model = MODEL
+) -> Path:
+    """Record `calls` calls of `model` into `path`; call `slow_call` takes `SLOW_SECONDS` longer."""
     clock = ScriptedClock()
 
     def responder(context: Context, call_number: int) -> ScriptedResponse:
@@ -45,7 +47,7 @@ def record_timed_session(path: Path, calls: int = 200, slow_call: int = 137) -> 
     async def run() -> None:
         for n in range(calls):
             context = Context(messages=[UserMessage(content=f"question {n}")])
-            async for _ in provider.stream(MODEL, context):
+            async for _ in provider.stream(model, context):
                 pass
             clock.now += 0.5  # the program's own work between calls
 

@@ -163,3 +163,33 @@ def format_cost_short(cost: Decimal | None) -> str:
     if cost and cost < Decimal("0.001"):
         return "<$.001"
     return f"${cost:.3f}" if cost < 10 else f"${cost:.0f}"
+
+
+def numbers_line(stats: CallStats, *, last: bool, prices: str | None) -> str:
+    """The call's numbers for its detail, each named, on three lines (times, tokens, cost):
+    `took 4.2s · first token 380ms · gap after 1.5s`, `tokens in 1.2k · out 310 · cache read 0 ·
+    cache write 0 · reasoning –`, `cost $0.0042 (genai-prices …)`. A time the file does not hold
+    says `not recorded`, never 0; the last call has no gap; an unknown price shows no cost."""
+    from openprogram.recordings.cost import format_cost
+
+    def time(label: str, ms: int | None) -> str:
+        return f"{label} {format_ms(ms)}" if ms is not None else f"{label} not recorded"
+
+    times = [time("took", stats.duration_ms), time("first token", stats.first_token_ms)]
+    times.append("last call" if last else time("gap after", stats.gap_after_ms))
+    usage = stats.usage
+    tokens = (
+        "no tokens (no answer)"
+        if usage is None
+        else f"tokens in {format_tokens(usage.input)} · out {format_tokens(usage.output)} · "
+        f"cache read {format_tokens(usage.cache_read)} · "
+        f"cache write {format_tokens(usage.cache_write)} · "
+        f"reasoning {format_tokens(usage.reasoning)}"
+    )
+    if prices is None:
+        cost = "no cost (the optional extra `cost` is not installed)"
+    elif stats.cost is None:
+        cost = "no known price for this model"
+    else:
+        cost = f"cost {format_cost(stats.cost)} ({prices})"
+    return "\n".join((" · ".join(times), tokens, cost))

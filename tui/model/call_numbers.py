@@ -117,20 +117,28 @@ class CallNumbers:
 
     def compute(self, ordinal: int) -> CallStats | None:
         """Read call `ordinal` and keep its numbers."""
-        calls = self.index.calls
-        span = calls[ordinal]
         stamp = self._stamp(ordinal)
-        call = read_call(self.index, span)
-        stats = None
-        if call is not None:
-            following = calls[ordinal + 1] if ordinal + 1 < len(calls) else None
-            next_start = start_ms(self.index, following) if following is not None else None
-            try:
-                stats = call_stats(call, next_start_ms=next_start, priced=self.priced)
-            except AccumulatorError:
-                stats = None  # events out of order (a damaged file): the call's tabs say why
+        stats = self.stats_of(ordinal, priced=self.priced)
         self._stats[ordinal] = (stamp, stats)
         return stats
+
+    def stats_of(self, ordinal: int, *, priced: bool) -> CallStats | None:
+        """Call `ordinal`'s numbers read now (with its cost when `priced`), not kept: the call's
+        detail prices the call it shows without pricing the whole list."""
+        calls = self.index.calls
+        call = read_call(self.index, calls[ordinal])
+        if call is None:
+            return None
+        following = calls[ordinal + 1] if ordinal + 1 < len(calls) else None
+        next_start = start_ms(self.index, following) if following is not None else None
+        try:
+            return call_stats(call, next_start_ms=next_start, priced=priced)
+        except AccumulatorError:
+            return None  # events out of order (a damaged file): the call's tabs say why
+
+    def is_last(self, ordinal: int) -> bool:
+        """True for the last call of a fully indexed file (no call after it: no gap)."""
+        return self.index.complete and ordinal == len(self.index.calls) - 1
 
     def compute_all(
         self,

@@ -349,6 +349,8 @@ class RecordingScreen(Screen[None]):
 
         self.numbers = CallNumbers(self.index)
         self.query_one(CallList).show_numbers(self.numbers)
+        if self._ready_detail is not None:
+            self._ready_detail.numbers_ready(self.numbers)
 
     def on_recording_loader_failed(self, message: RecordingLoader.Failed) -> None:
         if self.closing:

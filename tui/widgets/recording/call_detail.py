@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from rich.text import Text
 from textual import work
 from textual.app import ComposeResult
@@ -10,7 +12,11 @@ from textual.message import Message
 from textual.widgets import Static, TabbedContent, TabPane, Tabs
 from textual.worker import get_current_worker
 
+if TYPE_CHECKING:
+    from tui.model.call_numbers import CallNumbers
+
 from openprogram.text import human_size, plural
+from tui.model.call_columns import numbers_line
 from tui.model.call_detail import FinalMessage, LoadedCall
 from tui.model.event_fold import FoldStep, FoldStopped
 from tui.model.event_times import GapsStopped, LongestGap, gap_caption
@@ -54,6 +60,8 @@ class CallDetail(Vertical):
         """The call and event whose assembled message is shown."""
         self.unfolded = False
         """The Request tab shows the earlier conversation too (else only what is new)."""
+        self.numbers: CallNumbers | None = None
+        """Each call's numbers (the screen's, once the file is indexed): the Response tab's caption."""
 
     def compose(self) -> ComposeResult:
         yield ProblemBanner(limit=3, id="call-problems")
@@ -106,6 +114,7 @@ class CallDetail(Vertical):
         if call is not self.call:
             self.workers.cancel_group(self, "fold")
             self.workers.cancel_group(self, "gaps")
+            self.workers.cancel_group(self, "call-numbers")
             if call is None or self.call is None or call.span.ordinal != self.call.span.ordinal:
                 self.unfolded = False  # each call opens on what is new in it
         self.call = call
@@ -232,11 +241,44 @@ class CallDetail(Vertical):
     def _response_shown(self, call: LoadedCall, final: FinalMessage) -> None:
         if call is not self.call:
             return
-        outcome = call.call_end.outcome if call.call_end else "no call_end"
-        caption = f"Final message of call {call.call_index} · outcome {outcome} · {call.timing()}"
         notes = [n for n in (final.note, call.call_end.error if call.call_end else None) if n]
         view = self.query_one("#response", MessageView)
-        view.show_message(final.message, caption, " · ".join(notes) or None)
+        view.show_message(final.message, self._response_caption(call), " · ".join(notes) or None)
+        if self.numbers is not None:
+            self._read_call_numbers(call, self.numbers)
+
+    def _response_caption(self, call: LoadedCall, numbers: str | None = None) -> str:
+        """`Final message of call 3 · outcome complete`, then the call's numbers once read (its
+        times from its rows until then)."""
+        outcome = call.call_end.outcome if call.call_end else "no call_end"
+        return (
+            f"Final message of call {call.call_index} · outcome {outcome}\n"
+            f"{numbers if numbers is not None else call.timing()}"
+        )
+
+    def numbers_ready(self, numbers: CallNumbers) -> None:
+        """The screen has the calls' numbers now: the Response tab shows the call's."""
+        self.numbers = numbers
+        if self.call is not None and self._filled.get("tab-response") is self.call:
+            self._read_call_numbers(self.call, numbers)
+
+    @work(thread=True, exclusive=True, group="call-numbers", exit_on_error=False)
+    def _read_call_numbers(self, call: LoadedCall, numbers: CallNumbers) -> None:
+        """Read the call's numbers with its price (the call read whole, off the UI thread)."""
+        from openprogram.recordings.cost import price_table
+
+        ordinal = call.span.ordinal
+        stats = numbers.stats_of(ordinal, priced=True)
+        if stats is None or get_current_worker().is_cancelled:
+            return
+        line = numbers_line(stats, last=numbers.is_last(ordinal), prices=price_table())
+        self.app.call_from_thread(self._call_numbers_shown, call, line)
+
+    def _call_numbers_shown(self, call: LoadedCall, line: str) -> None:
+        if call is self.call and self._filled.get("tab-response") is call:
+            self.query_one("#response", MessageView).show_caption(
+                self._response_caption(call, line)
+            )
 
     def _show_raw(self, call: LoadedCall) -> None:
         from textual.widgets import TextArea  # its text engine costs start-up time; load on use

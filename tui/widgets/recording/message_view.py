@@ -52,6 +52,10 @@ class MessageView(VerticalScroll):
         yield TranscriptEntryBox(role="assistant")  # the role of every message shown here
         yield Static("", classes="message-view--usage")
 
+    def show_caption(self, caption: str) -> None:
+        """Change the caption of the message shown (its numbers arrived)."""
+        self.query_one(".message-view--caption", Static).update(Text(caption))
+
     def show_message(
         self,
         message: AssistantMessage | None,
