@@ -127,6 +127,22 @@ async def test_text_without_a_secret_keeps_its_deltas_as_they_came(tmp_path: Pat
     assert [e.delta for e in call.events if isinstance(e, TextDeltaEvent)] == pieces
 
 
+async def test_a_piece_that_only_looks_like_a_key_alone_is_kept_and_still_folds(
+    tmp_path: Path,
+) -> None:
+    """`ma` + `sk-proj-…`: the whole word `mask-proj-…` is no key (a key starts a word), but its
+    second piece alone starts with `sk-proj-`. The whole is what is judged: redacting the piece
+    alone wrote `ma[secret removed]` as deltas beside `mask-proj-…` in the end row and `done`."""
+    pieces = ["the ma", KEY]
+    whole = "".join(pieces)
+    path = tmp_path / "word.jsonl"
+    await record(path, PiecesProvider(pieces))
+    (call,) = read_recording(path).calls
+    assert [e.delta for e in call.events if isinstance(e, TextDeltaEvent)] == pieces
+    assert whole in path.read_text()  # not a key: kept, as the end row keeps it
+    assert_replay_folds_to_the_recorded_answer(path)
+
+
 async def test_a_password_argument_streamed_in_pieces_is_never_in_the_file(tmp_path: Path) -> None:
     pieces = ['{"pa', "sswor", 'd": "m', "ello", 'n"}']
     path = tmp_path / "tool.jsonl"
