@@ -116,21 +116,40 @@ class LoadedCall:
         """Event `event_index`, read with the strict row parser; raises `EventUnreadable`."""
         cached = self._events.get(event_index)
         if cached is None:
-            line = self.span.event_lines[event_index]
-            try:
-                row = parse_row(self.index.line(line))
-                if not isinstance(row, EventRow):
-                    raise EventUnreadable(event_index, line + 1, f"a {row.type} row")
-                cached = row.event
-            except ValidationError as exc:
-                reason = self._line_problem(line, f"event row {row_problem(exc)}")
-                cached = EventUnreadable(event_index, line + 1, reason)
-            except EventUnreadable as exc:
-                cached = exc
+            cached = self._read_event(event_index)[0]
             self._events.put(event_index, cached)
         if isinstance(cached, EventUnreadable):
             raise cached
         return cached
+
+    def _read_event(
+        self, event_index: int
+    ) -> tuple[AssistantMessageEvent | EventUnreadable, int | None]:
+        line = self.span.event_lines[event_index]
+        try:
+            row = parse_row(self.index.line(line))
+            if not isinstance(row, EventRow):
+                raise EventUnreadable(event_index, line + 1, f"a {row.type} row")
+            return row.event, row.ms
+        except ValidationError as exc:
+            reason = self._line_problem(line, f"event row {row_problem(exc)}")
+            return EventUnreadable(event_index, line + 1, reason), None
+        except EventUnreadable as exc:
+            return exc, None
+
+    def timed_events(self) -> tuple[list[AssistantMessageEvent], list[int | None]]:
+        """Every event of the call and when each arrived (None: not recorded), each row parsed
+        once (for a reader that needs them all: the diff view's answers and numbers); raises
+        `EventUnreadable` at the first event that cannot be read."""
+        events: list[AssistantMessageEvent] = []
+        times: list[int | None] = []
+        for n in range(self.event_count):
+            event, ms = self._read_event(n)
+            if isinstance(event, EventUnreadable):
+                raise event
+            events.append(event)
+            times.append(ms)
+        return events, times
 
     def timing(self) -> str:
         """`took 230 ms · first event after 212 ms`; a time the file does not hold (a migrated

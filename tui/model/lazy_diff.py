@@ -214,7 +214,7 @@ class LazyDiff:
         index = self.indexes[side]
         call = LoadedCall(index, index.calls[ordinal])
         try:
-            events = [call.event(n) for n in range(call.event_count)]
+            events, times = call.timed_events()  # each row parsed once, with its time
         except EventUnreadable as exc:
             raise RecordingFileError(index.path, exc.line_number, ordinal, exc.reason) from None
         end = call.call_end
@@ -233,7 +233,7 @@ class LazyDiff:
                 last_line=(span.end_line if span.end_line is not None else span.request_line) + 1,
                 start_ms=call.request.start_ms,
                 duration_ms=end.duration_ms if end is not None else None,
-                event_ms=tuple(call.event_ms(n) for n in range(call.event_count)),
+                event_ms=tuple(times),
             )
             stats = stats_of_answer(recorded, message)
         return Answer.of_message(message, error), stats
