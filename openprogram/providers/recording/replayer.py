@@ -35,7 +35,7 @@ from openprogram.providers.recording.differences import (
 )
 from openprogram.providers.recording.mismatch import MismatchReport, ReplayMismatch
 from openprogram.providers.recording.reader import RecordedCall, Recording, read_recording
-from openprogram.providers.recording.recorder import redact_request_dump
+from openprogram.providers.recording.recorder import redact_request_dump, request_dump
 from openprogram.providers.recording.rules import (
     IgnoreRule,
     MatchingRules,
@@ -294,20 +294,16 @@ class ReplayProvider:
         messages = context.messages
         with self._lock:
             unchanged = self._sent.count(messages)
-            dumps = self._sent_dumps[:unchanged]
-            dumps += (
-                _MESSAGE.dump_python(message, mode="json") for message in messages[unchanged:]
-            )
-            rest = context.model_dump(mode="json", exclude={"messages"})
-            dump = {
-                "model": model.model_dump(mode="json"),
-                "context": {
-                    name: dumps if name == "messages" else rest[name]
-                    for name in type(context).model_fields
-                    if name == "messages" or name in rest
-                },
-                "options": options.model_dump(mode="json") if options is not None else None,
-            }
+            if unchanged:
+                dump = request_dump(model, context.model_copy(update={"messages": []}), options)
+                dumps = self._sent_dumps[:unchanged]
+                dumps += (
+                    _MESSAGE.dump_python(message, mode="json") for message in messages[unchanged:]
+                )
+                dump["context"]["messages"] = dumps
+            else:  # nothing to reuse: one dump, as `request_dump` makes it
+                dump = request_dump(model, context, options)
+                dumps = dump["context"]["messages"]
             recorded = _messages_of(self._recorded_request(self._consumed))
             settled = 0
             if recorded is not None:
