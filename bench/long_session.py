@@ -44,7 +44,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _common import MODEL, TIMESTAMP, banner, parse_args, scratch_dir
+from _common import MODEL, TIMESTAMP, banner, parse_args, scratch_dir, stream_events
 
 from openprogram.providers.recording.reader import read_recording, scan_recording
 from openprogram.providers.recording.recorder import RecordingProvider
@@ -138,17 +138,9 @@ class LongAnswers:
         self.events, self.calls = events, 0
 
     async def stream(self, model: Any, context: Any, options: Any = None) -> Any:
-        pieces = [f"step {self.calls}.{n} " for n in range(self.events - 4)]
-        message = answer(self.calls).model_copy(
-            update={"content": [TextContent(text="".join(pieces))]}
-        )
         self.calls += 1
-        yield StartEvent(partial=message.model_copy(update={"content": []}))
-        yield TextStartEvent(content_index=0)
-        for piece in pieces:
-            yield TextDeltaEvent(content_index=0, delta=piece)
-        yield TextEndEvent(content_index=0, content="".join(pieces))
-        yield DoneEvent(reason="stop", message=message)
+        for event in stream_events(self.events - 4, text="step ", call=self.calls):
+            yield event
 
     stream_simple = stream
 
