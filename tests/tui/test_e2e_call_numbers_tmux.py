@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.tui.test_e2e_tmux import DEADLINE, Terminal, tui_command
+from tests.tui.test_e2e_tmux import DEADLINE, Terminal, tui_line
 from tests.tui.timed_session import record_timed_session
 
 pytestmark = pytest.mark.e2e
@@ -24,15 +24,7 @@ def session_terminal(tmp_path: Path) -> Iterator[Terminal]:
     if shutil.which("tmux") is None:
         pytest.skip("tmux is not installed")
     path = record_timed_session(tmp_path / "agent.jsonl", calls=200, slow_call=SLOW)
-    env = {
-        "TERM": "xterm-256color",
-        "TEXTUAL_ANIMATIONS": "none",
-        "OPENPROGRAM_HOME": str(tmp_path / "home"),
-        "PYTHONPATH": os.environ.get("PYTHONPATH", ""),
-    }
-    assignments = [f"{k}={v}" for k, v in env.items()]
-    unset = ["-u", "COLUMNS", "-u", "LINES"]
-    command = " ".join(["exec", "env", *unset, *assignments, *tui_command(), str(path)])
+    command = tui_line(tmp_path / "home", str(path))
     term = Terminal(f"optui-numbers-{os.getpid()}")
     assert term.start(command, size=(80, 24))
     try:

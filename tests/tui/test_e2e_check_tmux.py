@@ -12,27 +12,11 @@ from pathlib import Path
 import pytest
 
 from openprogram.recordings import record_command
-from tests.tui.test_e2e_tmux import Terminal, tui_command
+from tests.tui.test_e2e_tmux import Terminal, tui_command, tui_line
 
 pytestmark = pytest.mark.e2e
 
 REPO = Path(__file__).resolve().parents[2]
-
-
-def tui_line(openprogram_home: Path, *args: str, **extra: str) -> str:
-    """The shell line that starts the TUI with only the environment a user would have."""
-    env = {
-        "TERM": "xterm-256color",
-        "TEXTUAL_ANIMATIONS": "none",
-        "OPENPROGRAM_HOME": str(openprogram_home),
-        "PYTHONPATH": os.environ.get("PYTHONPATH", ""),
-        **extra,
-    }
-    return " ".join(
-        ["exec", "env", "-u", "COLUMNS", "-u", "LINES"]
-        + [f"{k}={shlex.quote(v)}" for k, v in env.items()]
-        + [*tui_command(), *(shlex.quote(arg) for arg in args)]
-    )
 
 
 @pytest.fixture

@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 
 from openprogram.recordings import start_recording
-from tests.tui.test_e2e_check_tmux import REPO, tui_line
-from tests.tui.test_e2e_tmux import DEADLINE, Terminal
+from tests.tui.test_e2e_check_tmux import REPO
+from tests.tui.test_e2e_tmux import DEADLINE, Terminal, tui_line
 
 pytestmark = pytest.mark.e2e
 

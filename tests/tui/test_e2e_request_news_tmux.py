@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.tui.test_e2e_tmux import Terminal, tui_command
+from tests.tui.test_e2e_tmux import Terminal, tui_line
 
 pytestmark = pytest.mark.e2e
 
@@ -44,15 +44,7 @@ def session_terminal(tmp_path: Path) -> Iterator[Terminal]:
         pytest.skip("tmux is not installed")
     path = tmp_path / "session.jsonl"
     asyncio.run(record_session(path))
-    env = {
-        "TERM": "xterm-256color",
-        "TEXTUAL_ANIMATIONS": "none",
-        "OPENPROGRAM_HOME": str(tmp_path / "home"),
-        "PYTHONPATH": os.environ.get("PYTHONPATH", ""),
-    }
-    assignments = [f"{k}={v}" for k, v in env.items()]
-    unset = ["-u", "COLUMNS", "-u", "LINES"]
-    command = " ".join(["exec", "env", *unset, *assignments, *tui_command(), str(path)])
+    command = tui_line(tmp_path / "home", str(path))
     term = Terminal(f"optui-news-{os.getpid()}")
     assert term.start(command)
     try:

@@ -13,8 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.tui.test_e2e_check_tmux import tui_line
-from tests.tui.test_e2e_tmux import DEADLINE, Terminal, tui_command
+from tests.tui.test_e2e_tmux import DEADLINE, Terminal, tui_command, tui_line
 
 pytestmark = pytest.mark.e2e
 

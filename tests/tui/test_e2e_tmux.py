@@ -5,6 +5,7 @@ from __future__ import annotations
 import itertools
 import os
 import re
+import shlex
 import shutil
 import subprocess
 import sys
@@ -24,6 +25,23 @@ _SERVERS = itertools.count()
 def tui_command() -> list[str]:
     script = Path(sys.executable).with_name("openprogram-tui")
     return [str(script)] if script.exists() else [sys.executable, "-m", "tui.app"]
+
+
+def tui_line(openprogram_home: Path, *args: str, **extra: str) -> str:
+    """The shell line that starts the TUI with only the environment a user would have (its size
+    from tmux, not from variables inherited from pytest's shell)."""
+    env = {
+        "TERM": "xterm-256color",
+        "TEXTUAL_ANIMATIONS": "none",
+        "OPENPROGRAM_HOME": str(openprogram_home),
+        "PYTHONPATH": os.environ.get("PYTHONPATH", ""),
+        **extra,
+    }
+    return " ".join(
+        ["exec", "env", "-u", "COLUMNS", "-u", "LINES"]
+        + [f"{k}={shlex.quote(v)}" for k, v in env.items()]
+        + [*tui_command(), *(shlex.quote(arg) for arg in args)]
+    )
 
 
 class Terminal:
@@ -75,16 +93,7 @@ def terminal(tmp_path: Path) -> Iterator[Terminal]:
     if shutil.which("tmux") is None:
         pytest.skip("tmux is not installed")
     name = f"optui-e2e-{os.getpid()}"
-    env = {
-        "TERM": "xterm-256color",
-        "TEXTUAL_ANIMATIONS": "none",
-        "OPENPROGRAM_HOME": str(tmp_path / "home"),
-        "PYTHONPATH": os.environ.get("PYTHONPATH", ""),
-    }
-    # The terminal's size must come from tmux, not from variables inherited from pytest's shell.
-    unset = ["-u", "COLUMNS", "-u", "LINES"]
-    assignments = [f"{k}={v}" for k, v in env.items()]
-    command = " ".join(["exec", "env", *unset, *assignments, *tui_command(), "--demo"])
+    command = tui_line(tmp_path / "home", "--demo")
     term = Terminal(name)
     assert term.start(command)
     try:
