@@ -12,9 +12,6 @@ from textual.message import Message
 from textual.widgets import Static, TabbedContent, TabPane, Tabs
 from textual.worker import get_current_worker
 
-if TYPE_CHECKING:
-    from tui.model.call_numbers import CallNumbers
-
 from openprogram.text import human_size, plural
 from tui.model.call_columns import numbers_line
 from tui.model.call_detail import FinalMessage, LoadedCall
@@ -27,6 +24,9 @@ from tui.widgets.recording.event_list import EventList
 from tui.widgets.recording.message_view import MessageView
 from tui.widgets.recording.problem_banner import ProblemBanner
 from tui.widgets.recording.transcript import Transcript
+
+if TYPE_CHECKING:
+    from tui.model.call_numbers import CallNumbers
 
 TAB_IDS = ("tab-request", "tab-events", "tab-response", "tab-raw")
 INLINE_FOLD_LIMIT = 20_000
@@ -114,7 +114,7 @@ class CallDetail(Vertical):
         if call is not self.call:
             self.workers.cancel_group(self, "fold")
             self.workers.cancel_group(self, "gaps")
-            self.workers.cancel_group(self, "call-numbers")
+            self.workers.cancel_group(self, "detail-numbers")
             if call is None or self.call is None or call.span.ordinal != self.call.span.ordinal:
                 self.unfolded = False  # each call opens on what is new in it
         self.call = call
@@ -262,7 +262,7 @@ class CallDetail(Vertical):
         if self.call is not None and self._filled.get("tab-response") is self.call:
             self._read_call_numbers(self.call, numbers)
 
-    @work(thread=True, exclusive=True, group="call-numbers", exit_on_error=False)
+    @work(thread=True, exclusive=True, group="detail-numbers", exit_on_error=False)
     def _read_call_numbers(self, call: LoadedCall, numbers: CallNumbers) -> None:
         """Read the call's numbers with its price (the call read whole, off the UI thread)."""
         from openprogram.recordings.cost import price_table
