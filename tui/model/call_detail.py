@@ -155,13 +155,7 @@ class LoadedCall:
         """`took 230 ms · first event after 212 ms`; a time the file does not hold (a migrated
         call, a call still open) is "not recorded", never 0."""
         took = self.call_end.duration_ms if self.call_end is not None else None
-        first: int | None = None
-        if self.event_count:
-            try:
-                row = parse_row(self.index.line(self.span.event_lines[0]))
-                first = row.ms if isinstance(row, EventRow) else None
-            except ValidationError:
-                first = None
+        first = self.event_ms(0) if self.event_count else None
         took_text = f"took {took} ms" if took is not None else "duration not recorded"
         first_text = (
             f"first event after {first} ms"
