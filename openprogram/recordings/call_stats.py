@@ -96,7 +96,7 @@ def stats_of_answer(
 ) -> CallStats:
     """`call_stats` for a call whose events were folded already into `message` (None: no
     answer), so a reader that folds them anyway (the TUI diff view) does it once."""
-    model = call.request.model
+    model = call.model  # no full request is built for its numbers
     usage = message.usage if message is not None else None
     cost = (
         call_cost(usage, model, message.timestamp)

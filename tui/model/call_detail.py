@@ -22,7 +22,7 @@ from tui.model.event_rows import EventSummary, summarize_event
 from tui.model.event_times import LongestGap, gap_ms, longest_gap, row_ms
 from tui.model.recording_index import CallSpan, RecordingIndex
 from tui.model.request_news import RequestNews, request_news
-from tui.model.row_reading import read_call_end, read_request, row_problem
+from tui.model.row_reading import read_call_end, read_request, reader_of, row_problem
 
 RAW_LIMIT = 512 * 1024
 """The Raw tab shows at most this many bytes of a call's lines."""
@@ -68,13 +68,15 @@ class LoadedCall:
         self._all_problems: tuple[RecordingProblem, ...] = ()
         self.problems_by_line: dict[int, RecordingProblem] = {}
         self.set_problems(problems)
-        request = read_request(index, span)
-        self.request: RequestRow | None = request if isinstance(request, RequestRow) else None
-        self.request_problem = request if isinstance(request, str) else None
+        self._reader = reader_of(index)
+        stored = self._reader.stored(span.ordinal)
+        self.stored: RequestRow | None = stored if isinstance(stored, RequestRow) else None
+        """The request row as the file holds it (what changed since its base, with format 2)."""
+        self._request: RequestRow | str | None = None
         end = read_call_end(index, span)
         self.call_end: CallEndRow | None = end if isinstance(end, CallEndRow) else None
         self.call_end_problem = end if isinstance(end, str) else None
-        self.call_index = self.request.call_index if self.request else span.ordinal
+        self.call_index = self.stored.call_index if self.stored else span.ordinal
         self.event_count = span.event_count
         self._events: BoundedCache[int, AssistantMessageEvent | EventUnreadable] = BoundedCache(
             2048
@@ -82,6 +84,24 @@ class LoadedCall:
         self.fold = EventFold(self.event, self.event_count)
         self._news: RequestNews | None = None
         self._longest_gap: tuple[LongestGap | None] | None = None
+
+    def _full_request(self) -> RequestRow | str:
+        if self._request is None:
+            self._request = self._reader.request(self.span)
+        return self._request
+
+    @property
+    def request(self) -> RequestRow | None:
+        """The full request (references followed), built once when first read; None when it
+        cannot be read (`request_problem` says why)."""
+        request = self._full_request()
+        return request if isinstance(request, RequestRow) else None
+
+    @property
+    def request_problem(self) -> str | None:
+        """Why the request cannot be read, or None."""
+        request = self._full_request()
+        return request if isinstance(request, str) else None
 
     def news(self) -> RequestNews:
         """What this call sent that the call before it in the file had not (read once, on use);

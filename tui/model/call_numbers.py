@@ -19,7 +19,7 @@ from openprogram.providers.types import AssistantMessageEvent
 from openprogram.recordings.call_stats import CallStats, SessionStats, call_stats, session_stats
 from tui.model.recording_index import CallSpan, RecordingIndex
 from tui.model.row_preview import int_field, peek_row
-from tui.model.row_reading import read_call_end, read_request
+from tui.model.row_reading import read_call_end, reader_of
 
 
 def read_call(index: RecordingIndex, span: CallSpan) -> RecordedCall | None:
@@ -27,7 +27,8 @@ def read_call(index: RecordingIndex, span: CallSpan) -> RecordedCall | None:
 
     Events that cannot be read are left out (the call's tabs say why); a call without `call_end`
     (unfinished, or still being written) has no duration."""
-    request = read_request(index, span)
+    reader = reader_of(index)
+    request = reader.stored(span.ordinal)
     if isinstance(request, str):
         return None
     end = read_call_end(index, span)
@@ -44,7 +45,7 @@ def read_call(index: RecordingIndex, span: CallSpan) -> RecordedCall | None:
     ended = end if isinstance(end, CallEndRow) else None
     return RecordedCall(
         call_index=request.call_index,
-        request=request,
+        stored=request,
         events=tuple(events),
         # Only the numbers are used from it; the list takes the call's outcome from its row.
         outcome=ended.outcome if ended is not None else "abandoned",
@@ -54,6 +55,7 @@ def read_call(index: RecordingIndex, span: CallSpan) -> RecordedCall | None:
         start_ms=request.start_ms,
         duration_ms=ended.duration_ms if ended is not None else None,
         event_ms=tuple(event_ms),
+        requests=reader.requests,
     )
 
 

@@ -74,24 +74,42 @@ class RowFacts:
     end_problem: str | None = None
 
 
-def read_facts(index: RecordingIndex, span: CallSpan) -> RowFacts:
-    """The row facts read as plain JSON (`row_preview`): what the list shows, judged by no one."""
+def read_facts(
+    index: RecordingIndex, span: CallSpan, models: dict[int, dict[str, Any]] | None = None
+) -> RowFacts:
+    """The row facts read as plain JSON (`row_preview`): what the list shows, judged by no one.
+    `models` remembers each call's model once found, so a reference is followed once per call."""
     request = peek_row(index.line(span.request_line))
     if request is None or request["type"] != "request":
         problem = f"line {span.request_line + 1}: request row cannot be read"
         return RowFacts(request_problem=problem, **_end_facts(index, span))
-    model = request.get("model")
-    base, limit = int_field(request, "base"), span.ordinal
-    while model is None and base is not None and base < limit:  # a format-2 reference
-        limit = base
-        earlier = peek_row(index.line(index.calls[base].request_line))
-        model = earlier.get("model") if earlier is not None else {}
-        base = int_field(earlier, "base") if earlier is not None and model is None else None
     return RowFacts(
         call_index=int_field(request, "call_index"),
-        model=model if isinstance(model, dict) else {},
+        model=_model(index, span.ordinal, request, {} if models is None else models),
         **_end_facts(index, span),
     )
+
+
+def _model(
+    index: RecordingIndex, ordinal: int, request: dict[str, Any], models: dict[int, dict[str, Any]]
+) -> dict[str, Any]:
+    """The model of call `ordinal`: its row's, or its base's (a format-2 reference)."""
+    walked = [ordinal]
+    row: dict[str, Any] | None = request
+    model: Any = None
+    while row is not None and (model := row.get("model")) is None:
+        base = int_field(row, "base")
+        if base is None or base >= walked[-1]:
+            break
+        if base in models:
+            model = models[base]
+            break
+        walked.append(base)
+        row = peek_row(index.line(index.calls[base].request_line))
+    found = model if isinstance(model, dict) else {}
+    for n in walked:
+        models[n] = found
+    return found
 
 
 def _end_facts(index: RecordingIndex, span: CallSpan) -> dict[str, Any]:
@@ -115,6 +133,8 @@ class CallTable:
         self._damaged: dict[int, str] = {}
         self._problem_lines: dict[int, str] = {}
         self._rows: BoundedCache[int, CallSummary] = BoundedCache(4096)
+        self._models: dict[int, dict[str, Any]] = {}
+        """Each call's model once found (a reference followed once per call)."""
 
     @property
     def count(self) -> int:
@@ -236,7 +256,7 @@ class CallTable:
         if cached is not None:
             return cached
         span = self.index.calls[ordinal]
-        facts = read_facts(self.index, span)
+        facts = read_facts(self.index, span, self._models)
         call_index = ordinal if facts.call_index is None else facts.call_index
         error = facts.request_problem or facts.end_problem or facts.error
         outcome: str

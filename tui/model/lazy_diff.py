@@ -44,7 +44,7 @@ from tui.model.call_detail import LoadedCall
 from tui.model.event_fold import EventUnreadable
 from tui.model.index_pair import IndexPair, Side
 from tui.model.recording_index import RecordingIndex
-from tui.model.row_reading import read_request
+from tui.model.row_reading import read_request, reader_of
 
 COMPARE_BATCH = 8
 """Calls compared at a time: the first rows are told to the screen one batch in."""
@@ -221,19 +221,20 @@ class LazyDiff:
         error = end.error if end is not None else None
         message = assemble_message(events)  # folded once: for the answer and for the numbers
         stats = None
-        if call.request is not None:
+        if call.stored is not None:
             span = call.span
             recorded = RecordedCall(
                 call_index=call.call_index,
-                request=call.request,
+                stored=call.stored,
                 events=tuple(events),
                 outcome=end.outcome if end is not None else "abandoned",
                 error=error,
                 first_line=span.request_line + 1,
                 last_line=(span.end_line if span.end_line is not None else span.request_line) + 1,
-                start_ms=call.request.start_ms,
+                start_ms=call.stored.start_ms,
                 duration_ms=end.duration_ms if end is not None else None,
                 event_ms=tuple(times),
+                requests=reader_of(index).requests,
             )
             stats = stats_of_answer(recorded, message)
         return Answer.of_message(message, error), stats

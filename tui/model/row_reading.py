@@ -1,16 +1,30 @@
-"""The opened call's request and `call_end` rows, read with the library's strict row parser."""
+"""The TUI's one call reader: a call's request and `call_end` rows, read with the library's strict
+row parser, and its full request rebuilt through the library's `RequestChain`.
+
+One `CallReader` per index (`reader_of`) remembers, within bounds, the request rows it parsed
+(by their bytes) and the last full requests it built, so a user walking a long session reads each
+request row a bounded number of times: the list, the call detail, the numbers and the diff all
+read through it.
+"""
 
 from __future__ import annotations
+
+import threading
+from weakref import WeakKeyDictionary
 
 from pydantic import ValidationError
 
 from openprogram.providers.recording.format import CallEndRow, RequestRow, parse_row
 from openprogram.providers.recording.request_references import (
+    RequestChain,
     RequestReferenceError,
-    rebuild_chain,
 )
 from tui.model.recording_index import CallSpan, RecordingIndex
 from tui.model.text_preview import preview_line
+
+STORED_BYTES = 64 << 20
+"""The request rows a reader keeps parsed, by the bytes of their lines (a session of 1,000 calls
+with 4 KB tool results holds about 5 MB of them)."""
 
 
 def row_problem(exc: ValidationError) -> str:
@@ -21,27 +35,78 @@ def row_problem(exc: ValidationError) -> str:
     return preview_line(f"{location}: {message}" if location else message, 120)
 
 
-def read_request(index: RecordingIndex, span: CallSpan) -> RequestRow | str:
-    """The call's full request (its references followed), or the reason it cannot be read."""
-    row = _request_row(index, span)
-    if isinstance(row, str):
+class CallReader:
+    """The calls of one `RecordingIndex` as the library's rows, each request row parsed once
+    within `STORED_BYTES` and full requests built through one `RequestChain`."""
+
+    def __init__(self, index: RecordingIndex, stored_bytes: int = STORED_BYTES) -> None:
+        self.index = index
+        self._stored: dict[int, RequestRow | str] = {}
+        self._sizes: dict[int, int] = {}
+        self._bytes = 0
+        self._limit = stored_bytes
+        self._lock = threading.Lock()
+        self.requests = RequestChain(self._stored_row)
+        self.rows_parsed = 0
+        """Request rows parsed so far (for tests that count reads, not time)."""
+
+    def stored(self, ordinal: int) -> RequestRow | str:
+        """Call `ordinal`'s request row as stored, or the reason it cannot be read."""
+        found = self._stored.get(ordinal)
+        if found is not None:
+            return found
+        span = self.index.calls[ordinal]
+        line = self.index.line(span.request_line)
+        self.rows_parsed += 1
+        row = _parse_request(line, span)
+        size = len(line)
+        with self._lock:  # the list's workers and the UI thread read through one reader
+            while self._stored and self._bytes + size > self._limit:
+                oldest = next(iter(self._stored))
+                del self._stored[oldest]
+                self._bytes -= self._sizes.pop(oldest)
+            if ordinal not in self._stored:
+                self._stored[ordinal] = row
+                self._sizes[ordinal] = size
+                self._bytes += size
         return row
 
-    def earlier(call_index: int) -> RequestRow | None:
-        if call_index >= len(index.calls):
+    def _stored_row(self, call_index: int) -> RequestRow | None:
+        if call_index >= len(self.index.calls):
             return None
-        found = _request_row(index, index.calls[call_index])
-        return found if isinstance(found, RequestRow) else None
+        row = self.stored(call_index)
+        return row if isinstance(row, RequestRow) else None
 
+    def request(self, span: CallSpan) -> RequestRow | str:
+        """The call's full request (its references followed), or the reason it cannot be read."""
+        row = self.stored(span.ordinal)
+        if isinstance(row, str) or row.base is None:
+            return row
+        try:
+            return self.requests.full(row.call_index)
+        except RequestReferenceError as exc:
+            return f"line {span.request_line + 1}: {exc}"
+
+
+_READERS: WeakKeyDictionary[RecordingIndex, CallReader] = WeakKeyDictionary()
+
+
+def reader_of(index: RecordingIndex) -> CallReader:
+    """The one `CallReader` of `index`."""
+    reader = _READERS.get(index)
+    if reader is None:
+        reader = _READERS[index] = CallReader(index)
+    return reader
+
+
+def read_request(index: RecordingIndex, span: CallSpan) -> RequestRow | str:
+    """The call's full request (its references followed), or the reason it cannot be read."""
+    return reader_of(index).request(span)
+
+
+def _parse_request(line: bytes, span: CallSpan) -> RequestRow | str:
     try:
-        return rebuild_chain(row, earlier)
-    except RequestReferenceError as exc:
-        return f"line {span.request_line + 1}: {exc}"
-
-
-def _request_row(index: RecordingIndex, span: CallSpan) -> RequestRow | str:
-    try:
-        row = parse_row(index.line(span.request_line))
+        row = parse_row(line)
     except ValidationError as exc:
         return f"line {span.request_line + 1}: request row {row_problem(exc)}"
     return row if isinstance(row, RequestRow) else f"line {span.request_line + 1}: not a request"

@@ -28,6 +28,10 @@ from openprogram.visible_text import visible, visible_line
 ENTRY_TEXT_LIMIT = 8000
 """An entry shows at most this many characters (drawing wraps every one); the Raw tab has all."""
 
+TRANSCRIPT_ENTRIES = 100
+"""A transcript shows at most this many turns, the last ones (each is a box to lay out); the JSON
+tree and the Raw tab hold the rest."""
+
 PartKind = Literal["text", "thinking", "tool_call", "image", "note", "error"]
 Role = Literal["system", "tools", "user", "assistant", "tool", "problem", "folded"]
 """`folded`: a line standing for entries left out (the earlier conversation)."""
@@ -190,6 +194,23 @@ def _tool_result_entry(message: ToolResultMessage) -> TranscriptEntry:
     if message.is_error:
         title += " · error"
     return TranscriptEntry("tool", title, parts, is_error=message.is_error)
+
+
+def bounded_transcript(
+    entries: list[TranscriptEntry], limit: int = TRANSCRIPT_ENTRIES
+) -> list[TranscriptEntry]:
+    """`entries`, or past `limit` its first and last turns around one line saying how many are
+    not shown: drawing a transcript is bounded by what a screen can show, not by the request."""
+    if len(entries) <= limit:
+        return entries
+    head = limit // 2
+    tail = limit - 1 - head
+    hidden = len(entries) - head - tail
+    note = TranscriptPart(
+        "note", "not shown here: the JSON tree below and the Raw tab hold the whole request"
+    )
+    line = TranscriptEntry("folded", f"… {hidden:,} turns in between", (note,))
+    return [*entries[:head], line, *entries[-tail:]]
 
 
 def transcript_of(context: dict[str, Any]) -> list[TranscriptEntry]:

@@ -35,8 +35,7 @@ from openprogram.providers.recording.format import (
     parse_row,
 )
 from openprogram.providers.recording.request_references import (
-    RequestReferenceError,
-    rebuild,
+    RequestChain,
     reference_problem,
 )
 from openprogram.providers.recording.rows import (
@@ -51,10 +50,14 @@ from openprogram.text import one_line
 
 @dataclass(frozen=True)
 class RecordedCall:
-    """One whole recorded call: its request row, its validated events and how it ended."""
+    """One whole recorded call: its request row, its validated events and how it ended.
+
+    `stored` is the request row as the file holds it (with format 2, what changed since its base
+    call); `request` materializes the full request from `requests`, the file's shared chain, each
+    time it is read: keep it only as long as it is needed."""
 
     call_index: int
-    request: RequestRow
+    stored: RequestRow
     events: tuple[AssistantMessageEvent, ...]
     outcome: CallOutcome
     error: str | None
@@ -66,14 +69,27 @@ class RecordedCall:
     """How long the call took, in milliseconds; None: not recorded (a migrated call)."""
     event_ms: tuple[int | None, ...] = ()
     """When each event arrived, in milliseconds after the call began (None: not recorded)."""
+    requests: RequestChain | None = None
+    """The file's requests, to follow `stored`'s references; None: `stored` is the full request."""
+
+    @property
+    def request(self) -> RequestRow:
+        """The full request (references followed), built now and not kept by the call."""
+        if self.requests is None or self.stored.base is None:
+            return self.stored
+        return self.requests.full(self.call_index)
+
+    @property
+    def model(self) -> dict[str, Any]:
+        """The request's model, found without building the full request."""
+        if self.requests is None or self.stored.base is None:
+            return self.stored.model
+        return self.requests.model(self.call_index)
 
     def request_payload(self) -> dict[str, Any]:
         """The request as compared by replay: `{"model": …, "context": …, "options": …}`."""
-        return {
-            "model": self.request.model,
-            "context": self.request.context,
-            "options": self.request.options,
-        }
+        request = self.request
+        return {"model": request.model, "context": request.context, "options": request.options}
 
 
 @dataclass(frozen=True)
@@ -267,8 +283,9 @@ def _parse(
     header: HeaderRow | None = None
     calls: list[RecordedCall] = []
     open_calls: dict[int, _OpenCall] = {}
-    requests: dict[int, RequestRow] = {}
-    """Every call's full request, for the references of later ones (only with `keep_calls`)."""
+    stored: dict[int, RequestRow] = {}
+    """Every call's request row as stored, for the references of later ones (`keep_calls`)."""
+    requests = RequestChain(stored.get)
     message_counts: dict[int, int | None] = {}
     """Every call's number of messages (None: not a list), to check references."""
     next_call = 0
@@ -353,13 +370,7 @@ def _parse(
                 continue
             message_counts[row.call_index] = _message_count(row, message_counts)
             if keep_calls:
-                try:
-                    row = rebuild(row, requests.get(base) if base is not None else None)
-                except RequestReferenceError as exc:  # checked above; kept for safety
-                    problems.add(number, row.call_index, str(exc))
-                    open_calls[row.call_index] = _OpenCall(row, number, damaged=True)
-                    continue
-                requests[row.call_index] = row
+                stored[row.call_index] = row
             open_calls[row.call_index] = _OpenCall(row, number)
             continue
         current = open_calls.get(row.call_index)
@@ -406,6 +417,7 @@ def _parse(
                     start_ms=current.request.start_ms,
                     duration_ms=row.duration_ms,
                     event_ms=tuple(current.event_ms),
+                    requests=requests,
                 )
             )
     if truncated:

@@ -8,6 +8,8 @@ without `base` is the full request (always valid). docs/recording-format.md#refe
 from __future__ import annotations
 
 import operator
+import threading
+from collections import OrderedDict
 from collections.abc import Callable
 from typing import Any
 
@@ -17,10 +19,9 @@ from openprogram.errors import OpenProgramError
 from openprogram.providers.recording.format import RequestRow
 
 __all__ = [
+    "RequestChain",
     "RequestReferenceError",
     "json_text",
-    "rebuild",
-    "rebuild_chain",
     "reference_problem",
     "referring_row",
 ]
@@ -124,52 +125,159 @@ def message_count(request: RequestRow) -> int | None:
     return len(messages) if isinstance(messages, list) else None
 
 
-def rebuild(row: RequestRow, base: RequestRow | None) -> RequestRow:
-    """The full request of `row` (itself when it is full); `base` is call `row.base`'s full
-    request. Raises `RequestReferenceError` with the reason when the reference cannot be followed."""
-    problem = reference_problem(
-        row, message_count(base) if base is not None else None, base is not None
-    )
-    if problem is not None:
-        raise RequestReferenceError(problem)
-    if row.base is None:
+class RequestChain:
+    """The full requests of one file's calls, shared as the file shares them.
+
+    `stored(call_index)` gives a call's request row as stored (None: no such row was read). A full
+    request is materialized only when asked for, from the rows its references lead to, and is not
+    kept beyond a bounded memo of the last few: no reader holds every full request at once (a
+    file of N calls that each keep the messages of the last would otherwise hold N²/2 of them).
+
+    Materializing call i walks its references back to a full row (or a remembered request) and
+    copies each message once: time proportional to the references followed plus the request
+    built. Reading calls in order (replay, reports) finds call i-1 remembered, so each call costs
+    its own row and the copy of its list. A call's model is found without materializing anything
+    (remembered per call, each reference followed once)."""
+
+    def __init__(self, stored: Callable[[int], RequestRow | None], *, remember: int = 4) -> None:
+        self._stored = stored
+        self._remember = remember
+        self._full: OrderedDict[int, RequestRow] = OrderedDict()
+        self._models: dict[int, dict[str, Any]] = {}
+        self._lock = threading.Lock()
+
+    def full(self, call_index: int) -> RequestRow:
+        """Call `call_index`'s full request; raises `RequestReferenceError` with the reason when
+        its row or a reference cannot be followed."""
+        with self._lock:
+            found = self._full.get(call_index)
+            if found is not None:
+                self._full.move_to_end(call_index)
+                return found
+        row = self._row(call_index)
+        full = row if row.base is None else self._materialize(row)
+        with self._lock:
+            self._full[call_index] = full
+            while len(self._full) > self._remember:
+                self._full.popitem(last=False)
+        return full
+
+    def model(self, call_index: int) -> dict[str, Any]:
+        """Call `call_index`'s model (the nearest row of its chain that states one), without
+        materializing the request; raises `RequestReferenceError`."""
+        walked: list[int] = []
+        index = call_index
+        while (model := self._models.get(index)) is None:
+            row = self._row(index)
+            walked.append(index)
+            if row.base is None or "model" in row.model_fields_set:
+                model = row.model
+                break
+            self._check_base(row)
+            index = row.base
+        for index in walked:
+            self._models[index] = model
+        return model
+
+    def _row(self, call_index: int) -> RequestRow:
+        row = self._stored(call_index)
+        if row is None or row.call_index != call_index:
+            raise RequestReferenceError(
+                f"request base {call_index} has no request row that was read (a dangling reference)"
+            )
         return row
-    assert base is not None
-    context = {**base.context, **row.context}
-    base_messages = base.context.get("messages")
-    if isinstance(base_messages, list):
-        context["messages"] = base_messages[: row.keep or 0] + row.context.get("messages", [])
-    fields: dict[str, Any] = {
-        "type": "request",
-        "call_index": row.call_index,
-        "model": row.model if "model" in row.model_fields_set else base.model,
-        "context": context,
-        "options": row.options if "options" in row.model_fields_set else base.options,
-    }
-    if row.start_ms is not None:
-        fields["start_ms"] = row.start_ms
-    return RequestRow.model_construct(**fields)
+
+    @staticmethod
+    def _check_base(row: RequestRow) -> None:
+        assert row.base is not None
+        if row.base >= row.call_index:
+            raise RequestReferenceError(
+                f"request base {row.base} is not an earlier call (a forward reference)"
+            )
+
+    def _materialize(self, row: RequestRow) -> RequestRow:
+        """The full request of `row` (which has a base): its chain of rows back to a full row or
+        a remembered request, then its messages gathered from the end, a slice per row."""
+        chain = [row]
+        terminal: RequestRow | None = None
+        while terminal is None:
+            current = chain[-1]
+            assert current.base is not None
+            self._check_base(current)
+            with self._lock:
+                terminal = self._full.get(current.base)
+            if terminal is None:
+                earlier = self._row(current.base)
+                if earlier.base is None:
+                    terminal = earlier
+                else:
+                    chain.append(earlier)
+        root_messages = terminal.context.get("messages")
+        listed = isinstance(root_messages, list)
+        # Messages, from the newest row back: each row adds the part of its own messages the
+        # later rows still need; `need` is how many of the base's messages come first.
+        pieces: list[list[Any]] = []
+        need: int | None = None
+        for current in chain:
+            added = current.context.get("messages")
+            count_problem = _keep_problem(current, listed)
+            if count_problem is not None:
+                raise RequestReferenceError(count_problem)
+            if not listed:
+                continue
+            own: list[Any] = added if isinstance(added, list) else []
+            keep = current.keep or 0
+            if need is None:
+                pieces.append(own)
+                need = keep
+            elif need > keep:
+                if need > keep + len(own):
+                    raise RequestReferenceError(
+                        f"request keep {need} is out of range "
+                        f"(call {current.call_index} has {keep + len(own)} messages)"
+                    )
+                pieces.append(own[: need - keep])
+                need = keep
+        if listed:
+            assert isinstance(root_messages, list) and need is not None
+            if need > len(root_messages):
+                raise RequestReferenceError(
+                    f"request keep {need} is out of range "
+                    f"(call {terminal.call_index} has {len(root_messages)} messages)"
+                )
+            messages = root_messages[:need]
+            for piece in reversed(pieces):
+                messages.extend(piece)
+        # Everything else, from the oldest row forward: a later row's value wins.
+        context = dict(terminal.context)
+        model, options = terminal.model, terminal.options
+        for current in reversed(chain):
+            context.update(current.context)
+            if "model" in current.model_fields_set:
+                model = current.model
+            if "options" in current.model_fields_set:
+                options = current.options
+        if listed:
+            context["messages"] = messages
+        fields: dict[str, Any] = {
+            "type": "request",
+            "call_index": row.call_index,
+            "model": model,
+            "context": context,
+            "options": options,
+        }
+        if row.start_ms is not None:
+            fields["start_ms"] = row.start_ms
+        return RequestRow.model_construct(**fields)
 
 
-def rebuild_chain(row: RequestRow, earlier: Callable[[int], RequestRow | None]) -> RequestRow:
-    """The full request of `row`, reading the rows it refers to with `earlier(call_index)` (None:
-    no such row). For readers of one row at a time (the TUI); raises `RequestReferenceError`."""
-    chain = [row]
-    while chain[-1].base is not None:
-        current = chain[-1]
-        assert current.base is not None
-        if current.base >= current.call_index:
-            raise RequestReferenceError(
-                f"request base {current.base} is not an earlier call (a forward reference)"
-            )
-        found = earlier(current.base)
-        if found is None or found.call_index != current.base:
-            raise RequestReferenceError(
-                f"request base {current.base} has no request row that was read "
-                "(a dangling reference)"
-            )
-        chain.append(found)
-    full = rebuild(chain.pop(), None)
-    while chain:
-        full = rebuild(chain.pop(), full)
-    return full
+def _keep_problem(row: RequestRow, listed: bool) -> str | None:
+    """Why `row` (a reference) cannot be followed when the chain's messages are `listed` or not."""
+    added = row.context.get("messages")
+    if not listed and (row.keep or added is not None):
+        return (
+            f"request base {row.base} has no messages list to keep (a reference of the wrong kind)"
+        )
+    if added is not None and not isinstance(added, list):
+        return "request context.messages must be a list (a reference of the wrong kind)"
+    return None

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from textual.containers import VerticalScroll
 
-from tui.model.transcript import TranscriptEntry
+from tui.model.transcript import TranscriptEntry, bounded_transcript
 from tui.widgets.recording.transcript_entry import TranscriptEntryBox
 
 
@@ -28,7 +28,9 @@ class Transcript(VerticalScroll):
         self.can_focus = True
 
     def show_entries(self, entries: list[TranscriptEntry]) -> None:
-        """Replace the transcript; reuses the boxes already mounted."""
+        """Replace the transcript (its last `TRANSCRIPT_ENTRIES` turns); reuses the boxes
+        already mounted."""
+        entries = bounded_transcript(entries)
         boxes = list(self.query_children(TranscriptEntryBox))
         with self.app.batch_update():
             for box, entry in zip(boxes, entries, strict=False):
