@@ -80,16 +80,33 @@ def _event_text(event: dict[str, Any]) -> str:
     return ""
 
 
-def call_details(call: RecordedCall, pool: Pool) -> dict[str, Any]:
-    """What the page shows of one call when it is opened: request (by pool refs), events, answer."""
-    context = call.request.context
-    request = {
-        "model": pool.ref(safe(call.request.model)),
-        "options": pool.ref(safe(call.request.options)),
-        "system_prompt": pool.ref(safe(context.get("system_prompt"))),
-        "tools": pool.ref(safe(context.get("tools"))),
-        "messages": [pool.ref(safe(message)) for message in context.get("messages") or []],
+def call_details(call: RecordedCall, pool: Pool, on_page: frozenset[int]) -> dict[str, Any]:
+    """What the page shows of one call when it is opened: request (by pool refs), events, answer.
+
+    The request is kept as the file keeps it: a call whose base call is on the page (`on_page`)
+    holds only what changed (`base`, `keep`, its own messages, the fields it changed), and the
+    page rebuilds the full request of the call it opens; a page never holds N copies of a
+    conversation."""
+    stored = call.stored
+    if stored.base is not None and stored.base in on_page:
+        row: Any = stored
+        base: int | None = stored.base
+    else:
+        row, base = call.request, None
+    own = row.context.get("messages")
+    request: dict[str, Any] = {
+        "base": base,
+        "keep": (row.keep or 0) if base is not None else 0,
+        "messages": [pool.ref(safe(message)) for message in own] if isinstance(own, list) else [],
+        "context": {
+            visible(key): pool.ref(safe(value))
+            for key, value in row.context.items()
+            if key != "messages"
+        },
     }
+    for key in ("model", "options"):
+        if base is None or key in row.model_fields_set:
+            request[key] = pool.ref(safe(getattr(row, key)))
     events = []
     answer: Any = None
     for event in call.events:

@@ -74,11 +74,45 @@ function message(role, content, extra) {
   return box;
 }
 
+// A call's request is kept as the file keeps it (what changed since its base call); the full
+// request of the call opened is rebuilt here: its chain of rows back to a full one, the
+// messages gathered from the newest row back, a slice of each.
+function fullRequest(index) {
+  const chain = [];
+  let data = callData(index);
+  const seen = new Set();
+  while (data !== null && data.request.base !== null && !seen.has(data.request.base)) {
+    seen.add(data.request.base);
+    chain.push(data.request);
+    data = callData(data.request.base);
+  }
+  if (data === null) return null;
+  const root = data.request;
+  let need = null;
+  const pieces = [];
+  for (const row of chain) {
+    if (need === null) { pieces.push(row.messages); need = row.keep; }
+    else if (need > row.keep) { pieces.push(row.messages.slice(0, need - row.keep)); need = row.keep; }
+  }
+  const messages = root.messages.slice(0, need === null ? root.messages.length : need);
+  for (const piece of pieces.reverse()) for (const ref of piece) messages.push(ref);
+  let context = { ...root.context };
+  let model = root.model;
+  let options = root.options;
+  for (const row of chain.reverse()) {
+    context = { ...context, ...row.context };
+    if (row.model !== undefined) model = row.model;
+    if (row.options !== undefined) options = row.options;
+  }
+  return { model, options, context, messages };
+}
+
 function transcript(data) {
   const box = el("div");
-  const system = poolValue(data.request.system_prompt);
+  const request = data.full;
+  const system = poolValue(request.context.system_prompt);
   if (system) box.appendChild(message("system", system));
-  for (const ref of data.request.messages) {
+  for (const ref of request.messages) {
     const m = poolValue(ref) || {};
     box.appendChild(message(m.role || "?", m.content, m.role === "toolResult" ? m.tool_name : null));
   }
@@ -92,15 +126,11 @@ function transcript(data) {
 }
 
 function requestTree(data) {
-  const request = {
-    model: poolValue(data.request.model),
-    context: {
-      system_prompt: poolValue(data.request.system_prompt),
-      messages: data.request.messages.map(poolValue),
-      tools: poolValue(data.request.tools),
-    },
-    options: poolValue(data.request.options),
-  };
+  const full = data.full;
+  const context = {};
+  for (const [key, ref] of Object.entries(full.context)) context[key] = poolValue(ref);
+  context.messages = full.messages.map(poolValue);
+  const request = { model: poolValue(full.model), context, options: poolValue(full.options) };
   return tree(request, null, true);
 }
 
@@ -130,6 +160,7 @@ function openCall(index, tab) {
   section.replaceChildren();
   section.hidden = false;
   if (data === null) { section.appendChild(el("p", "dim", `call ${index}: not in this recording`)); return; }
+  data.full = fullRequest(index);
   for (const row of document.querySelectorAll("#calls tbody tr, #bars .call")) row.classList.toggle("selected", row.dataset.index === String(index));
   add(section, el("h2", null, `call ${index} · ${data.outcome}`));
   const tabs = el("div", "tabs");

@@ -49,7 +49,8 @@ def render(page: dict[str, Any], calls: tuple[RecordedCall, ...]) -> str:
     """The whole page: `page` is what is shown first (title, facts, calls table, mismatch, diff),
     `calls` are the calls whose details open on demand."""
     pool = Pool()
-    details = [(call.call_index, script_json(call_details(call, pool))) for call in calls]
+    on_page = frozenset(call.call_index for call in calls)
+    details = [(call.call_index, script_json(call_details(call, pool, on_page))) for call in calls]
     style, script = _asset("page.css"), _asset("page.js")
     template = _ENVIRONMENT.from_string(_asset("page.html"))
     return template.render(

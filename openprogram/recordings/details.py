@@ -59,34 +59,60 @@ def _string(values: dict[str, Any], key: str) -> str | None:
     return value if isinstance(value, str) else None
 
 
-def _first_user_text(call: RecordedCall) -> str | None:
-    for message in call.request.context.get("messages") or []:
+FirstUser = tuple[int, str | None] | None
+"""Where a request's first user message is and its text (None: it has no user message)."""
+
+
+def _first_user(messages: Any, offset: int = 0) -> FirstUser:
+    for position, message in enumerate(messages if isinstance(messages, list) else ()):
         if not isinstance(message, dict) or message.get("role") != "user":
             continue
         content = message.get("content")
         if isinstance(content, list):
             parts = [b.get("text") for b in content if isinstance(b, dict)]
             content = " ".join(part for part in parts if isinstance(part, str))
-        if not isinstance(content, str):
-            return None
-        return one_line(content, FIRST_TEXT_LIMIT)
+        text = one_line(content, FIRST_TEXT_LIMIT) if isinstance(content, str) else None
+        return offset + position, text
     return None
 
 
+def _first_user_of(call: RecordedCall, found: dict[int, FirstUser]) -> FirstUser:
+    """The first user message of `call`'s full request, read from its stored row: a call that
+    keeps the first `keep` messages of its base has its base's first user message when that is
+    among them (`found` holds the earlier calls'), else the first among its own."""
+    stored = call.stored
+    own = stored.context.get("messages")
+    if stored.base is None:
+        return _first_user(own)
+    if stored.base not in found or not isinstance(own, list):
+        return _first_user(call.request.context.get("messages"))
+    keep = stored.keep or 0
+    prior = found[stored.base]
+    if prior is not None and prior[0] < keep:
+        return prior
+    return _first_user(own, keep)
+
+
 def describe_calls(calls: tuple[RecordedCall, ...]) -> tuple[CallRow, ...]:
-    """One row per call: index, api, provider, model id, event count, outcome, first user text."""
-    return tuple(
-        CallRow(
-            call_index=call.call_index,
-            api=_string(call.request.model, "api"),
-            provider=_string(call.request.model, "provider"),
-            model=_string(call.request.model, "id"),
-            events=len(call.events),
-            outcome=call.outcome,
-            first_user_text=_first_user_text(call),
+    """One row per call: index, api, provider, model id, event count, outcome, first user text
+    (each read from what the call's row stores, not from its rebuilt request)."""
+    found: dict[int, FirstUser] = {}
+    rows = []
+    for call in calls:
+        first = found[call.call_index] = _first_user_of(call, found)
+        model = call.model
+        rows.append(
+            CallRow(
+                call_index=call.call_index,
+                api=_string(model, "api"),
+                provider=_string(model, "provider"),
+                model=_string(model, "id"),
+                events=len(call.events),
+                outcome=call.outcome,
+                first_user_text=first[1] if first is not None else None,
+            )
         )
-        for call in calls
-    )
+    return tuple(rows)
 
 
 def describe_recording(selector: str) -> RecordingDetails:

@@ -10,13 +10,17 @@ from __future__ import annotations
 
 import difflib
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
 from openprogram.providers.accumulator import assemble_message
-from openprogram.providers.recording.differences import FieldDifference, iter_differences
+from openprogram.providers.recording.differences import (
+    FieldDifference,
+    find_first_difference,
+    iter_differences,
+)
 from openprogram.providers.recording.format import RequestRow
 from openprogram.providers.recording.reader import RecordedCall, Recording, read_recording
 from openprogram.providers.recording.rules import (
@@ -223,14 +227,55 @@ def compare_answers(a: Answer, b: Answer) -> AnswerDifference:
     )
 
 
-def _pair(a: RecordedCall | None, b: RecordedCall | None, rules: MatchingRules) -> CallPair:
+class PairedRequests:
+    """The request differences of the aligned calls of two files, compared as the files share
+    them: a pair whose rows refer to base calls whose requests were found equal, keep as many of
+    their messages and store the same change has equal requests, known without building either
+    (a session of N calls that each send the conversation so far is compared in time
+    proportional to the files, not to N × the conversation). Any other pair is compared whole."""
+
+    def __init__(self, rules: MatchingRules) -> None:
+        self.rules = rules
+        self._equal: set[tuple[int, int]] = set()
+
+    def differences(
+        self,
+        a: RequestRow,
+        b: RequestRow,
+        a_full: Callable[[], dict[str, Any]],
+        b_full: Callable[[], dict[str, Any]],
+    ) -> tuple[RuledDifference, ...]:
+        """The differences of two calls' requests, given their stored rows `a` and `b` (call them
+        in file order: a pair refers to pairs compared before it) and how to build each whole."""
+        if self._same_change(a, b):
+            found: tuple[RuledDifference, ...] = ()
+        else:
+            found = tuple(iter_ruled_differences(a_full(), b_full(), self.rules))
+        if not found:
+            self._equal.add((a.call_index, b.call_index))
+        return found
+
+    def _same_change(self, a: RequestRow, b: RequestRow) -> bool:
+        if a.base is None or b.base is None or (a.base, b.base) not in self._equal:
+            return False
+        changed = {"model", "options"}
+        if (a.keep or 0) != (b.keep or 0) or a.model_fields_set & changed != (
+            b.model_fields_set & changed
+        ):
+            return False
+        stored = {"context": a.context, "model": a.model, "options": a.options}
+        other = {"context": b.context, "model": b.model, "options": b.options}
+        return find_first_difference(stored, other) is None
+
+
+def _pair(a: RecordedCall | None, b: RecordedCall | None, requests: PairedRequests) -> CallPair:
     if a is None or b is None:
         only = a or b
         assert only is not None
         usage = Answer.of(only).usage
         return CallPair(a, b, usage_a=usage if a else None, usage_b=usage if b else None)
     answer_a, answer_b = Answer.of(a), Answer.of(b)
-    request = tuple(iter_ruled_differences(a.request_payload(), b.request_payload(), rules))
+    request = requests.differences(a.stored, b.stored, a.request_payload, b.request_payload)
     return CallPair(
         a, b, request, compare_answers(answer_a, answer_b), answer_a.usage, answer_b.usage
     )
@@ -275,5 +320,6 @@ def diff_recordings(
     left = a if isinstance(a, Recording) else read_recording(a)
     right = b if isinstance(b, Recording) else read_recording(b)
     aligned, how = align_calls(left.calls, right.calls)
-    pairs = tuple(_pair(x, y, rules) for x, y in aligned)
+    requests = PairedRequests(rules)
+    pairs = tuple(_pair(x, y, requests) for x, y in aligned)
     return RecordingDiff(left.path, right.path, rules, pairs, how)

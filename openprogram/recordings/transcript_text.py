@@ -39,14 +39,15 @@ def transcript_text(recording: Recording) -> str:
         f"{len(recording.calls)} calls"
     ]
     for call in recording.calls:
-        model = call.request.model
+        model = call.model
         out += [
             "",
             f"## call {call.call_index} · {model.get('provider')}/{model.get('id')} · {call.outcome}",
         ]
-        messages = call.request.context.get("messages") or []
-        if call.call_index == 0 and call.request.context.get("system_prompt"):
-            out += _quoted("system> ", str(call.request.context["system_prompt"]))
+        context = call.request.context  # built once per call, in order: the chain's memo
+        messages = context.get("messages") or []
+        if call.call_index == 0 and context.get("system_prompt"):
+            out += _quoted("system> ", str(context["system_prompt"]))
         if messages:
             last = messages[-1]
             role = last.get("role", "?")

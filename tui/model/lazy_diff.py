@@ -24,17 +24,14 @@ from openprogram.providers.accumulator import assemble_message
 from openprogram.providers.recording.errors import RecordingFileError
 from openprogram.providers.recording.format import RequestRow
 from openprogram.providers.recording.reader import RecordedCall
-from openprogram.providers.recording.rules import (
-    MatchingRules,
-    RuledDifference,
-    iter_ruled_differences,
-)
+from openprogram.providers.recording.rules import MatchingRules, RuledDifference
 from openprogram.providers.types import Usage
 from openprogram.recordings.call_stats import CallStats, StatsDelta, stats_of_answer
 from openprogram.recordings.diff import (
     Answer,
     AnswerDifference,
     CallStatus,
+    PairedRequests,
     align_signatures,
     compare_answers,
     pair_status,
@@ -96,6 +93,8 @@ class LazyDiff:
     rows: list[DiffRow] = field(default_factory=list)
     aligned_by: Literal["index", "signature"] | None = None
     """None while the files are still being indexed."""
+    paired: PairedRequests | None = None
+    """The request comparison of the rows so far (it knows which pairs were equal)."""
 
     @classmethod
     def open(cls, a: Path, b: Path, rules: MatchingRules) -> LazyDiff:
@@ -181,6 +180,7 @@ class LazyDiff:
         if how == "index" and len(self.rows) == len(positions):
             self.aligned_by = how
             return
+        self.paired = None  # a new alignment pairs other calls
         self.rows = [
             DiffRow(
                 i, j, self._request_differences(i, j) if i is not None and j is not None else ()
@@ -205,10 +205,30 @@ class LazyDiff:
         row = self._request(side, ordinal)
         return {"model": row.model, "context": row.context, "options": row.options}
 
+    def _stored(self, side: Side, ordinal: int) -> RequestRow:
+        index = self.indexes[side]
+        row = reader_of(index).stored(ordinal)
+        if isinstance(row, str):
+            raise RecordingFileError(index.path, None, ordinal, row)
+        return row
+
     def _request_differences(self, i: int, j: int) -> tuple[RuledDifference, ...]:
-        recorded, incoming = self.request_payload("a", i), self.request_payload("b", j)
-        assert recorded is not None and incoming is not None
-        return tuple(iter_ruled_differences(recorded, incoming, self.rules))
+        """Pairs are compared in file order through one `PairedRequests`, which knows a pair
+        equal from its rows when their bases were equal (a new one for a new alignment)."""
+        if self.paired is None:
+            self.paired = PairedRequests(self.rules)
+
+        def whole(side: Side, ordinal: int) -> Callable[[], dict[str, Any]]:
+            def payload() -> dict[str, Any]:
+                found = self.request_payload(side, ordinal)
+                assert found is not None
+                return found
+
+            return payload
+
+        return self.paired.differences(
+            self._stored("a", i), self._stored("b", j), whole("a", i), whole("b", j)
+        )
 
     def _answer(self, side: Side, ordinal: int) -> tuple[Answer, CallStats | None]:
         index = self.indexes[side]
