@@ -173,8 +173,8 @@ class RecordingDiff:
 def _total(usages: Any) -> Usage:
     total = Usage()
     for usage in usages:
-        if usage is not None:
-            total = Usage(
+        if usage is not None:  # a sum may pass one call's bounds: built, not validated
+            total = Usage.model_construct(
                 input=total.input + usage.input,
                 output=total.output + usage.output,
                 cache_read=total.cache_read + usage.cache_read,
