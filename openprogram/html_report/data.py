@@ -80,6 +80,11 @@ def _event_text(event: dict[str, Any]) -> str:
     return ""
 
 
+def _listed(value: Any) -> list[Any]:
+    """`value` when it is a list, else empty: a file's `context.messages` may be any JSON."""
+    return value if isinstance(value, list) else []
+
+
 def call_details(call: RecordedCall, pool: Pool) -> dict[str, Any]:
     """What the page shows of one call when it is opened: request (by pool refs), events, answer."""
     context = call.request.context
@@ -88,7 +93,7 @@ def call_details(call: RecordedCall, pool: Pool) -> dict[str, Any]:
         "options": pool.ref(safe(call.request.options)),
         "system_prompt": pool.ref(safe(context.get("system_prompt"))),
         "tools": pool.ref(safe(context.get("tools"))),
-        "messages": [pool.ref(safe(message)) for message in context.get("messages") or []],
+        "messages": [pool.ref(safe(message)) for message in _listed(context.get("messages"))],
     }
     events = []
     answer: Any = None

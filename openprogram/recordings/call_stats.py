@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
 
-from openprogram.providers.accumulator import assemble_message
+from openprogram.providers.accumulator import AccumulatorError, assemble_message
 from openprogram.providers.recording.reader import RecordedCall
 from openprogram.providers.types import AssistantMessage, Usage
 from openprogram.recordings.cost import call_cost
@@ -82,7 +82,10 @@ def call_stats(
     """One call's numbers; `next_call` (the one after it in the file) gives the gap after it, or
     `next_start_ms`, its start, for a reader that has not read the next call whole (the TUI).
     `priced=False` leaves the cost out (None) without loading the price table (10 MB)."""
-    message = assemble_message(list(call.events))
+    try:
+        message = assemble_message(list(call.events))
+    except AccumulatorError:  # events in an order no stream makes: no answer to count
+        message = None
     return stats_of_answer(call, message, next_call, next_start_ms=next_start_ms, priced=priced)
 
 

@@ -60,7 +60,8 @@ def _string(values: dict[str, Any], key: str) -> str | None:
 
 
 def _first_user_text(call: RecordedCall) -> str | None:
-    for message in call.request.context.get("messages") or []:
+    messages = call.request.context.get("messages")
+    for message in messages if isinstance(messages, list) else []:  # a file may hold any JSON
         if not isinstance(message, dict) or message.get("role") != "user":
             continue
         content = message.get("content")
