@@ -82,10 +82,7 @@ def call_stats(
     """One call's numbers; `next_call` (the one after it in the file) gives the gap after it, or
     `next_start_ms`, its start, for a reader that has not read the next call whole (the TUI).
     `priced=False` leaves the cost out (None) without loading the price table (10 MB)."""
-    try:
-        message = assemble_message(list(call.events))
-    except AccumulatorError:  # events in an order no stream makes: no answer to count
-        message = None
+    message = assemble_message(list(call.events))
     return stats_of_answer(call, message, next_call, next_start_ms=next_start_ms, priced=priced)
 
 
@@ -127,9 +124,18 @@ def stats_of_answer(
 def calls_stats(calls: Sequence[RecordedCall]) -> list[CallStats]:
     """Every call's numbers, each with the gap before the next call of the file."""
     return [
-        call_stats(call, calls[i + 1] if i + 1 < len(calls) else None)
+        folded_call_stats(call, calls[i + 1] if i + 1 < len(calls) else None)
         for i, call in enumerate(calls)
     ]
+
+
+def folded_call_stats(call: RecordedCall, next_call: RecordedCall | None = None) -> CallStats:
+    """`call_stats`, with no usage for a call whose events do not fold (a file may hold valid
+    events in an order no stream makes) instead of `AccumulatorError`: for the reports."""
+    try:
+        return call_stats(call, next_call)
+    except AccumulatorError:
+        return stats_of_answer(call, None, next_call)
 
 
 @dataclass(frozen=True)
