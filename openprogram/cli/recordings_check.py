@@ -38,6 +38,10 @@ from openprogram.visible_text import visible
 if TYPE_CHECKING:
     from openprogram.cli.commands import Subcommands
 
+PACED_TIMEOUT_SECONDS = 600.0
+"""How long `check --pace` lets the program run unless `--timeout` says: a paced replay waits as
+long as the recording's times say (up to a week for one event, the reader's bound)."""
+
 CHECK_EPILOG = """\
   openprogram recordings check echo
   openprogram recordings check echo --json
@@ -120,14 +124,18 @@ def register_check(commands: Subcommands) -> None:
         help="run the command stored in the recording without asking (and remember the yes)",
     )
     parser.add_argument(
-        "--timeout", type=float, metavar="S", help="stop the program after S seconds (an error)"
+        "--timeout",
+        type=_positive_number,
+        metavar="S",
+        help="stop the program after S seconds (an error; default: no limit, or "
+        f"{PACED_TIMEOUT_SECONDS:g} with --pace)",
     )
     parser.add_argument(
         "--pace",
-        type=_pace,
+        type=_positive_number,
         metavar="FACTOR",
         help="deliver events at the recorded pace times FACTOR (1: as recorded, 2: twice as fast; "
-        "default: at once)",
+        "default: at once; the program is then stopped after --timeout)",
     )
     parser.add_argument(
         "--ignore",
@@ -154,7 +162,7 @@ def register_check(commands: Subcommands) -> None:
     )
 
 
-def _pace(text: str) -> float:
+def _positive_number(text: str) -> float:
     try:
         pace = float(text)
     except ValueError:
@@ -312,7 +320,9 @@ def check(args: argparse.Namespace, out: Output) -> int:
         result = run_check(
             args.selector,
             args.command or None,
-            timeout=args.timeout,
+            timeout=PACED_TIMEOUT_SECONDS
+            if args.timeout is None and args.pace is not None
+            else args.timeout,
             on_progress=progress,
             rules=rules,
             pace=args.pace,

@@ -17,7 +17,7 @@ from openprogram.providers.types import Usage
 from openprogram.recordings.call_stats import (
     CallStats,
     StatsDelta,
-    call_stats,
+    folded_call_stats,
     session_stats,
 )
 from openprogram.recordings.cost import price_table
@@ -164,7 +164,7 @@ def diff_json(diff: RecordingDiff) -> dict[str, Any]:
     """The stable JSON of `diff --json`."""
     s = diff.summary()
     stats = {  # each call folded once, for its pair and for its session's totals
-        id(call): call_stats(call)
+        id(call): folded_call_stats(call)
         for pair in diff.pairs
         for call in (pair.a, pair.b)
         if call is not None

@@ -19,6 +19,29 @@ def now_ms() -> int:
     return int(time.time() * 1000)
 
 
+# ---- bounds ---------------------------------------------------------------------------------
+# A recording is untrusted input: every number it holds has bounds, generous for real use, so a
+# view never meets a year past 9999, a negative token count or a wait of a century. The strict
+# reader refuses a row outside them (docs/recording-format.md#numbers).
+
+MAX_COUNT = 10**9
+"""Indexes and counts (call, event, content block): a billion events is a file of 100 GB."""
+MAX_TOKENS = 10**12
+"""Tokens of one kind in one call (the largest context windows hold about 10^7)."""
+MAX_CALL_MS = 7 * 24 * 3600 * 1000
+"""A time within one call (an event's arrival, its duration): a week."""
+MAX_SESSION_MS = 366 * 24 * 3600 * 1000
+"""A call's start within the session: a year."""
+MAX_UNIX_MS = 253_402_300_799_999
+"""A `timestamp` (Unix milliseconds): 9999-12-31T23:59:59.999Z, the last moment a date holds."""
+
+Count = Annotated[int, Field(ge=0, le=MAX_COUNT)]
+Tokens = Annotated[int, Field(ge=0, le=MAX_TOKENS)]
+CallMs = Annotated[int, Field(ge=0, le=MAX_CALL_MS)]
+SessionMs = Annotated[int, Field(ge=0, le=MAX_SESSION_MS)]
+UnixMs = Annotated[int, Field(ge=0, le=MAX_UNIX_MS)]
+
+
 class _Record(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
@@ -83,12 +106,12 @@ StopReason = Literal["stop", "length", "toolUse", "pauseTurn", "error", "aborted
 class Usage(_Record):
     """Token counts reported by the vendor for one call."""
 
-    input: int = 0
-    output: int = 0
-    cache_read: int = 0
-    cache_write: int = 0
-    total_tokens: int = 0
-    reasoning: int | None = Field(default=None, exclude_if=_unset)
+    input: Tokens = 0
+    output: Tokens = 0
+    cache_read: Tokens = 0
+    cache_write: Tokens = 0
+    total_tokens: Tokens = 0
+    reasoning: Tokens | None = Field(default=None, exclude_if=_unset)
     """Of `output`, the tokens spent reasoning, when the vendor says (OpenAI's
     `reasoning_tokens`, Gemini's `thoughtsTokenCount`); absent otherwise."""
 
@@ -101,7 +124,7 @@ class UserMessage(_Record):
 
     role: Literal["user"] = "user"
     content: str | list[UserBlock]
-    timestamp: int = Field(default_factory=now_ms)
+    timestamp: UnixMs = Field(default_factory=now_ms)
 
 
 class AssistantMessage(_Record):
@@ -115,7 +138,7 @@ class AssistantMessage(_Record):
     usage: Usage = Field(default_factory=Usage)
     stop_reason: StopReason = "stop"
     error_message: str | None = None
-    timestamp: int = Field(default_factory=now_ms)
+    timestamp: UnixMs = Field(default_factory=now_ms)
     vendor_items: list[dict[str, Any]] | None = Field(default=None, exclude_if=_unset)
     """What the vendor sent that these types cannot hold (built-in tool items, citations, grounding),
     as JSON, as it came: kept for the record and the TUI, never sent back to a vendor."""
@@ -129,7 +152,7 @@ class ToolResultMessage(_Record):
     tool_name: str
     content: list[UserBlock] = Field(default_factory=list)
     is_error: bool = False
-    timestamp: int = Field(default_factory=now_ms)
+    timestamp: UnixMs = Field(default_factory=now_ms)
 
 
 Message = Annotated[UserMessage | AssistantMessage | ToolResultMessage, Field(discriminator="role")]
@@ -213,18 +236,18 @@ class StartEvent(_Event):
 
 class TextStartEvent(_Event):
     type: Literal["text_start"] = "text_start"
-    content_index: int
+    content_index: Count
 
 
 class TextDeltaEvent(_Event):
     type: Literal["text_delta"] = "text_delta"
-    content_index: int
+    content_index: Count
     delta: str
 
 
 class TextEndEvent(_Event):
     type: Literal["text_end"] = "text_end"
-    content_index: int
+    content_index: Count
     content: str
     refusal: bool | None = Field(default=None, exclude_if=_unset)
     signature: str | None = Field(default=None, exclude_if=_unset)
@@ -232,18 +255,18 @@ class TextEndEvent(_Event):
 
 class ThinkingStartEvent(_Event):
     type: Literal["thinking_start"] = "thinking_start"
-    content_index: int
+    content_index: Count
 
 
 class ThinkingDeltaEvent(_Event):
     type: Literal["thinking_delta"] = "thinking_delta"
-    content_index: int
+    content_index: Count
     delta: str
 
 
 class ThinkingEndEvent(_Event):
     type: Literal["thinking_end"] = "thinking_end"
-    content_index: int
+    content_index: Count
     content: str
     signature: str | None = None
     redacted: bool | None = Field(default=None, exclude_if=_unset)
@@ -251,7 +274,7 @@ class ThinkingEndEvent(_Event):
 
 class ToolCallStartEvent(_Event):
     type: Literal["toolcall_start"] = "toolcall_start"
-    content_index: int
+    content_index: Count
     id: str
     name: str
 
@@ -260,13 +283,13 @@ class ToolCallDeltaEvent(_Event):
     """A piece of the tool call's JSON arguments, as streamed."""
 
     type: Literal["toolcall_delta"] = "toolcall_delta"
-    content_index: int
+    content_index: Count
     delta: str
 
 
 class ToolCallEndEvent(_Event):
     type: Literal["toolcall_end"] = "toolcall_end"
-    content_index: int
+    content_index: Count
     tool_call: ToolCall
 
 

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
 
-from openprogram.providers.accumulator import assemble_message
+from openprogram.providers.accumulator import AccumulatorError, assemble_message
 from openprogram.providers.recording.reader import RecordedCall
 from openprogram.providers.types import AssistantMessage, Usage
 from openprogram.recordings.cost import call_cost
@@ -124,9 +124,18 @@ def stats_of_answer(
 def calls_stats(calls: Sequence[RecordedCall]) -> list[CallStats]:
     """Every call's numbers, each with the gap before the next call of the file."""
     return [
-        call_stats(call, calls[i + 1] if i + 1 < len(calls) else None)
+        folded_call_stats(call, calls[i + 1] if i + 1 < len(calls) else None)
         for i, call in enumerate(calls)
     ]
+
+
+def folded_call_stats(call: RecordedCall, next_call: RecordedCall | None = None) -> CallStats:
+    """`call_stats`, with no usage for a call whose events do not fold (a file may hold valid
+    events in an order no stream makes) instead of `AccumulatorError`: for the reports."""
+    try:
+        return call_stats(call, next_call)
+    except AccumulatorError:
+        return stats_of_answer(call, None, next_call)
 
 
 @dataclass(frozen=True)
@@ -228,7 +237,7 @@ def session_stats(stats: Iterable[CallStats]) -> SessionStats:
     calls = list(stats)
     usages = [s.usage for s in calls if s.usage is not None]
     reasoning = [u.reasoning for u in usages if u.reasoning is not None]
-    total = Usage(
+    total = Usage.model_construct(  # a sum may pass one call's bounds: built, not validated
         input=sum(u.input for u in usages),
         output=sum(u.output for u in usages),
         cache_read=sum(u.cache_read for u in usages),

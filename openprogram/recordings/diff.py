@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from openprogram.providers.accumulator import assemble_message
+from openprogram.providers.accumulator import AccumulatorError, assemble_message
 from openprogram.providers.recording.differences import (
     FieldDifference,
     find_first_difference,
@@ -56,8 +56,12 @@ class Answer:
     @classmethod
     def of_events(cls, events: Sequence[AssistantMessageEvent], error: str | None) -> Answer:
         """The answer a call's `events` make (folded by the one accumulator); `error` is the
-        call's own error (its `call_end` row), used when the events carry none."""
-        return cls.of_message(assemble_message(list(events)), error)
+        call's own error (its `call_end` row), used when the events carry none. Events that do
+        not fold (a file may hold any order of valid events) are an answer with that error."""
+        try:
+            return cls.of_message(assemble_message(list(events)), error)
+        except AccumulatorError as exc:
+            return cls("", "", (), None, f"the recorded events do not fold: {exc}", Usage())
 
     @classmethod
     def of_message(cls, message: AssistantMessage | None, error: str | None) -> Answer:
@@ -177,8 +181,8 @@ class RecordingDiff:
 def _total(usages: Any) -> Usage:
     total = Usage()
     for usage in usages:
-        if usage is not None:
-            total = Usage(
+        if usage is not None:  # a sum may pass one call's bounds: built, not validated
+            total = Usage.model_construct(
                 input=total.input + usage.input,
                 output=total.output + usage.output,
                 cache_read=total.cache_read + usage.cache_read,
@@ -196,10 +200,12 @@ def call_signature(call: RecordedCall) -> str:
 def request_signature(request: RequestRow) -> str:
     """`call_signature` of the call whose request row this is."""
     context = request.context
-    messages = context.get("messages") or []
-    last = messages[-1] if messages else {}
+    messages, tools_given = context.get("messages"), context.get("tools")  # any JSON in a file
+    last = messages[-1] if isinstance(messages, list) and messages else {}
     tools = sorted(
-        tool.get("name", "") for tool in context.get("tools") or [] if isinstance(tool, dict)
+        str(tool.get("name", ""))
+        for tool in (tools_given if isinstance(tools_given, list) else [])
+        if isinstance(tool, dict)
     )
     content = last.get("content") if isinstance(last, dict) else None
     return json.dumps(

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import itertools
+import re
 from pathlib import Path
 
 import pytest
@@ -11,9 +12,11 @@ import pytest
 from openprogram.providers import Context, UserMessage
 from openprogram.providers.recording import RecordingProvider
 from openprogram.providers.recording import replayer as replayer_module
+from openprogram.providers.recording.errors import RecordingFileError
 from openprogram.providers.recording.replayer import ReplayProvider
 from openprogram.providers.recording.writer import RecordingSink
 from openprogram.providers.scripted import ScriptedProvider, echo_responder
+from openprogram.providers.types import MAX_CALL_MS
 from tests.helpers import SCRIPTED_MODEL
 
 
@@ -71,3 +74,26 @@ def test_pace_waits_for_each_event_at_its_recorded_time(
 def test_a_pace_that_is_not_a_positive_number_is_refused(tmp_path: Path, pace: float) -> None:
     with pytest.raises(ValueError, match="pace must be a positive number"):
         ReplayProvider(recorded(tmp_path / "r.jsonl"), pace=pace)
+
+
+def _event_at(path: Path, ms: int) -> Path:
+    """`path` with its last event recorded `ms` milliseconds into the call."""
+    lines = path.read_bytes().splitlines(keepends=True)
+    last = max(i for i, line in enumerate(lines) if line.endswith(b'"type":"event"}\n'))
+    lines[last] = re.sub(rb'"ms":\d+', b'"ms":%d' % ms, lines[last])
+    path.write_bytes(b"".join(lines))
+    return path
+
+
+def test_the_longest_wait_a_file_can_ask_for_is_the_readers_bound(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = _event_at(recorded(tmp_path / "r.jsonl"), MAX_CALL_MS)
+    assert waits(path, 1.0, monkeypatch)[-1] == MAX_CALL_MS / 1000 == 7 * 24 * 3600
+
+
+@pytest.mark.parametrize("ms", [10**15, 10**400])
+def test_a_wait_past_the_bound_is_refused_when_the_file_is_opened(tmp_path: Path, ms: int) -> None:
+    path = _event_at(recorded(tmp_path / "r.jsonl"), ms)
+    with pytest.raises(RecordingFileError, match=r"event row field ms: Input should be less"):
+        ReplayProvider(path, project_rules=False, pace=1.0)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import sys
 import textwrap
 from pathlib import Path
@@ -251,3 +252,33 @@ def test_secrets_in_the_command_line_are_redacted_in_the_header(
     assert key not in path.read_text()
     entry = (read_recording(path).header.model_extra or {})["entry"]
     assert entry["argv"][-1] == "--api-key=[secret removed]"
+
+
+@pytest.mark.parametrize("ms", [10**15, 10**400])
+def test_a_paced_check_of_an_event_past_the_bound_is_refused_at_once(
+    echo_recording: Path, openprogram_home: Path, ms: int
+) -> None:
+    """Before the bounds the child slept ~31,000 years (10^15) or raised OverflowError (10^400)."""
+    lines = echo_recording.read_bytes().splitlines(keepends=True)
+    first = next(i for i, line in enumerate(lines) if line.endswith(b'"type":"event"}\n'))
+    lines[first] = re.sub(rb'"ms":\d+', b'"ms":%d' % ms, lines[first])
+    echo_recording.write_bytes(b"".join(lines))
+    code, out, _ = cli(openprogram_home, "check", "echo", "--json", "--pace", "1")
+    result = json.loads(out)
+    assert (code, result["status"]) == (1, "error")
+    assert f"at line {first + 1} for call 0: event row field ms: Input" in result["error"]
+
+
+def test_check_help_states_the_timeout_of_a_paced_check(openprogram_home: Path) -> None:
+    shown = run_cli(openprogram_home, "check", "--help")
+    assert shown.returncode == 0
+    assert "default: no limit, or 600 with --pace" in " ".join(shown.stdout.split())
+
+
+@pytest.mark.parametrize("value", ["nan", "inf", "-1", "0"])
+def test_a_timeout_that_is_not_a_positive_number_is_refused(
+    openprogram_home: Path, value: str
+) -> None:
+    refused = run_cli(openprogram_home, "check", "echo", "--timeout", value, "--", "true")
+    assert refused.returncode == 2
+    assert f"--timeout: expected a positive number, got {value!r}" in refused.stderr

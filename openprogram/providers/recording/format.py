@@ -10,7 +10,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
-from openprogram.providers.types import AssistantMessageEvent
+from openprogram.providers.types import AssistantMessageEvent, CallMs, Count, SessionMs
 
 CallOutcome = Literal["complete", "error", "cancelled", "abandoned"]
 
@@ -37,15 +37,15 @@ class RequestRow(_Row):
     Readers hand out full requests only: `base` and `keep` are None there."""
 
     type: Literal["request"]
-    call_index: int = Field(ge=0)
+    call_index: Count
     model: dict[str, Any] = Field(default_factory=dict)
     context: dict[str, Any]
     options: dict[str, Any] | None = None
-    base: int | None = Field(default=None, ge=0)
+    base: Count | None = None
     """The earlier call this request builds on; absent: the row is the full request."""
-    keep: int | None = Field(default=None, ge=0)
+    keep: Count | None = None
     """With `base`: how many of call `base`'s messages come first (absent: none)."""
-    start_ms: int | None = Field(default=None, ge=0)
+    start_ms: SessionMs | None = None
     """Milliseconds from the session's start (the writer opening the file); None: not recorded."""
 
 
@@ -53,10 +53,10 @@ class EventRow(_Row):
     """One streamed event of call `call_index`."""
 
     type: Literal["event"]
-    call_index: int = Field(ge=0)
-    event_index: int = Field(ge=0)
+    call_index: Count
+    event_index: Count
     event: AssistantMessageEvent
-    ms: int | None = Field(default=None, ge=0)
+    ms: CallMs | None = None
     """Milliseconds from the call's request to this event's arrival; None: not recorded."""
 
 
@@ -64,12 +64,12 @@ class CallEndRow(_Row):
     """The call's stream finished; `event_count` makes truncation visible."""
 
     type: Literal["call_end"]
-    call_index: int = Field(ge=0)
-    event_count: int = Field(ge=0)
+    call_index: Count
+    event_count: Count
     outcome: CallOutcome
     error: str | None = None
     """For `error` and `cancelled`: the exception, redacted and bounded (optional)."""
-    duration_ms: int | None = Field(default=None, ge=0)
+    duration_ms: CallMs | None = None
     """Milliseconds from the call's request to its end; None: not recorded."""
 
 

@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import io
 import json
+import math
 import os
+import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -219,20 +221,47 @@ def _explain(line: bytes, exc: ValidationError) -> tuple[int | None, str]:
     return call_index, f"{kind} row field {location}: {first['msg']}"
 
 
-def _non_finite(line: bytes) -> str | None:
-    """The NaN or infinity a parsed row holds (JSON has none), or None. Cheap for most rows: the
-    bytes are searched first, and only a row that names one is parsed again to tell a number
-    from text."""
-    if b"NaN" not in line and b"Infinity" not in line:
+_MAYBE_NOT_FINITE = re.compile(rb"NaN|Infinity|[eE][+-]?[0-9]{3}|[0-9]{200}")
+"""What a row holding a non-finite number must contain: a constant, or a literal too large for a
+float (`1e999`, 400 digits), which parses as infinity; it has a 3-digit exponent or 200 digits."""
+
+
+def _non_finite(line: bytes, row: Row) -> str | None:
+    """What is wrong when the parsed `row` holds a NaN or an infinity (JSON has none), naming the
+    number as written in `line`; None when it holds none. Cheap for most rows: only a row whose
+    bytes could hold one has its parsed values walked."""
+    if _MAYBE_NOT_FINITE.search(line) is None:
         return None
+    values: list[Any] = [row.model_dump()]
+    while values:
+        value = values.pop()
+        if isinstance(value, dict):
+            values.extend(value.values())
+        elif isinstance(value, list):
+            values.extend(value)
+        elif isinstance(value, float) and not math.isfinite(value):
+            written = _non_finite_literal(line) or repr(value)
+            if written.lstrip("-")[:1].isdigit():
+                return f"the number {written}, beyond a float's range (it reads as infinity)"
+            return f"the non-finite number {written}, which JSON cannot hold"
+    return None
+
+
+def _non_finite_literal(line: bytes) -> str | None:
+    """How the first non-finite number of a JSON `line` is written (`1e999`), cut to 40 chars."""
     found: list[str] = []
 
-    def constant(name: str) -> float:
-        found.append(name)
-        return 0.0
+    def number(text: str) -> float:
+        value = float(text)
+        if not math.isfinite(value):
+            found.append(text)
+        return value
 
-    json.loads(line, parse_constant=constant)
-    return found[0] if found else None
+    try:
+        json.loads(line, parse_float=number, parse_constant=number)
+    except ValueError:  # an integer too long for Python beside it
+        return None
+    return one_line(found[0], 40) if found else None
 
 
 def _read(path: str | os.PathLike[str], strict: bool) -> RecordingScan:
@@ -315,7 +344,7 @@ def _parse(
             if header is None:
                 break
             continue
-        constant = _non_finite(line)
+        constant = _non_finite(line, row)
         if constant is not None:
             call_index = getattr(row, "call_index", None)
             if call_index in open_calls:
@@ -323,7 +352,7 @@ def _parse(
             problems.add(
                 number,
                 call_index,
-                f"{row.type} row holds the non-finite number {constant}, which JSON cannot hold",
+                f"{row.type} row holds {constant}",
             )
             if header is None:
                 break
