@@ -36,8 +36,17 @@ def _message(n: int) -> dict[str, Any]:
     return {"content": f"m{n}", "role": "user", "timestamp": 1796429340000 + n}
 
 
-def _answer(call: int) -> Iterator[bytes]:
-    """One `done` event and the call's end: the smallest whole call with an answer and usage."""
+def _end(call: int) -> bytes:
+    row = {"call_index": call, "event_count": 0, "outcome": "complete", "type": "call_end"}
+    return _row(row)
+
+
+def _answer(call: int, answers: bool = True) -> Iterator[bytes]:
+    """One `done` event and the call's end (the smallest whole call with an answer and usage), or
+    without `answers` the end alone (the smallest whole call)."""
+    if not answers:
+        yield _end(call)
+        return
     message = {
         "api": "scripted",
         "content": [{"text": f"ok {call}", "type": "text"}],
@@ -66,7 +75,7 @@ def _header() -> bytes:
     return _row({"format_version": 2, "type": "header"})
 
 
-def fan_out_rows(calls: int, messages: int) -> Iterator[bytes]:
+def fan_out_rows(calls: int, messages: int, answers: bool = True) -> Iterator[bytes]:
     yield _header()
     first = {
         "call_index": 0,
@@ -81,14 +90,14 @@ def fan_out_rows(calls: int, messages: int) -> Iterator[bytes]:
         "type": "request",
     }
     yield _row(first)
-    yield from _answer(0)
+    yield from _answer(0, answers)
     for call in range(1, calls):
         row = {"base": 0, "call_index": call, "context": {}, "keep": messages}
         yield _row({**row, "start_ms": call, "type": "request"})
-        yield from _answer(call)
+        yield from _answer(call, answers)
 
 
-def chain_rows(calls: int) -> Iterator[bytes]:
+def chain_rows(calls: int, answers: bool = True) -> Iterator[bytes]:
     yield _header()
     first = {
         "call_index": 0,
@@ -99,7 +108,7 @@ def chain_rows(calls: int) -> Iterator[bytes]:
         "type": "request",
     }
     yield _row(first)
-    yield from _answer(0)
+    yield from _answer(0, answers)
     for call in range(1, calls):
         row = {
             "base": call - 1,
@@ -110,7 +119,7 @@ def chain_rows(calls: int) -> Iterator[bytes]:
             "type": "request",
         }
         yield _row(row)
-        yield from _answer(call)
+        yield from _answer(call, answers)
 
 
 def write_rows(path: Path, rows: Iterator[bytes]) -> Path:
@@ -121,9 +130,11 @@ def write_rows(path: Path, rows: Iterator[bytes]) -> Path:
     return path
 
 
-def write_fan_out(path: Path, calls: int = 3000, messages: int = 3000) -> Path:
-    return write_rows(path, fan_out_rows(calls, messages))
+def write_fan_out(
+    path: Path, calls: int = 3000, messages: int = 3000, answers: bool = True
+) -> Path:
+    return write_rows(path, fan_out_rows(calls, messages, answers))
 
 
-def write_chain(path: Path, calls: int = 8000) -> Path:
-    return write_rows(path, chain_rows(calls))
+def write_chain(path: Path, calls: int = 8000, answers: bool = True) -> Path:
+    return write_rows(path, chain_rows(calls, answers))

@@ -1,0 +1,142 @@
+"""Small valid files whose references expand (issue #39): every surface opens them in memory
+bounded by the file, not by calls × conversation.
+
+Fan-out: call 0 holds 9,000 messages and 8,999 calls each keep all of them (a 2 MB file; rebuilt
+naively, 81 million message references, 650 MB of lists). Chain: call i keeps every message of call
+i-1 and adds one (14,000 calls, a 3.5 MB file; rebuilt naively, 98 million references). Each
+surface runs in a subprocess whose address space is capped at 600 MB, which the interpreter and
+its imports leave roomy for anything proportional to the file.
+"""
+
+from __future__ import annotations
+
+import json
+import resource
+import shutil
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from tests.hostile_recordings import write_chain, write_fan_out
+from tests.recording_files import REPO_ROOT, subprocess_env
+
+CAP = 600 << 20
+FAN_OUT = 9000
+CHAIN = 14000
+
+
+def _capped() -> None:
+    resource.setrlimit(resource.RLIMIT_AS, (CAP, CAP))
+
+
+def run_capped(home: Path, *argv: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        list(argv),
+        env=subprocess_env(home),
+        cwd=REPO_ROOT,
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=240,
+        preexec_fn=_capped,
+    )
+
+
+SHAPES: dict[str, tuple[Callable[[Path], Path], int, int]] = {
+    # name: (writer, calls, messages in the last call's request)
+    "fan-out": (lambda p: write_fan_out(p, FAN_OUT, FAN_OUT, answers=False), FAN_OUT, FAN_OUT),
+    "chain": (lambda p: write_chain(p, CHAIN, answers=False), CHAIN, CHAIN),
+}
+
+
+@pytest.fixture(scope="module", params=list(SHAPES))
+def shape(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> dict:
+    writer, calls, messages = SHAPES[request.param]
+    home = tmp_path_factory.mktemp("home")
+    home.chmod(0o700)
+    managed = home / "recordings"
+    managed.mkdir(mode=0o700)
+    path = writer(managed / "hostile.jsonl")
+    copy = tmp_path_factory.mktemp("copy") / "copy.jsonl"
+    shutil.copyfile(path, copy)
+    return {"home": home, "path": path, "copy": copy, "calls": calls, "messages": messages}
+
+
+def cli(shape: dict, *args: str) -> subprocess.CompletedProcess[str]:
+    return run_capped(shape["home"], sys.executable, "-m", "openprogram", "recordings", *args)
+
+
+def test_show_lists_every_call(shape: dict) -> None:
+    shown = cli(shape, "show", str(shape["path"]))
+    assert shown.returncode == 0, shown.stderr[-500:]
+    last = shape["calls"] - 1
+    assert any(line.split()[:1] == [str(last)] for line in shown.stdout.splitlines())
+    assert "valid" in shown.stdout
+
+
+def test_show_json_has_every_call(shape: dict) -> None:
+    shown = cli(shape, "show", "--json", str(shape["path"]))
+    assert shown.returncode == 0, shown.stderr[-500:]
+    calls = json.loads(shown.stdout)["calls"]
+    assert len(calls) == shape["calls"] and calls[-1]["first_user_text"] == "m0"
+
+
+def test_show_html_writes_the_page_with_references(shape: dict, tmp_path: Path) -> None:
+    page = tmp_path / "page.html"
+    shown = cli(shape, "show", "--html", str(page), str(shape["path"]))
+    assert shown.returncode == 0, shown.stderr[-500:]
+    html = page.read_text()
+    assert f'id="call-{shape["calls"] - 1}"' in html
+    assert len(html) < 20 * shape["path"].stat().st_size  # the requests as the file holds them
+
+
+def test_textconv_has_a_block_per_call(shape: dict) -> None:
+    shown = cli(shape, "show", "--textconv", str(shape["path"]))
+    assert shown.returncode == 0, shown.stderr[-500:]
+    assert f"## call {shape['calls'] - 1} " in shown.stdout
+
+
+def test_list_and_scan(shape: dict) -> None:
+    listed = cli(shape, "list")
+    assert listed.returncode == 0 and "hostile" in listed.stdout, listed.stderr[-500:]
+    scanned = cli(shape, "scan", str(shape["path"]))
+    assert scanned.returncode == 0 and "no secrets found" in scanned.stdout, scanned.stderr[-500:]
+
+
+def test_check_reads_it_and_reports_the_calls_not_made(shape: dict) -> None:
+    checked = cli(shape, "check", "hostile", "--json", "--", sys.executable, "-c", "pass")
+    assert checked.returncode == 1, checked.stderr[-500:]
+    assert json.loads(checked.stdout)["status"] == "incomplete"
+
+
+def test_diff_of_a_copy_is_same_everywhere(shape: dict) -> None:
+    compared = cli(shape, "diff", "--json", str(shape["path"]), str(shape["copy"]))
+    assert compared.returncode == 0, compared.stderr[-500:]
+    summary = json.loads(compared.stdout)["summary"]
+    assert summary["same"] == shape["calls"]
+
+
+def test_replay_provider_opens_it_and_serves_the_last_request(shape: dict) -> None:
+    code = (
+        "import sys\nfrom openprogram.providers.replay import ReplayProvider\n"
+        "replay = ReplayProvider(sys.argv[1])\n"
+        "calls = replay.recording.calls\n"
+        "print(len(calls), len(calls[-1].request.context['messages']))\n"
+    )
+    opened = run_capped(shape["home"], sys.executable, "-c", code, str(shape["path"]))
+    assert opened.returncode == 0, opened.stderr[-500:]
+    assert opened.stdout.split() == [str(shape["calls"]), str(shape["messages"])]
+
+
+def test_the_tui_opens_it_goes_to_the_last_call_sorts_and_shows_the_timeline(
+    shape: dict,
+) -> None:
+    walked = run_capped(shape["home"], sys.executable, "-m", "tests.tui_walk", str(shape["path"]))
+    assert walked.returncode == 0, walked.stderr[-2000:]
+    seen = json.loads(walked.stdout.splitlines()[-1])
+    assert seen["last_call"] == shape["calls"] - 1
+    assert seen["messages"] == shape["messages"] and seen["request_problem"] is None
+    assert seen["sorted_by"] == "cost"
