@@ -11,7 +11,9 @@ invisible formatting characters become `<U+202E>`; newlines and tabs stay.
 
 from __future__ import annotations
 
-__all__ = ["visible", "visible_line"]
+import re
+
+__all__ = ["has_hidden", "visible", "visible_line"]
 
 
 def _table() -> dict[int, str]:
@@ -30,12 +32,19 @@ def _table() -> dict[int, str]:
 
 _VISIBLE = _table()
 _LINE = {**_VISIBLE, ord("\n"): "␊", ord("\t"): "␉"}
+_HIDDEN = re.compile("[" + "".join(re.escape(chr(code)) for code in sorted(_LINE)) + "]")
 
 
 def visible(text: str) -> str:
     """`text` with every control and invisible formatting character shown as a visible mark;
     newlines and tabs kept."""
     return text.translate(_VISIBLE)
+
+
+def has_hidden(text: str) -> bool:
+    """True when `visible_line(text)` would change `text`: it holds a control or invisible
+    formatting character, a newline or a tab (a search, many times faster than the translation)."""
+    return _HIDDEN.search(text) is not None
 
 
 def visible_line(text: str) -> str:

@@ -30,9 +30,12 @@ from tui.messages import CallOpenRequested
 from tui.model.key_priority import KEYS
 from tui.model.navigation import GotoTarget
 from tui.screens.recording import RecordingScreen
+from tui.terminal_edge import VisibleTextFilter
 from tui.theme import DARK_THEME, LIGHT_THEME, THEMES, start_theme, theme_variable_defaults
 
 if TYPE_CHECKING:
+    from textual.filter import LineFilter
+
     from openprogram.recordings import RecordReplayStatus
 
 
@@ -111,6 +114,12 @@ class OpenProgramTUI(App[None]):
         self.diff = diff
         self.demo = demo
         self.follow = follow
+        self._visible_text = VisibleTextFilter()
+
+    def get_line_filters(self) -> Sequence[LineFilter]:
+        """Textual's filters after `VisibleTextFilter`, which every drawn line passes: no text
+        from a file reaches the terminal as a control character, whichever widget drew it."""
+        return [self._visible_text, *super().get_line_filters()]
 
     def notify(
         self,

@@ -45,13 +45,13 @@ def preview_event(event: AssistantMessageEvent) -> str:
     if isinstance(event, TextEndEvent | ThinkingEndEvent):
         return preview_line(event.content)
     if isinstance(event, ToolCallStartEvent):
-        return f"{event.name} ({event.id})"
+        return preview_line(f"{event.name} ({event.id})")
     if isinstance(event, ToolCallEndEvent):
         arguments = json.dumps(event.tool_call.arguments, ensure_ascii=False, sort_keys=True)
         return preview_line(f"{event.tool_call.name} {arguments}")
     if isinstance(event, StartEvent):
         partial = event.partial
-        return f"{partial.provider}/{partial.model}"
+        return preview_line(f"{partial.provider}/{partial.model}")
     if isinstance(event, DoneEvent):
         usage = event.message.usage
         return f"{event.reason} · {usage.total_tokens} tokens"

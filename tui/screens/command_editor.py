@@ -77,10 +77,11 @@ class CommandEditorScreen(DialogScreen[list[str] | None]):
             )
             yield Static(id="command-error")
             yield Static(self._whole(self.command_text()), id="command-whole")
-            where = command.cwd or "the directory openprogram-tui was started in"
+            where = visible_line(command.cwd or "the directory openprogram-tui was started in")
             lines = [f"Runs in {where}, with replay forced on this recording."]
             if command.source == "remembered" and command.recorded_argv:
-                lines.append(f"Recorded: {format_command(command.recorded_argv)} (ctrl+r)")
+                recorded = visible_line(format_command(command.recorded_argv))
+                lines.append(f"Recorded: {recorded} (ctrl+r)")
             lines.append(
                 "The program really runs: only its model calls are replayed (tools run live)."
             )

@@ -492,13 +492,15 @@ class DiffScreen(Screen[None]):
 
     @staticmethod
     def _words(text: Text, changes: tuple[WordChange, ...]) -> None:
-        for change in changes:
+        from openprogram.visible_text import visible
+
+        for change in changes:  # the answers' words are file text, laid out here
             if change.op == "equal":
-                text.append(change.text)
+                text.append(visible(change.text))
             elif change.op == "delete":
-                text.append(change.text, "strike red")
+                text.append(visible(change.text), "strike red")
             else:
-                text.append(change.text, "underline green")
+                text.append(visible(change.text), "underline green")
         text.append("\n\n")
 
     # -- moving --

@@ -8,6 +8,7 @@ from textual.containers import VerticalScroll
 from textual.widgets import Static
 
 from openprogram.providers.types import AssistantMessage
+from openprogram.visible_text import visible_line
 from tui.model.transcript import message_entry
 from tui.widgets.recording.transcript_entry import TranscriptEntryBox
 
@@ -82,4 +83,4 @@ class MessageView(VerticalScroll):
                 if in_progress
                 else usage_line(message)
             )
-            usage.update(Text(line))
+            usage.update(Text(visible_line(line)))  # provider and model are file text
