@@ -130,3 +130,36 @@ def test_the_command_line_takes_presets_not_expressions(
     )
     assert done.returncode == 2 and "--normalize" in done.stderr and "uuid" in done.stderr
     assert len(done.stderr.strip().splitlines()) == 1, done.stderr
+
+
+WHOLE_MESSAGES = ["**", "*", "context", "context.**", "**.messages", "context.messages[*]", "**[0]"]
+"""Paths that ignore a whole request, the message list or every (or one whole) message."""
+
+
+def with_header_ignore(recording: Path, path: str) -> None:
+    lines = recording.read_text().splitlines(keepends=True)
+    header = json.loads(lines[0])
+    header["rules"] = {"ignore": ["options.metadata.request_id", path]}
+    recording.write_text(json.dumps(header) + "\n" + "".join(lines[1:]))
+
+
+@pytest.mark.parametrize("path", WHOLE_MESSAGES)
+def test_a_recording_cannot_ignore_whole_messages_of_its_own(
+    openprogram_home: Path, project: Path, path: str
+) -> None:
+    recording = recorded(openprogram_home, project)
+    with_header_ignore(recording, path)
+    done = run_cli(openprogram_home, "check", "echo", "--", *echo(OTHER), cwd=project)
+    assert done.returncode == 1 and done.stdout == "", done.stdout  # not `ok`: nothing ran
+    [error] = done.stderr.splitlines()
+    assert "header.rules.replay.ignore[1]" in error and repr(path) in error, error
+    assert "pyproject.toml" in error
+
+
+def test_a_project_may_ignore_whole_messages_in_its_own_pyproject(
+    openprogram_home: Path, project: Path
+) -> None:
+    recorded(openprogram_home, project)
+    (project / "pyproject.toml").write_text('[tool.openprogram.replay]\nignore = ["context"]\n')
+    done = run_cli(openprogram_home, "check", "echo", "--", *echo(OTHER), cwd=project)
+    assert done.returncode == 0, done.stdout + done.stderr

@@ -248,6 +248,17 @@ def validate_rule(rule: Rule, where: str) -> None:
         _check_regex(rule, where)
 
 
+def ignores_whole_messages(rule: IgnoreRule) -> bool:
+    """True when `rule` covers a whole message or more (the list, `context`, the request): `**`,
+    `context`, `*.messages`, `context.messages[*]`, `**[0]`… A recording that holds such a rule
+    matches whatever the program says there."""
+    # A pattern covers message i when it names a prefix of `context.messages[i]`; the only
+    # indices it can name are its own and any: probing 0 and those finds every such pattern.
+    named = (token.value for token in rule.pattern.tokens if token.kind == "index")
+    indices = {0, *(value for value in named if isinstance(value, int))}
+    return any(rule.pattern.matches(("context", "messages", index)) for index in indices)
+
+
 def validate_rules(rules: MatchingRules, where: str = "rules") -> MatchingRules:
     """Check every rule (`validate_rule`); returns `rules`."""
     for rule in rules.all():
