@@ -21,6 +21,7 @@ an `OSError`). The tree, with the module that defines each error:
     │   │   └── UnsafeDirectoryError ................. config: a symlinked or foreign directory
     │   ├── RunSpecError (ValueError) ................ check_protocol: a child run spec not honoured
     │   ├── FieldPatternError (ValueError) ........... field_patterns: an unreadable field pattern
+    │   ├── RuleExpressionError (ValueError) ......... rule_expressions: RE2 refuses an expression
     │   └── RulesConfigError (ValueError) ............ rules: matching rules that cannot be used
     ├── replay (openprogram.providers.recording)
     │   ├── ReplayMismatch (AssertionError) .......... replayer: the run diverged from the recording

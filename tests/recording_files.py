@@ -56,8 +56,11 @@ def subprocess_env(home: Path, **extra: str) -> dict[str, str]:
     return env
 
 
-def run_cli(home: Path, *args: str, **extra: str) -> subprocess.CompletedProcess[str]:
-    """`python -m openprogram recordings ARGS…` in a fresh process (stdin not a terminal)."""
+def run_cli(
+    home: Path, *args: str, cwd: Path = REPO_ROOT, **extra: str
+) -> subprocess.CompletedProcess[str]:
+    """`python -m openprogram recordings ARGS…` in a fresh process (stdin not a terminal), run
+    in `cwd` (where `pyproject.toml` rules are looked up from)."""
     return subprocess.run(
         [sys.executable, "-m", "openprogram", "recordings", *args],
         env=subprocess_env(home, **extra),
@@ -65,7 +68,7 @@ def run_cli(home: Path, *args: str, **extra: str) -> subprocess.CompletedProcess
         capture_output=True,
         text=True,
         timeout=60,
-        cwd=REPO_ROOT,
+        cwd=cwd,
     )
 
 

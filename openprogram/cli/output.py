@@ -3,7 +3,9 @@
 Colour is used only when stdout is a terminal and `NO_COLOR` is not set. Text is never wrapped or
 parsed as markup, and every character of it that a terminal would interpret (escape sequences,
 other controls, bidi overrides) is shown as a visible mark (`visible_text.visible`): recorded text
-is untrusted. JSON is written as JSON encodes it.
+is untrusted. A line (`line`, `note`) stays one line: a newline or tab inside a value shows as `␊`
+or `␉` (`visible_line`), so a file cannot print a line of its own (a forged `status: valid`). JSON
+is written as JSON encodes it.
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ from rich.text import Text
 
 from openprogram.errors import OpenProgramError
 from openprogram.text import one_line
-from openprogram.visible_text import visible
+from openprogram.visible_text import visible, visible_line
 
 
 class UsageRefused(OpenProgramError):
@@ -51,13 +53,14 @@ class Output:
         )
 
     def line(self, *parts: str | tuple[str, str]) -> None:
-        """Print one line made of plain strings and `(text, style)` pairs."""
+        """Print one line made of plain strings and `(text, style)` pairs (a newline inside a part
+        shows as `␊`: one call is one line)."""
         text = Text()
         for part in parts:
             if isinstance(part, tuple):
-                text.append(visible(part[0]), style=part[1])
+                text.append(visible_line(part[0]), style=part[1])
             else:
-                text.append(visible(part))
+                text.append(visible_line(part))
         self.console.print(text)
 
     def raw(self, text: str) -> None:
@@ -71,8 +74,8 @@ class Output:
         self.stdout.flush()
 
     def note(self, message: str) -> None:
-        """A remark on stderr that is not a failure."""
-        print(f"note: {visible(message)}", file=self.stderr, flush=True)
+        """A one-line remark on stderr that is not a failure."""
+        print(f"note: {visible_line(message)}", file=self.stderr, flush=True)
 
     def error(self, message: object) -> None:
         """The one-line `error: …` diagnostic on stderr."""

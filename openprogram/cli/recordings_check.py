@@ -33,7 +33,7 @@ from openprogram.recordings.trust import (
     untrusted_command,
 )
 from openprogram.text import plural
-from openprogram.visible_text import visible
+from openprogram.visible_text import visible, visible_line
 
 if TYPE_CHECKING:
     from openprogram.cli.commands import Subcommands
@@ -88,7 +88,7 @@ def record_once(args: argparse.Namespace, out: Output) -> int:
     if result.name_taken is not None:
         where += f" ({result.name_taken!r} was taken by another recording meanwhile)"
     print(
-        visible(
+        visible_line(
             f"openprogram: recorded {result.calls} calls, {result.events} events as "
             f"{result.recording_id}: {where}"
         ),
@@ -193,7 +193,8 @@ def allow_stored_command(
         f"  in:      {entry.cwd}",
     ]
     for line in shown:
-        print(visible(line), file=out.stderr, flush=True)  # every argument, escapes visible
+        # Every argument, escapes and newlines visible: an argument cannot print a line of its own.
+        print(visible_line(line), file=out.stderr, flush=True)
     out.confirm(
         "Run this command?",
         assume_yes=assume_yes,

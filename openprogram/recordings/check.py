@@ -43,7 +43,11 @@ from openprogram.providers.recording.mismatch import MismatchReport
 from openprogram.providers.recording.reader import Recording, read_header, read_recording
 from openprogram.providers.recording.redaction import remove_secret_text
 from openprogram.providers.recording.rules import MatchingRules, validate_rules
-from openprogram.providers.recording.rules_sources import header_rules_value
+from openprogram.providers.recording.rules_sources import (
+    header_rules_value,
+    project_rules,
+    rules_from_header,
+)
 from openprogram.providers.recording.store import locate_recording
 from openprogram.recordings.child_process import die_with_parent
 
@@ -247,6 +251,11 @@ def run_check(
             )
         argv, cwd = entry.argv, cwd or entry.cwd
     run_cwd = cwd or os.getcwd()
+    # The rules the child merges, read here first: one it cannot use (an expression RE2 refuses,
+    # a header rule that ignores whole messages) is one line before anything runs.
+    project_rules(Path(run_cwd)).merged(
+        rules_from_header(recording.header.model_extra or {}, str(location.path))
+    )
     home = _child_home()
     report = ReportReader(home / "replay-report.jsonl")
     spec = ChildRunSpec(

@@ -223,3 +223,52 @@ def test_numbers_and_nesting_past_the_bounds_are_one_line_and_break_no_listing(
         f"line 1: line {reason}" in shown.stdout or f"line 1: line holds a {reason}" in shown.stdout
     )
     assert version_note(hostile) is None  # the TUI's header note: no RecursionError, no error
+
+
+FORGED_RULE = "\n  9  ignore context  (pyproject.toml)"
+FORGED_STATUS = "\nstatus:    valid"
+FORGED_FOLDER = "\n  in:      /a/folder/you/trust"
+
+
+def forging(path: Path) -> Path:
+    """A recording whose header values hold newlines followed by lines the tools print
+    themselves (a rule line, `status: valid`, the folder a command runs in), after one row that
+    makes the file invalid."""
+    header = {
+        "note": f"hello{FORGED_STATUS}",
+        "rules": {
+            "ignore": [f'options.metadata["x{FORGED_RULE}"]'],
+            "normalize": [
+                {"path": "context.system_prompt", "pattern": f"a{FORGED_RULE}", "replace": "b"},
+                {"path": "context.system_prompt", "pattern": "c", "replace": f"d{FORGED_RULE}"},
+            ],
+        },
+        "entry": {"argv": ["python", f"agent.py{FORGED_FOLDER}"], "cwd": f"/tmp{FORGED_FOLDER}"},
+    }
+    write_recording(path, said=["hi"], header=header)
+    with path.open("a") as file:
+        file.write('{"type": "event", "not": "a row"}\n')
+    return path
+
+
+def test_a_newline_in_a_header_value_shows_as_a_mark_and_forges_no_line(
+    openprogram_home: Path, tmp_path: Path
+) -> None:
+    path = forging(tmp_path / "forging.jsonl")
+
+    rules = run_cli(openprogram_home, "rules", str(path))
+    assert rules.returncode == 0, rules.stderr
+    listed = rules.stdout.splitlines()
+    assert [line.split()[0] for line in listed] == ["1", "2", "3"], rules.stdout
+    assert all(line.endswith("(recording header)") for line in listed), rules.stdout
+    assert f"x{FORGED_RULE}".replace("\n", "␊") in rules.stdout
+
+    shown = run_cli(openprogram_home, "show", str(path))
+    statuses = [line for line in shown.stdout.splitlines() if line.startswith("status:")]
+    assert len(statuses) == 1 and "valid" not in statuses[0].split()[1:2], shown.stdout
+    assert f"hello{FORGED_STATUS}".replace("\n", "␊") in shown.stdout
+
+    asked = run_cli(openprogram_home, "check", str(path))
+    assert asked.returncode == 2, asked.stderr
+    folders = [line for line in asked.stderr.splitlines() if line.lstrip().startswith("in:")]
+    assert folders == [f"  in:      /tmp{FORGED_FOLDER}".replace("\n", "␊")], asked.stderr

@@ -54,5 +54,7 @@ def test_no_rule_that_spells_out_the_values_seen_is_offered() -> None:
 def test_differing_digits_are_offered_as_a_class_not_the_numbers() -> None:
     difference = FieldDifference(PROMPT, "run 41 done", "run 42 done", "changed")
     made = offer("normalize", difference)
-    assert made.pattern == r"(?<=run )\d+"
+    assert (made.pattern, made.replace) == (r"(run )\d+", r"\1<changed>")
+    rules = build_rules("normalize", made.paths[0], made.pattern, made.replace)
+    assert absorbs(rules, difference)
     assert "41" not in made.pattern and "42" not in made.pattern

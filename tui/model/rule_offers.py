@@ -95,11 +95,12 @@ def _word_class(recorded: str, incoming: str) -> str | None:
     return None
 
 
-def differing_expression(recorded: str, incoming: str) -> str | None:
+def differing_expression(recorded: str, incoming: str) -> tuple[str, str] | None:
     """A regular expression matching the part that differs on both sides, anchored on what
-    comes before it: `(?<=run )\\d+` for `run 41 done` / `run 42 done`; None when the differing
-    parts share no class (digits, hex, a word), as an expression naming them would not hold on
-    the next run."""
+    comes before it, and its replacement: `(run )\\d+` and `\\1<changed>` for `run 41 done` /
+    `run 42 done` (the anchor is captured and put back: RE2, which runs rule expressions, has no
+    lookbehind); None when the differing parts share no class (digits, hex, a word), as an
+    expression naming them would not hold on the next run."""
     start = 0
     limit = min(len(recorded), len(incoming))
     while start < limit and recorded[start] == incoming[start]:
@@ -117,7 +118,9 @@ def differing_expression(recorded: str, incoming: str) -> str | None:
     body = _word_class(before, after)
     if body is None:
         return None
-    return (f"(?<={_escape(left)})" if left else "^") + body
+    if not left:
+        return "^" + body, REPLACEMENT
+    return f"({_escape(left)}){body}", "\\1" + REPLACEMENT
 
 
 def _escape(text: str) -> str:
@@ -142,7 +145,7 @@ def offer(
     expression = differing_expression(*texts) if texts is not None else None
     if expression is None:
         return RuleOffer("normalize", paths, why_empty=NO_PATTERN if texts else "")
-    return RuleOffer("normalize", paths, expression, REPLACEMENT)
+    return RuleOffer("normalize", paths, *expression)
 
 
 def preset_names(pattern: str) -> tuple[str, ...] | None:

@@ -34,6 +34,12 @@ from openprogram.providers.recording.field_patterns import (
     generalise_path,
     parse_field_pattern,
 )
+from openprogram.providers.recording.rule_expressions import (
+    RuleExpressionError,
+    TextRewrite,
+    preset_rewrite,
+    user_rewrite,
+)
 
 PresetName = Literal["iso-datetime", "uuid", "tmp-path", "hex-id", "unix-ms", "unix-s", "port"]
 
@@ -106,22 +112,21 @@ class _RewriteRule(_Rule):
     model_config = ConfigDict(frozen=True, extra="forbid", populate_by_name=True)
 
     @cached_property
-    def compiled(self) -> tuple[re.Pattern[str], str]:
-        """The regular expression and replacement, from the preset or given."""
+    def compiled(self) -> TextRewrite:
+        """The preset's expression (Python `re`), or the one given, on RE2 (linear time: an
+        expression from a file cannot hang a tool); raises `RuleExpressionError`."""
         if self.preset is not None:
-            regex, replace = PRESETS[self.preset]
-            return re.compile(regex), replace
+            return preset_rewrite(*PRESETS[self.preset])
         assert self.regex is not None and self.replace is not None
-        return re.compile(self.regex), self.replace
+        return user_rewrite(self.regex, self.replace)
 
     def rewrite(self, value: Any) -> Any:
         """`value` with every match replaced (strings; whole numbers when the preset takes them)."""
-        regex, replace = self.compiled
         if isinstance(value, str):
-            return regex.sub(replace, value)
+            return self.compiled.sub(value)
         if isinstance(value, int) and not isinstance(value, bool):
-            text = str(value)
-            return replace if regex.fullmatch(text) else value
+            whole = self.compiled.replace_whole(str(value))
+            return value if whole is None else whole
         return value
 
     def describe(self) -> str:
@@ -198,9 +203,9 @@ def _check_regex(rule: _RewriteRule, where: str) -> None:
         raise RulesConfigError(where, f"{rule.kind} takes a preset or a pattern, not both")
     try:
         rule.compiled  # noqa: B018 - compiling is the check
-    except re.error as exc:
-        reason = f"pattern {rule.regex!r} is not a regular expression ({exc})"
-        raise RulesConfigError(where, reason) from None
+    except RuleExpressionError as exc:
+        given = rule.regex if exc.part == "pattern" else rule.replace
+        raise RulesConfigError(where, f"{exc.part} {given!r}: {exc.reason}") from None
 
 
 def request_schema() -> dict[str, Any]:
@@ -241,6 +246,17 @@ def validate_rule(rule: Rule, where: str) -> None:
         raise RulesConfigError(where, reason)
     if isinstance(rule, _RewriteRule):
         _check_regex(rule, where)
+
+
+def ignores_whole_messages(rule: IgnoreRule) -> bool:
+    """True when `rule` covers a whole message or more (the list, `context`, the request): `**`,
+    `context`, `*.messages`, `context.messages[*]`, `**[0]`… A recording that holds such a rule
+    matches whatever the program says there."""
+    # A pattern covers message i when it names a prefix of `context.messages[i]`; the only
+    # indices it can name are its own and any: probing 0 and those finds every such pattern.
+    named = (token.value for token in rule.pattern.tokens if token.kind == "index")
+    indices = {0, *(value for value in named if isinstance(value, int))}
+    return any(rule.pattern.matches(("context", "messages", index)) for index in indices)
 
 
 def validate_rules(rules: MatchingRules, where: str = "rules") -> MatchingRules:

@@ -27,6 +27,7 @@ from openprogram.providers.recording.rules import (
     NormalizeRule,
     RulesConfigError,
     ScrubRule,
+    ignores_whole_messages,
     validate_rule,
 )
 
@@ -161,7 +162,16 @@ def rules_from_header(header: Mapping[str, Any], recording: str) -> MatchingRule
         raise RulesConfigError(
             f"{where}.{unknown[0]}", "unknown key (allowed: ignore, normalize, scrub)"
         )
-    return rules_from_tables(replay, record, HEADER_SOURCE, where)
+    rules = rules_from_tables(replay, record, HEADER_SOURCE, where)
+    for number, rule in enumerate(rules.ignore):
+        if ignores_whole_messages(rule):
+            raise RulesConfigError(
+                f"{where}.replay.ignore[{number}]",
+                f"ignore {rule.path!r} covers whole messages, so any run would match this "
+                "recording; a recording's own rule may ignore fields inside a message "
+                "(put it in pyproject.toml if you mean it)",
+            )
+    return rules
 
 
 def header_rules_value(rules: MatchingRules) -> dict[str, Any]:
