@@ -421,3 +421,28 @@ def test_a_reworded_system_prompt_is_one_small_hunk_through_the_documented_textc
     ]
     assert changed == ["-system> Be brief and kind.", "+system> Be short and nice."]
     assert diff.count("@@ ") == 1
+
+
+@settings(
+    max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(session=sessions(), data=st.data())
+def test_the_shared_chain_builds_every_request_in_any_order(
+    tmp_path_factory: pytest.TempPathFactory, session: list[dict[str, Any]], data: st.DataObject
+) -> None:
+    """Whatever the order calls are read in and however few full requests are remembered, the
+    chain builds exactly the request sent (issue #39: requests are built on demand, not kept)."""
+    from openprogram.providers.recording.request_references import RequestChain
+
+    path = tmp_path_factory.mktemp("session") / "r.jsonl"
+    record(path, session)
+    stored = {call.call_index: call.stored for call in read_recording(path).calls}
+    chain = RequestChain(stored.get, remember=data.draw(st.integers(1, 4)))
+    order = data.draw(st.permutations(range(len(session))))
+    for index in [*order, *order]:
+        full = chain.full(index)
+        assert {"model": full.model, "context": full.context, "options": full.options} == (
+            session[index]
+        )
+        assert chain.model(index) == session[index]["model"]
+        assert full.base is None and full.keep is None

