@@ -127,7 +127,7 @@ def migrate_recording(
             recording = read_recording(as_read)
         except RecordingFileError as exc:  # name the file the user gave, not our copy
             raise RecordingFileError(path, exc.line_number, exc.call_index, exc.reason) from None
-        sink = RecordingSink(candidate, header)
+        sink = RecordingSink(candidate, header, durable=False)  # renamed in once whole
         try:
             for call in recording.calls:
                 copy_call(sink, call.request_payload(), call)

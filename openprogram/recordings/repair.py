@@ -92,7 +92,7 @@ def repair_recording(recording_id: str) -> RepairReport:
         temporary.unlink()  # a leftover of a repair that crashed: the writer would append to it
     try:
         # The one writer: requests with their references, events and calls with their times.
-        sink = RecordingSink(temporary, metadata)
+        sink = RecordingSink(temporary, metadata, durable=False)  # renamed in once whole
         try:
             for call in scan.calls:
                 copy_call(sink, call.request_payload(), call)

@@ -7,6 +7,7 @@ without `base` is the full request (always valid). docs/recording-format.md#refe
 
 from __future__ import annotations
 
+import itertools
 import operator
 import threading
 from collections import OrderedDict
@@ -65,8 +66,8 @@ def referring_row(
         return dict(request)
     # The recorder hands back the very objects it stored last time: find where they stop (a loop
     # in C), then compare by value from there.
-    same = list(map(operator.is_, messages, base_messages))
-    keep = same.index(False) if False in same else len(same)
+    differing = itertools.compress(itertools.count(), map(operator.is_not, messages, base_messages))
+    keep = next(differing, min(len(messages), len(base_messages)))
     for new, old in zip(messages[keep:], base_messages[keep:], strict=False):
         if not _same(new, old):
             break

@@ -109,7 +109,8 @@ class RecordingSink:
 
     Thread-safe and process-safe. A crash leaves at most the unfinished calls, which the strict
     reader names. Every `call_end` is followed by an `fsync` before `end_call` returns, so no
-    finished call is lost to a crash of the process or of the machine.
+    finished call is lost to a crash of the process or of the machine (a rewrite, whose file is
+    renamed into place once whole, passes `durable=False`: one `fsync` when it is closed).
 
     Constructing one creates the file's folder (0700) and the file with its header (0600), or
     appends to the recording already there, so a path that cannot be recorded into fails here
@@ -122,8 +123,12 @@ class RecordingSink:
         header: dict[str, Any] | None = None,
         *,
         clock: Callable[[], float] = time.monotonic,
+        durable: bool = True,
     ) -> None:
         self.path = Path(path)
+        self._durable = durable
+        """True: `fsync` after every `call_end`; False (a rewrite into a file renamed into place
+        once whole): one `fsync` when closed."""
         self._clock = clock
         """Seconds, monotonic: the times stored (a fixed clock makes a demo file reproducible)."""
         self._header = {**(header or {}), "format_version": RECORDING_FORMAT_VERSION}
@@ -315,7 +320,7 @@ class RecordingSink:
                 duration_ms = _elapsed_ms(self._pending[call_index].started, self._clock())
             if duration_ms is not None:
                 row["duration_ms"] = duration_ms
-            self._flush(call_index, encode_row(row), sync=True)
+            self._flush(call_index, encode_row(row), sync=self._durable)
             del self._pending[call_index]
 
     def close(self) -> None:
@@ -324,6 +329,11 @@ class RecordingSink:
             try:
                 for call_index in list(self._pending):
                     self._flush(call_index)
+                if not self._durable and self._fd is not None:
+                    try:
+                        os.fsync(self._fd)
+                    except OSError as exc:
+                        raise RecordingWriteError(self.path, exc) from exc
             finally:
                 if self._fd is not None:
                     os.close(self._fd)
