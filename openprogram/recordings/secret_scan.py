@@ -2,12 +2,13 @@
 
 A recording written by us is clean by construction; the scan is for what construction cannot
 vouch for: hand edits, files from other tools, kept versions written before a rule existed, and
-the user's scrub rules added later. Every string of every row is checked with the redaction
-rules (`secret_kinds`), every dict entry by its name (`is_secret_entry`), the header's command
-line as `remove_secret_argv` reads it, the streamed pieces of each content block assembled (a
-key split over two deltas), the project's scrub rules, and an entropy check for long
-random-looking strings. A finding names file, line, call, field and the kind of secret, never
-the secret itself.
+the user's scrub rules added later. Every string and every dict key of every row is checked with
+the redaction rules (`secret_kinds`), every dict entry by its name (`is_secret_entry`), the
+header's command line as `remove_secret_argv` reads it, the streamed pieces of each content block
+assembled (a key split over two deltas; tool arguments parsed as recording parses them), the
+project's scrub rules, and an entropy check for long random-looking strings. A finding names file,
+line, call, field and the kind of secret, never the secret itself (a key holding one is shown as
+`SECRET_PLACEHOLDER`).
 """
 
 from __future__ import annotations
