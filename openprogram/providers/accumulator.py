@@ -42,7 +42,7 @@ def parse_partial_json(text: str) -> dict[str, Any]:
         return {}
     try:
         value = json.loads(text)
-    except json.JSONDecodeError:
+    except (json.JSONDecodeError, RecursionError):  # nested deeper than json reads: no value
         return {}
     return value if isinstance(value, dict) else {}
 

@@ -2,12 +2,13 @@
 
 A recording written by us is clean by construction; the scan is for what construction cannot
 vouch for: hand edits, files from other tools, kept versions written before a rule existed, and
-the user's scrub rules added later. Every string of every row is checked with the redaction
-rules (`secret_kinds`), every dict entry by its name (`is_secret_entry`), the header's command
-line as `remove_secret_argv` reads it, the streamed pieces of each content block assembled (a
-key split over two deltas), the project's scrub rules, and an entropy check for long
-random-looking strings. A finding names file, line, call, field and the kind of secret, never
-the secret itself.
+the user's scrub rules added later. Every string and every dict key of every row is checked with
+the redaction rules (`secret_kinds`), every dict entry by its name (`is_secret_entry`), the
+header's command line as `remove_secret_argv` reads it, the streamed pieces of each content block
+assembled (a key split over two deltas; tool arguments parsed as recording parses them), the
+project's scrub rules, and an entropy check for long random-looking strings. A finding names file,
+line, call, field and the kind of secret, never the secret itself (a key holding one is shown as
+`SECRET_PLACEHOLDER`).
 """
 
 from __future__ import annotations
@@ -23,13 +24,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from openprogram.providers.recording.block_redaction import closed_arguments
 from openprogram.providers.recording.differences import format_field_path
 from openprogram.providers.recording.errors import RecordingFileError, open_for_reading
 from openprogram.providers.recording.redaction import (
     SECRET_PLACEHOLDER,
+    is_opaque_signature,
     is_secret_entry,
     remove_secret_argv,
     secret_kinds,
+    signature_text_to_check,
 )
 from openprogram.providers.recording.rules import RulesConfigError, ScrubRule
 from openprogram.providers.recording.rules_sources import rules_from_header
@@ -114,9 +118,12 @@ def _string_kinds(text: str, opaque: bool, scrub: tuple[ScrubRule, ...]) -> list
     return kinds
 
 
-def _walk(value: Any) -> Iterator[tuple[tuple[str | int, ...], Any, dict[str, Any] | None]]:
+FieldAt = tuple[str | int, ...]
+
+
+def _walk(value: Any) -> Iterator[tuple[FieldAt, Any, dict[str, Any] | None]]:
     """Every value with its path and the dict holding it (iteratively: no recursion limit)."""
-    stack: list[tuple[tuple[str | int, ...], Any, dict[str, Any] | None]] = [((), value, None)]
+    stack: list[tuple[FieldAt, Any, dict[str, Any] | None]] = [((), value, None)]
     while stack:
         path, item, parent = stack.pop()
         if len(path) > MAX_DEPTH:
@@ -128,6 +135,49 @@ def _walk(value: Any) -> Iterator[tuple[tuple[str | int, ...], Any, dict[str, An
             stack.extend(((*path, i), inner, None) for i, inner in reversed(list(enumerate(item))))
 
 
+class _Keys:
+    """What the scan found in each dict key of a file, and the key as a finding may show it: a key
+    holding a secret is shown as `SECRET_PLACEHOLDER`, so no output repeats what was found."""
+
+    def __init__(self, scrub: tuple[ScrubRule, ...]) -> None:
+        self.scrub = scrub
+        self._kinds: dict[str, list[str]] = {}
+
+    def kinds(self, key: str) -> list[str]:
+        if key not in self._kinds:
+            self._kinds[key] = _string_kinds(key, False, self.scrub)
+        return self._kinds[key]
+
+    def field(self, at: FieldAt, prefix: str = "") -> str:
+        shown = [SECRET_PLACEHOLDER if isinstance(k, str) and self.kinds(k) else k for k in at]
+        where = format_field_path(shown) if at else ""
+        return f"{prefix}{'.' if prefix and where and not where.startswith('[') else ''}{where}"
+
+
+def _value_findings(value: Any, keys: _Keys, prefix: str = "") -> Iterator[tuple[str, str]]:
+    """(field, kind) of every secret in a row or a value: entries named for a credential, keys and
+    strings holding one (a reasoning signature: only what redaction inspects of it)."""
+    for at, item, parent in _walk(value):
+        name = at[-1] if at else None
+        if parent is not None and isinstance(name, str):
+            key_kinds = keys.kinds(name)
+            for kind in key_kinds:
+                yield keys.field(at, prefix), f"{kind} (in a key)"
+            if is_secret_entry(parent, name):
+                if item is not None and item != SECRET_PLACEHOLDER:
+                    shown = SECRET_PLACEHOLDER if key_kinds else name
+                    yield keys.field(at, prefix), f"field named `{shown}`"
+                continue
+            if is_opaque_signature(parent, name) and isinstance(item, str):
+                for kind in _string_kinds(signature_text_to_check(item), True, keys.scrub):
+                    yield keys.field(at, prefix), kind
+                continue
+        if isinstance(item, str):
+            opaque = isinstance(name, str) and _OPAQUE_FIELD.search(name) is not None
+            for kind in _string_kinds(item, opaque, keys.scrub):
+                yield keys.field(at, prefix) or prefix or "(row)", kind
+
+
 class _Blocks:
     """The streamed pieces of each content block, assembled, to find a secret split across them."""
 
@@ -135,6 +185,7 @@ class _Blocks:
         self.text: dict[tuple[int, int], list[str]] = {}
         self.first_line: dict[tuple[int, int], int] = {}
         self.seen: dict[tuple[int, int], set[str]] = {}
+        self.tool_calls: set[tuple[int, int]] = set()
 
     def add(self, call: int, event: dict[str, Any], line: int, kinds: list[str]) -> None:
         index = event.get("content_index")
@@ -145,37 +196,56 @@ class _Blocks:
         self.text.setdefault(key, []).append(delta)
         self.first_line.setdefault(key, line)
         self.seen.setdefault(key, set()).update(kinds)
+        if event.get("type") == "toolcall_delta":
+            self.tool_calls.add(key)
 
-    def findings(self, path: Path, scrub: tuple[ScrubRule, ...]) -> Iterator[SecretFinding]:
+    def findings(self, path: Path, keys: _Keys) -> Iterator[SecretFinding]:
         for key, pieces in self.text.items():
-            if len(pieces) < 2:
-                continue
             call, index = key
-            for kind in _string_kinds("".join(pieces), False, scrub):
+            whole = "".join(pieces)
+            where = f"event.delta (content block {index}, {len(pieces)} pieces assembled)"
+            found: list[tuple[str, str]] = []
+            if len(pieces) >= 2:
+                found += [(where, kind) for kind in _string_kinds(whole, False, keys.scrub)]
+            if key in self.tool_calls:  # read as recording reads them: JSON, closed if cut short
+                found += _arguments_findings(whole, keys, f"{where} arguments")
+            for field_name, kind in dict.fromkeys(found):
                 if kind not in self.seen[key]:
-                    where = f"event.delta (content block {index}, {len(pieces)} pieces assembled)"
-                    yield SecretFinding(path, self.first_line[key], call, where, kind)
+                    yield SecretFinding(path, self.first_line[key], call, field_name, kind)
+
+
+def _arguments_findings(text: str, keys: _Keys, where: str) -> list[tuple[str, str]]:
+    """What recording would remove from streamed tool arguments (escapes decoded, a cut value
+    closed), with each string that is JSON cut short itself read the same way."""
+    found: list[tuple[str, str]] = []
+    todo = [(text, where)]
+    while todo:
+        text, where = todo.pop()
+        try:
+            arguments, finished = closed_arguments(text)
+            if not isinstance(arguments, dict | list):
+                continue
+            found += _value_findings(arguments, keys, where)
+        except (RecursionError, ValueError):  # nested deeper than JSON or the walk reads
+            continue
+        if not finished:
+            todo += [
+                (item, keys.field(at, where))
+                for at, item, _parent in _walk(arguments)
+                if isinstance(item, str) and item.startswith(("{", "["))
+            ]
+    return found
 
 
 def _row_findings(
-    path: Path, number: int, row: Any, scrub: tuple[ScrubRule, ...], blocks: _Blocks
+    path: Path, number: int, row: Any, keys: _Keys, blocks: _Blocks
 ) -> Iterator[SecretFinding]:
     call = row.get("call_index") if isinstance(row, dict) else None
     call = call if isinstance(call, int) and not isinstance(call, bool) else None
     row_kinds: list[str] = []
-    for at, value, parent in _walk(row):
-        name = at[-1] if at else None
-        where = format_field_path(list(at)) if at else "(row)"
-        if parent is not None and is_secret_entry(parent, name):
-            if value is not None and value != SECRET_PLACEHOLDER:
-                yield SecretFinding(path, number, call, where, f"field named `{name}`")
-            continue
-        if isinstance(value, str):
-            opaque = isinstance(name, str) and _OPAQUE_FIELD.search(name) is not None
-            kinds = _string_kinds(value, opaque, scrub)
-            row_kinds += kinds
-            for kind in kinds:
-                yield SecretFinding(path, number, call, where, kind)
+    for where, kind in _value_findings(row, keys):
+        row_kinds.append(kind)
+        yield SecretFinding(path, number, call, where, kind)
     if isinstance(row, dict) and row.get("type") == "header":
         yield from _argv_findings(path, number, row)
     if isinstance(row, dict) and row.get("type") == "event" and call is not None:
@@ -213,6 +283,7 @@ def _lines(path: Path) -> Iterator[tuple[int, bytes]]:
 def scan_file(path: Path, scrub: Iterable[ScrubRule] = ()) -> FileScan:
     """Scan every row of one file (any JSON lines file, a recording or not)."""
     rules = tuple(scrub)
+    keys = _Keys(rules)
     result = FileScan(path)
     blocks = _Blocks()
     try:
@@ -221,9 +292,10 @@ def scan_file(path: Path, scrub: Iterable[ScrubRule] = ()) -> FileScan:
                 continue
             try:
                 row = json.loads(line)
-                result.findings.extend(_row_findings(path, number, row, rules, blocks))
+                result.findings.extend(_row_findings(path, number, row, keys, blocks))
                 if number == 1 and isinstance(row, dict) and row.get("type") == "header":
                     rules += _header_scrub_rules(row, path)
+                    keys = _Keys(rules)
             except (ValueError, RecursionError) as exc:
                 # Not JSON (or too deep, too big a number): still check its text as one string.
                 text = line.decode("utf-8", errors="replace")
@@ -238,7 +310,7 @@ def scan_file(path: Path, scrub: Iterable[ScrubRule] = ()) -> FileScan:
     except OSError as exc:
         result.unreadable = f"cannot read: {exc.strerror}"
         return result
-    result.findings.extend(blocks.findings(path, rules))
+    result.findings.extend(blocks.findings(path, keys))
     result.findings.sort(key=lambda f: f.line)
     return result
 

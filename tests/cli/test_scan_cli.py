@@ -151,3 +151,21 @@ def test_the_published_hook_runs_the_scan_on_the_staged_recordings(tmp_path: Pat
     )
     assert done.returncode == 1
     assert done.stdout.startswith("tests/recordings/leaky.jsonl:2: call 0, field context.")
+
+
+def test_a_key_used_as_a_json_object_key_is_found_and_printed_nowhere(tmp_path: Path) -> None:
+    repo = repository(tmp_path)
+    path = write_recording(repo / "keys.jsonl", said=["hello"])
+    lines = path.read_text(encoding="utf-8").splitlines()
+    request = json.loads(lines[1])
+    request["options"] = {"metadata": {KEY: "m"}}
+    request["model"]["headers"] = {KEY: "h"}
+    lines[1] = json.dumps(request)
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+
+    plain, as_json = scan(repo, str(path)), scan(repo, "--json", str(path))
+
+    assert (plain.returncode, as_json.returncode) == (1, 1)
+    assert KEY not in plain.stdout + plain.stderr + as_json.stdout + as_json.stderr
+    fields = sorted(f["field"] for f in json.loads(as_json.stdout)["findings"])
+    assert fields == ['model.headers["[secret removed]"]', 'options.metadata["[secret removed]"]']

@@ -188,7 +188,10 @@ def test_counters_and_ordinary_words_are_not_secret_names(name: str) -> None:
 def test_secret_fields_are_removed_at_any_depth(name: str) -> None:
     payload = {
         "headers": {name: "v1", "content-type": "application/json"},
-        "messages": [{"role": "user", "content": [{"type": "text", "text": "hi", name: "v2"}]}],
+        # (not a `text` block: there `signature` is Gemini's opaque thoughtSignature, kept)
+        "messages": [
+            {"role": "user", "content": [{"type": "input_text", "text": "hi", name: "v2"}]}
+        ],
         "vendor": {"config": {"nested": [[{name: {"deep": "v3"}}]], "max_tokens": 7}},
         name: 12345,
     }
@@ -196,7 +199,10 @@ def test_secret_fields_are_removed_at_any_depth(name: str) -> None:
     assert redacted == {
         "headers": {name: SECRET_PLACEHOLDER, "content-type": "application/json"},
         "messages": [
-            {"role": "user", "content": [{"type": "text", "text": "hi", name: SECRET_PLACEHOLDER}]}
+            {
+                "role": "user",
+                "content": [{"type": "input_text", "text": "hi", name: SECRET_PLACEHOLDER}],
+            }
         ],
         "vendor": {"config": {"nested": [[{name: SECRET_PLACEHOLDER}]], "max_tokens": 7}},
         name: SECRET_PLACEHOLDER,

@@ -34,7 +34,11 @@ from openprogram.providers.recording.redaction import (
     remove_secret_values,
 )
 from openprogram.providers.stream import drain
-from tests.providers.test_streamed_redaction import PiecesProvider, record
+from tests.providers.test_streamed_redaction import (
+    PiecesProvider,
+    assert_replay_folds_to_the_recorded_answer,
+    record,
+)
 
 V = "Hunter2Xq9"  # the secret value in the shapes below: distinctive, so any piece of it is found
 CORPUS: list[str] = [
@@ -229,3 +233,51 @@ def test_ordinary_prose_code_and_json_come_through_unchanged() -> None:
     changed = [text for text in ORDINARY if remove_secret_text(text) != text]
     assert changed == []
     assert len(ORDINARY) == 31
+
+
+async def _record_secret_keys(path: Path, secret: str) -> None:
+    """`secret` as a JSON object key in the four places a request or an answer holds one: the
+    streamed tool arguments, tool arguments in the context, `options.metadata`, `model.headers`."""
+    arguments = json.dumps({secret: "v", "path": "a"})
+    context = Context(
+        messages=[
+            UserMessage(content="go", timestamp=1),
+            AssistantMessage(
+                api="scripted", provider="scripted", model="m", timestamp=2,
+                content=[ToolCall(id="c1", name="read", arguments={secret: 1, "n": {secret: 2}})],
+            ),
+        ],
+    )  # fmt: skip
+    model = MODEL.model_copy(update={"headers": {secret: "h", "X-Other": "o"}})
+    options = StreamOptions(metadata={secret: "m", "run": "r"})
+    recorder = RecordingProvider(PiecesProvider([arguments[:9], arguments[9:]], tool=True), path)
+    try:
+        await drain(recorder.stream(model, context, options))
+    finally:
+        recorder.sink.close()
+
+
+@pytest.mark.parametrize("secret", CORPUS)
+def test_a_secret_used_as_a_key_reaches_no_file_and_the_objects_keep_every_entry(
+    tmp_path: Path, secret: str
+) -> None:
+    path = tmp_path / "keys.jsonl"
+    asyncio.run(_record_secret_keys(path, secret))
+    assert leaked(path.read_text(encoding="utf-8")) == []
+    assert_replay_folds_to_the_recorded_answer(path)
+    request = json.loads(path.read_text(encoding="utf-8").splitlines()[1])
+    assert len(request["model"]["headers"]) == 2
+    assert len(request["options"]["metadata"]) == 2
+    (call,) = request["context"]["messages"][1]["content"]
+    assert len(call["arguments"]) == 2 and len(call["arguments"]["n"]) == 1
+
+
+def test_keys_that_redact_alike_stay_distinct() -> None:
+    value = {f"sk-proj-a1B2c3D4e5F6g7H8i9J{n}": n for n in range(3)} | {SECRET_PLACEHOLDER: 9}
+    assert remove_secret_values(value) == {
+        f"{SECRET_PLACEHOLDER} (2)": 0,
+        f"{SECRET_PLACEHOLDER} (3)": 1,
+        f"{SECRET_PLACEHOLDER} (4)": 2,
+        SECRET_PLACEHOLDER: 9,
+    }
+    assert remove_secret_values({"token=hunter2-k": 1}) == {f"token={SECRET_PLACEHOLDER}": 1}

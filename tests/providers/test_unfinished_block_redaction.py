@@ -170,3 +170,27 @@ async def test_the_reported_cut_password_is_removed_and_the_call_still_replays(
     assert call.outcome == "complete" and isinstance(call.events[-1], DoneEvent)
     assert call.events[-1].reason == "length"
     assert_the_recorded_deltas_fold_to_the_recorded_message(path, received)
+
+
+def nested_unfinished_values() -> list[str]:
+    """Each corpus shape and secret field name cut short inside a JSON string inside tool
+    arguments, one and two levels down (`{"args": "{\\"password\\": \\"V`)."""
+    inner = [json.dumps({"note": text})[:-2] for text in CORPUS]
+    inner += [f'{{"{name}": "{V}' for name in ("password", *FIELD_NAMES)]
+    once = [json.dumps({"args": text})[:-2] for text in inner]
+    twice = [json.dumps({"args": json.dumps({"run": text})[:-2]})[:-2] for text in inner]
+    return once + twice
+
+
+@pytest.mark.parametrize("outcome", ["length", "abandoned"])
+def test_a_secret_in_a_json_string_inside_arguments_cut_short_leaves_no_piece(
+    tmp_path: Path, outcome: Outcome
+) -> None:
+    for number, whole in enumerate(nested_unfinished_values()):
+        for cut in range(1, len(whole), 7):
+            path = tmp_path / f"{number}-{cut}.jsonl"
+            provider = CutShortProvider("tool", [whole[:cut], whole[cut:]], outcome)
+            received = asyncio.run(record(path, provider))
+            assert leaked(path.read_text()) == [], (whole, cut)
+            assert_the_recorded_deltas_fold_to_the_recorded_message(path, received)
+            path.unlink()

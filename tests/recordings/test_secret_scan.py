@@ -12,7 +12,12 @@ from typing import Any
 
 import pytest
 
-from openprogram.providers.recording.redaction import KEY_SHAPES, TEXT_RULES, secret_kinds
+from openprogram.providers.recording.redaction import (
+    KEY_SHAPES,
+    SECRET_PLACEHOLDER,
+    TEXT_RULES,
+    secret_kinds,
+)
 from openprogram.recordings.secret_scan import SecretFinding, looks_random, scan_file
 from tests.providers.test_redaction_corpus import CORPUS, FIELD_NAMES, ORDINARY
 from tests.recording_files import write_recording
@@ -182,3 +187,56 @@ def test_every_redaction_rule_names_its_own_example() -> None:
     """The scan reports the rule by the name the redaction tables give it (one list of rules)."""
     unnamed = [s.name for s in (*KEY_SHAPES, *TEXT_RULES) if s.name not in secret_kinds(s.example)]
     assert unnamed == []
+
+
+def _toolcall_delta(row: dict[str, Any], index: int, delta: str) -> None:
+    row["event"] = {"type": "toolcall_delta", "content_index": index, "delta": delta}
+
+
+@pytest.mark.parametrize("value", SHAPES)
+def test_a_secret_used_as_a_key_is_found_in_every_place_and_never_shown(
+    tmp_path: Path, value: str
+) -> None:
+    path = write_recording(tmp_path / "keys.jsonl", said=["hi there friend"])
+    rows = rows_of(path)
+    request = rows[1]
+    request["model"]["headers"] = {value: "h"}
+    request["options"] = {"metadata": {value: "m"}}
+    request["context"]["messages"].append(
+        {"role": "assistant", "content": [{"type": "toolCall", "id": "c1", "name": "run",
+                                           "arguments": {"n": {value: 1}}}]}
+    )  # fmt: skip
+    deltas = [i for i, row in enumerate(rows) if row.get("event", {}).get("type") == "text_delta"]
+    _toolcall_delta(rows[deltas[0]], 5, json.dumps({value: 1}))
+    write_rows(path, rows)
+    findings = scan_file(path).findings
+    shown = f"[{json.dumps(SECRET_PLACEHOLDER)}]"
+    wanted = {
+        (2, f"model.headers{shown}"),
+        (2, f"options.metadata{shown}"),
+        (2, f"context.messages[1].content[0].arguments.n{shown}"),
+        (deltas[0] + 1, "event.delta"),
+    }
+    assert wanted <= {(f.line, f.field.split(" (")[0]) for f in findings}
+    assert [f.describe() for f in findings if value in f.describe()] == []
+
+
+@pytest.mark.parametrize(
+    "pieces",
+    [
+        ['{"pass\\u0077ord": "hunter2-escaped'],  # one piece, cut short
+        ['{"pass\\u00', '77ord": "hunter2-escaped'],  # the escape split over two
+        ['{"args": "{\\"password\\": \\"hunter2-nested'],  # JSON cut short inside JSON
+    ],
+)
+def test_a_secret_in_unfinished_tool_arguments_is_found_as_recording_reads_them(
+    tmp_path: Path, pieces: list[str]
+) -> None:
+    path = write_recording(tmp_path / "cut.jsonl", said=["hi there friend"])
+    rows = rows_of(path)
+    deltas = [i for i, row in enumerate(rows) if row.get("event", {}).get("type") == "text_delta"]
+    for row, piece in zip([rows[i] for i in deltas], pieces, strict=False):
+        _toolcall_delta(row, 3, piece)
+    write_rows(path, rows)
+    findings = [(f.line, f.kind) for f in scan_file(path).findings]
+    assert findings == [(deltas[0] + 1, "field named `password`")]

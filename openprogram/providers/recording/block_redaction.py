@@ -38,11 +38,18 @@ _END_TYPES = frozenset({"text_end", "thinking_end", "toolcall_end"})
 
 
 def _each_string(value: Any, change: Callable[[str], str]) -> Any:
-    if isinstance(value, dict):
-        return {key: _each_string(inner, change) for key, inner in value.items()}
-    if isinstance(value, list):
-        return [_each_string(inner, change) for inner in value]
-    return change(value) if isinstance(value, str) else value
+    """`value`, a fresh copy (lists and dicts nobody else holds), with `change` applied to each of
+    its strings in place, with a stack: arguments may nest as deep as JSON allows."""
+    stack = [value]
+    while stack:
+        container = stack.pop()
+        entries = container.items() if isinstance(container, dict) else enumerate(container)
+        for key, inner in list(entries):
+            if isinstance(inner, str):
+                container[key] = change(inner)
+            elif isinstance(inner, dict | list):
+                stack.append(inner)
+    return value
 
 
 _PARTIAL_UNICODE = re.compile(r"\\u[0-9a-fA-F]{0,3}$")
@@ -80,14 +87,57 @@ def _closed_json(text: str) -> Any:
         for candidate in (start, start + ":null", start + "null", start.rstrip().rstrip(",")):
             try:
                 return json.loads(candidate + ends)
-            except ValueError:
+            except (ValueError, RecursionError):  # nested deeper than json reads: no value
                 continue
     return None
 
 
-def _redacted_arguments(arguments: Any, scrub: Callable[[str], str] | None) -> Any:
+def closed_arguments(text: str) -> tuple[Any, bool]:
+    """Tool arguments as streamed: their JSON value (closed first when cut short, None when there
+    is none), and whether the text was whole. Raises RecursionError when nested deeper than JSON
+    can be read."""
+    try:
+        return json.loads(text), True
+    except ValueError:
+        return _closed_json(text), False
+
+
+def _redacted_cut_string(text: str) -> str:
+    """A string of arguments cut short that is itself JSON cut short (`{\\"password\\": \\"V`):
+    redacted like the arguments, by its keys, and left cut short. It nests again at most about
+    log2(len) deep (each level doubles the escapes of its quotes), which bounds the recursion."""
+    if not text.startswith(("{", "[")):
+        return text
+    try:
+        json.loads(text)
+        return text  # whole JSON: the text rules find its closed fields
+    except ValueError:
+        pass
+    closed = _closed_json(text)
+    if not isinstance(closed, dict | list):
+        return text
+    clean = _each_string(remove_secret_values(closed), _redacted_cut_string)
+    if clean == closed:
+        return text
+    return json.dumps(clean, ensure_ascii=False, separators=(",", ":"))[:-1]
+
+
+def _redacted_arguments(text: str, scrub: Callable[[str], str] | None) -> str | None:
+    """Tool arguments redacted by their keys (and scrubbed), or None when they hold no JSON
+    container or it is unchanged."""
+    arguments, finished = closed_arguments(text)
+    if not isinstance(arguments, dict | list):
+        return None
     clean = remove_secret_values(arguments)
-    return _each_string(clean, scrub) if scrub is not None else clean
+    if not finished:  # the string cut short may be JSON cut short itself
+        clean = _each_string(clean, _redacted_cut_string)
+    if scrub is not None:
+        clean = _each_string(clean, scrub)
+    if clean == arguments:
+        return None
+    whole = json.dumps(clean, ensure_ascii=False, separators=(",", ":"))
+    # Cut short it stays cut short (no proper prefix of `{…}` parses): same fold.
+    return whole if finished else whole[:-1]
 
 
 def _redacted_whole(
@@ -96,15 +146,11 @@ def _redacted_whole(
     """The redacted (and scrubbed) form of a block's assembled `text`, or None when unchanged."""
     if isinstance(event, ToolCallDeltaEvent):
         try:
-            arguments, finished = json.loads(text), True
-        except ValueError:
-            arguments, finished = _closed_json(text), False
-        if isinstance(arguments, dict | list):
-            clean = _redacted_arguments(arguments, scrub)
-            if clean != arguments:
-                whole = json.dumps(clean, ensure_ascii=False, separators=(",", ":"))
-                # Cut short it stays cut short (no proper prefix of `{…}` parses): same fold.
-                return whole if finished else whole[:-1]
+            whole = _redacted_arguments(text, scrub)
+        except RecursionError:  # nested deeper than json reads and compares: the text rules
+            whole = None
+        if whole is not None:
+            return whole
     clean_text = remove_secret_text(text)
     if scrub is not None:
         clean_text = scrub(clean_text)

@@ -1,8 +1,8 @@
 """Remove credentials from values before they are written to a recording.
 
 Two passes, no off switch: a dict entry whose key names a credential loses its value, and every other
-string is scrubbed by value shape (Bearer and Basic credentials, vendor key formats, JWTs, URL query
-secrets and userinfo, header and config lines, PEM private keys). Both replace the secret with
+string (dict keys too) is scrubbed by value shape (Bearer and Basic credentials, vendor key formats,
+JWTs, URL query secrets and userinfo, header and config lines, PEM private keys). Both replace it with
 `SECRET_PLACEHOLDER`. The shapes are data: `KEY_SHAPES` (vendor key formats) and `TEXT_RULES` (the
 secrets found by their context), each with an example a test redacts; command lines go through
 `remove_secret_argv`, which also drops the argument after an option naming a secret.
@@ -17,6 +17,7 @@ from __future__ import annotations
 import base64
 import binascii
 import functools
+import json
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -229,10 +230,10 @@ _URL_USERINFO = re.compile(
     r"(?P<scheme>(?<![A-Za-z0-9+.\-])[A-Za-z][A-Za-z0-9+.\-]*://)[^/\s:@?#]*:[^/\s?#]*@"
 )
 # name=value in query strings, form bodies, `--flag=value` and `NAME=value`; the value is dropped.
-_ASSIGNMENT = re.compile(
+_ASSIGNMENT_NAME = re.compile(
     r"(?:(?P<sep>[?&;])|(?<![\w.\-?&;]))(?P<name>-{0,2}[A-Za-z][\w.\-]*)="
-    r"(?P<value>\"[^\"\n]*\"|'[^'\n]*'|[^\s&#\"'<>()\[\]{},;]+)"
 )
+_ASSIGNMENT_VALUE = re.compile(r"\"[^\"\n]*\"|'[^'\n]*'|[^\s&#\"'<>()\[\]{},;]+")
 _TOKEN_CHAR = r"[A-Za-z0-9._~+/=\-]"
 _BEARER = re.compile(
     rf"\b(?P<scheme>(?i:bearer)\s+)(?=(?:{_TOKEN_CHAR})*\d)(?:{_TOKEN_CHAR}){{16,}}"
@@ -245,12 +246,14 @@ _KEY_SHAPES = re.compile(
 # `Name: value` or `name = value` (a header in a curl line or a log, YAML, INI) where Name is a
 # credential name; the value is one token at the end of its line or quote, so prose such as
 # "Password: must be long" stays. Cookie and Authorization lines lose the rest of the line.
-_HEADER_LINE = re.compile(
-    r"(?P<name>(?<![\w.\-])[A-Za-z][\w\-]*)(?P<sep>[ \t]*[:=][ \t]*)"
+_HEADER_NAME = re.compile(r"(?P<name>(?<![\w.\-])[A-Za-z][\w\-]*+)(?P<sep>[ \t]*[:=][ \t]*)")
+_HEADER_VALUE = re.compile(
     r"(?P<scheme>(?i:bearer|basic|token|bot)[ \t]+)?(?P<q>(?:\\{0,7}[\"'])?)"
-    r"(?P<value>[^\s\"'<>,;()\[\]{}\\]{3,})(?P=q)(?=[ \t]*(?:$|\\*[\"',;\r\n]|\\[nr]))",
+    r"(?P<value>[^\s\"'<>,;()\[\]{}\\]{3,}+)(?P=q)(?=[ \t]*(?:$|\\*[\"',;\r\n]|\\[nr]))",
     re.MULTILINE,
 )
+_VALUE_RUN = re.compile(r"[^\s\"'<>,;()\[\]{}\\]*+")
+_SCHEME_WORD = re.compile(r"(?i:bearer|basic|token|bot)[ \t]")
 # A cookie line's value is `name=value` pairs: `cookie: str | None` (code) is not one.
 _WHOLE_LINE = re.compile(
     r"(?P<name>(?<![\w\-])(?i:set-cookie|cookie))(?P<sep>[ \t]*:[ \t]*)"
@@ -266,32 +269,86 @@ _WEBHOOK = re.compile(
 )
 
 
-# A value that is kept is scanned again, since it may nest secrets ("args": "{\"token\": …}").
-def _quoted_field(match: re.Match[str]) -> str:
-    value = match["value"]
-    if is_secret_field_name(match["name"]):
-        value = SECRET_PLACEHOLDER
-    else:
-        value = _QUOTED_FIELD.sub(_quoted_field, value)
-    q, vq = match["q"], match["vq"]
-    return f"{q}{match['name']}{q}{match['colon']}{vq}{value}{vq}"
+def _remove_quoted_fields(text: str) -> str:
+    """`"name": "value"` pairs whose name is a credential lose their value; a kept value is searched
+    again, since it may nest secrets (`"args": "{\\"token\\": …}"`). In one pass, without
+    recursion: a kept value is searched in place, up to its end, with a stack of those regions."""
+    parts: list[str] = []
+    copied = start = 0
+    regions = [(len(text), len(text))]  # (where the search ends, where the enclosing one resumes)
+    while regions:
+        end, resume = regions[-1]
+        match = _QUOTED_FIELD.search(text, start, end)
+        if match is None:
+            regions.pop()
+            start = resume
+        elif is_secret_field_name(match["name"]):
+            parts += [text[copied : match.start("value")], SECRET_PLACEHOLDER]
+            copied, start = match.end("value"), match.end()
+        else:
+            regions.append((match.end("value"), match.end()))
+            start = match.start("value")
+    return "".join(parts) + text[copied:]
 
 
-def _assignment(match: re.Match[str]) -> str:
+def _is_secret_assignment(match: re.Match[str]) -> bool:
     name = match["name"]
     url_only = match["sep"] is not None and name.lower() in _URL_ONLY_SECRET_NAMES
-    if url_only or is_secret_field_name(name):
-        value = SECRET_PLACEHOLDER
-    else:
-        value = _ASSIGNMENT.sub(_assignment, match["value"])
-    return f"{match['sep'] or ''}{name}={value}"
+    return url_only or is_secret_field_name(name)
 
 
-def _header_line(match: re.Match[str]) -> str:
-    if not is_secret_field_name(match["name"]) or match["value"] == SECRET_PLACEHOLDER:
-        return match[0]
-    q = match["q"]
-    return f"{match['name']}{match['sep']}{match['scheme'] or ''}{q}{SECRET_PLACEHOLDER}{q}"
+def _remove_assignments(text: str) -> str:
+    """`name=value` pairs whose name is a credential lose their value; a kept value is searched
+    again for pairs (`--url=https://x/?pwd=V`, `a="b=V"`), in one pass without recursion: the search
+    goes on from a kept value's start (a quoted one up to its closing quote) and only a removed
+    value is measured, so `a=a=a=…` stays linear."""
+    parts: list[str] = []
+    copied = start = 0
+    ends = [len(text)]
+    while ends:
+        match = _ASSIGNMENT_NAME.search(text, start, ends[-1])
+        if match is None:
+            start = ends.pop()
+            continue
+        start = match.end()
+        secret = _is_secret_assignment(match)
+        quoted = start < ends[-1] and text[start] in "\"'"
+        value = _ASSIGNMENT_VALUE.match(text, start, ends[-1]) if secret or quoted else None
+        if value is not None and secret:
+            parts += [text[copied:start], SECRET_PLACEHOLDER]
+            copied = start = value.end()
+        elif value is not None:
+            ends.append(value.end())
+    return "".join(parts) + text[copied:]
+
+
+def _remove_header_values(text: str) -> str:
+    """The values of `Name: value` and `name = value` lines whose name is a credential's.
+
+    A value is one token ending its line or quote. When the token after a name does not, no token
+    starting inside it can either (they end at the same place): those starts are skipped rather
+    than measured again, so `a=a=a=…[` stays linear (a regular expression retried at every `a`
+    measured the rest each time). A scheme word (`Bearer `) ends that token, so it is still tried.
+    """
+    parts: list[str] = []
+    copied = pos = 0
+    failed_start = failed_end = -1  # a token no value starting inside it ends right
+    while (head := _HEADER_NAME.search(text, pos)) is not None:
+        start = head.end()
+        if failed_start <= start < failed_end and not _SCHEME_WORD.match(text, start):
+            pos = head.start() + 1
+            continue
+        match = _HEADER_VALUE.match(text, start)
+        if match is None:
+            run = _VALUE_RUN.match(text, start)  # always matches (`*+`), maybe nothing
+            failed_start, failed_end = start, run.end() if run else start
+            pos = head.start() + 1
+            continue
+        if is_secret_field_name(head["name"]):
+            parts += [text[copied : match.start("value")], SECRET_PLACEHOLDER]
+            copied = match.end("value")
+        pos = match.end()
+    return "".join(parts) + text[copied:]
 
 
 def _is_basic_credential(value: str) -> bool:
@@ -354,14 +411,20 @@ def _sub(pattern: re.Pattern[str], replacement: Any) -> Callable[[str], str]:
 _RULE_NAMES = {shape.name: shape.name for shape in TEXT_RULES}
 _PASSES: tuple[tuple[str, Callable[[str], str]], ...] = (
     (_RULE_NAMES["PEM private key"], _sub(_PEM_BLOCK, SECRET_PLACEHOLDER)),
-    (_RULE_NAMES['quoted field ("password": "…")'], _sub(_QUOTED_FIELD, _quoted_field)),
+    (
+        _RULE_NAMES['quoted field ("password": "…")'],
+        _remove_quoted_fields,
+    ),
     (_RULE_NAMES["URL userinfo"], _sub(_URL_USERINFO, rf"\g<scheme>{SECRET_PLACEHOLDER}@")),
     (_RULE_NAMES["Slack or Discord webhook"], _sub(_WEBHOOK, rf"\g<base>{SECRET_PLACEHOLDER}")),
-    (_RULE_NAMES["query or assignment (?pwd=, --token=, NAME=)"], _sub(_ASSIGNMENT, _assignment)),
+    (
+        _RULE_NAMES["query or assignment (?pwd=, --token=, NAME=)"],
+        _remove_assignments,
+    ),
     (_RULE_NAMES["cookie line"], _sub(_WHOLE_LINE, rf"\g<name>\g<sep>{SECRET_PLACEHOLDER}")),
     (
         _RULE_NAMES["header or config line (X-Api-Key: …, password: …, key = …)"],
-        _sub(_HEADER_LINE, _header_line),
+        _remove_header_values,
     ),
     (_RULE_NAMES["Bearer credential"], _sub(_BEARER, rf"\g<scheme>{SECRET_PLACEHOLDER}")),
     (_RULE_NAMES["token / Bot scheme"], _sub(_SCHEME, rf"\g<scheme>{SECRET_PLACEHOLDER}")),
@@ -434,57 +497,183 @@ def remove_secret_values(value: object) -> object: ...
 def remove_secret_values(value: object) -> object:
     """Return a redacted copy of `value` (dicts, lists, tuples, strings); the input is not changed.
 
-    A dict entry whose key `is_secret_field_name` keeps its key and gets `SECRET_PLACEHOLDER` for any
-    value except `None` (so "no key set" stays visible); other strings go through
-    `remove_secret_text`. Dict keys and non-string scalars pass through unchanged.
+    A dict entry whose key `is_secret_field_name` gets `SECRET_PLACEHOLDER` for any value except
+    `None` (so "no key set" stays visible); every other string goes through `remove_secret_text`,
+    dict keys included: a key holding a secret loses it, and keys that would then be equal get a
+    counter (`[secret removed] (2)`), so the object keeps every entry. A vendor's reasoning signature
+    is kept byte for byte (`redacted_signature`). Non-string scalars pass through unchanged.
     """
+    if type(value) is dict:  # an event or a request: one call less on the hot path
+        return _redact_dict(value, 1)
+    return _redacted(value, 0)
+
+
+_PLAIN_SCALARS = frozenset({int, float, bool, type(None)})
+_RECURSION_DEPTH = 64
+"""Containers nested deeper are copied by `_redacted_deep`, with a stack instead of recursion."""
+
+
+def _redacted(value: object, depth: int) -> object:
     # This runs on every recorded event: the exact JSON types are dispatched first, without
     # a call per scalar; subclasses (str enums, OrderedDict, ...) take the general path below.
     kind = type(value)
     if kind is str:
         return remove_secret_text(value)  # type: ignore[arg-type]
     if kind is dict:
-        return _redact_dict(value)  # type: ignore[arg-type]
+        if depth >= _RECURSION_DEPTH:
+            return _redacted_deep(value)  # type: ignore[arg-type]
+        return _redact_dict(value, depth + 1)  # type: ignore[arg-type]
     if kind is list:
+        if depth >= _RECURSION_DEPTH:
+            return _redacted_deep(value)  # type: ignore[arg-type]
         return [
-            item if type(item) in _PLAIN_SCALARS else remove_secret_values(item)
+            item if type(item) in _PLAIN_SCALARS else _redacted(item, depth + 1)
             for item in value  # type: ignore[attr-defined]
         ]
     if kind in _PLAIN_SCALARS:
         return value
+    if kind is _Redacted:
+        return value.value  # type: ignore[attr-defined]
     if isinstance(value, str):
         return remove_secret_text(value)
+    if isinstance(value, dict | list | tuple) and depth >= _RECURSION_DEPTH:
+        return _redacted_deep(value)
     if isinstance(value, dict):
-        return _redact_dict(value)
+        return _redact_dict(value, depth + 1)
     if isinstance(value, list):
-        return [remove_secret_values(item) for item in value]
+        return [_redacted(item, depth + 1) for item in value]
     if isinstance(value, tuple):
-        return tuple(remove_secret_values(item) for item in value)
+        return tuple(_redacted(item, depth + 1) for item in value)
     return value
 
 
-_PLAIN_SCALARS = frozenset({int, float, bool, type(None)})
+@dataclass(frozen=True, slots=True)
+class _Redacted:
+    """A value `_redacted_deep` has already redacted, standing in its container's shallow copy."""
+
+    value: object
 
 
-# A reasoning block's `signature` is the vendor's opaque proof of its reasoning, sent back as is:
-# not a credential, and replay of a multi-turn session needs it.
-_OPAQUE_SIGNATURE_TYPES = frozenset({"thinking", "thinking_end"})
+def _redacted_deep(root: dict[Any, Any] | list[Any] | tuple[Any, ...]) -> object:
+    """`_redacted` of a deeply nested container, children first, with a stack instead of recursion:
+    each container is redacted one level deep (`_redacted`) with its children already redacted."""
+    done: dict[int, _Redacted] = {}
+    stack: list[tuple[Any, bool]] = [(root, False)]
+    while stack:
+        container, children_done = stack.pop()
+        if id(container) in done:
+            continue
+        inner = container.values() if isinstance(container, dict) else container
+        if not children_done:
+            stack.append((container, True))
+            stack.extend(
+                (item, False)
+                for item in inner
+                if isinstance(item, dict | list | tuple) and id(item) not in done
+            )
+            continue
+
+        def shallow(item: object) -> object:
+            return done[id(item)] if isinstance(item, dict | list | tuple) else item
+
+        if isinstance(container, dict):
+            copy: object = {key: shallow(item) for key, item in container.items()}
+        elif isinstance(container, list):
+            copy = [shallow(item) for item in container]
+        else:
+            copy = tuple(shallow(item) for item in container)
+        done[id(container)] = _Redacted(_redacted(copy, 0))
+    return done[id(root)].value
+
+
+# A vendor's reasoning signature is its opaque proof of the reasoning, sent back as is on the next
+# turn (Anthropic `signature` and `redacted_thinking` data, Gemini `thoughtSignature` on a text or
+# a call): not a credential, and a replay or rerecord of a multi-turn session needs it intact.
+_OPAQUE_SIGNATURE_TYPES = frozenset({"thinking", "thinking_end", "text", "text_end", "toolCall"})
+
+
+def is_opaque_signature(value: dict[Any, Any], key: object) -> bool:
+    """True when `value[key]` is a content block's reasoning signature (`redacted_signature`)."""
+    return key == "signature" and value.get("type") in _OPAQUE_SIGNATURE_TYPES
 
 
 def is_secret_entry(value: dict[Any, Any], key: object) -> bool:
-    """True when `value[key]` is a credential by its name (a reasoning block's `signature` is not)."""
+    """True when `value[key]` is a credential by its name (a reasoning signature is not)."""
     if not isinstance(key, str) or not is_secret_field_name(key):
         return False
-    return not (key == "signature" and value.get("type") in _OPAQUE_SIGNATURE_TYPES)
+    return not is_opaque_signature(value, key)
 
 
-def _redact_dict(value: dict[Any, Any]) -> dict[Any, Any]:
-    redacted = {}
+_OPAQUE_ITEM_FIELD = "encrypted_content"
+
+
+def redacted_signature(signature: object) -> object:
+    """A reasoning signature as a recording keeps it: byte for byte, except that OpenAI Responses
+    keeps its whole reasoning item there as JSON, whose summary text (the reasoning it repeats) is
+    redacted like the thinking text; its `encrypted_content` is kept byte for byte."""
+    if type(signature) is not str or not signature.startswith("{"):
+        return signature if isinstance(signature, str) else remove_secret_values(signature)
+    item = _reasoning_item(signature)
+    if item is None:
+        return remove_secret_text(signature)
+    kept = item.pop(_OPAQUE_ITEM_FIELD, None)
+    clean = remove_secret_values(item)
+    if clean == item:
+        return signature
+    if kept is not None:
+        clean[_OPAQUE_ITEM_FIELD] = kept
+    return json.dumps(clean, ensure_ascii=False, separators=(",", ":"))
+
+
+def signature_text_to_check(signature: str) -> str:
+    """The part of a reasoning signature that `redacted_signature` inspects (what a scan checks):
+    an OpenAI Responses item without its `encrypted_content`, nothing of an opaque token."""
+    if not signature.startswith("{"):
+        return ""
+    item = _reasoning_item(signature)
+    if item is None:
+        return signature
+    item.pop(_OPAQUE_ITEM_FIELD, None)
+    return json.dumps(item, ensure_ascii=False)
+
+
+def _reasoning_item(signature: str) -> dict[str, Any] | None:
+    try:
+        item = json.loads(signature)
+    except (ValueError, RecursionError):
+        return None
+    return item if isinstance(item, dict) else None
+
+
+@functools.lru_cache(maxsize=4096)
+def _key_facts(key: str) -> tuple[bool, str]:
+    """Whether a dict key names a credential, and the key itself with its secrets removed."""
+    return is_secret_field_name(key), remove_secret_text(key)
+
+
+def _distinct_key(clean: str, original: dict[Any, Any], redacted: dict[Any, Any]) -> str:
+    """`clean`, or `clean (2)`, `clean (3)`… when another key of the object is already that."""
+    key, number = clean, 1
+    while key in redacted or key in original:
+        number += 1
+        key = f"{clean} ({number})"
+    return key
+
+
+def _redact_dict(value: dict[Any, Any], depth: int) -> dict[Any, Any]:
+    redacted: dict[Any, Any] = {}
     for key, item in value.items():
-        if is_secret_entry(value, key):
-            redacted[key] = None if item is None else SECRET_PLACEHOLDER
-        elif type(item) in _PLAIN_SCALARS:
-            redacted[key] = item
-        else:
-            redacted[key] = remove_secret_values(item)
+        if type(key) is str:
+            secret_name, clean = _key_facts(key)
+            if key == "signature" and value.get("type") in _OPAQUE_SIGNATURE_TYPES:
+                item = redacted_signature(item)
+            elif secret_name:
+                item = None if item is None else SECRET_PLACEHOLDER
+            elif type(item) not in _PLAIN_SCALARS:
+                item = _redacted(item, depth)
+            if clean != key:
+                key = _distinct_key(clean, value, redacted)
+        elif type(item) not in _PLAIN_SCALARS:
+            item = _redacted(item, depth)
+        redacted[key] = item
     return redacted
