@@ -75,22 +75,21 @@ def _header() -> bytes:
     return _row({"format_version": 2, "type": "header"})
 
 
-def fan_out_rows(calls: int, messages: int, answers: bool = True) -> Iterator[bytes]:
+def _first_call(messages: int, answers: bool) -> Iterator[bytes]:
+    """The header and call 0: a full request of `messages` messages."""
     yield _header()
-    first = {
-        "call_index": 0,
-        "context": {
-            "messages": [_message(n) for n in range(messages)],
-            "system_prompt": None,
-            "tools": None,
-        },
-        "model": MODEL,
-        "options": None,
-        "start_ms": 0,
-        "type": "request",
+    context = {
+        "messages": [_message(n) for n in range(messages)],
+        "system_prompt": None,
+        "tools": None,
     }
-    yield _row(first)
+    first = {"call_index": 0, "context": context, "model": MODEL, "options": None}
+    yield _row({**first, "start_ms": 0, "type": "request"})
     yield from _answer(0, answers)
+
+
+def fan_out_rows(calls: int, messages: int, answers: bool = True) -> Iterator[bytes]:
+    yield from _first_call(messages, answers)
     for call in range(1, calls):
         row = {"base": 0, "call_index": call, "context": {}, "keep": messages}
         yield _row({**row, "start_ms": call, "type": "request"})
@@ -98,27 +97,15 @@ def fan_out_rows(calls: int, messages: int, answers: bool = True) -> Iterator[by
 
 
 def chain_rows(calls: int, answers: bool = True) -> Iterator[bytes]:
-    yield _header()
-    first = {
-        "call_index": 0,
-        "context": {"messages": [_message(0)], "system_prompt": None, "tools": None},
-        "model": MODEL,
-        "options": None,
-        "start_ms": 0,
-        "type": "request",
-    }
-    yield _row(first)
-    yield from _answer(0, answers)
+    yield from _first_call(1, answers)
     for call in range(1, calls):
         row = {
             "base": call - 1,
             "call_index": call,
             "context": {"messages": [_message(call)]},
             "keep": call,
-            "start_ms": call,
-            "type": "request",
         }
-        yield _row(row)
+        yield _row({**row, "start_ms": call, "type": "request"})
         yield from _answer(call, answers)
 
 
