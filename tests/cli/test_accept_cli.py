@@ -196,3 +196,47 @@ def test_prune_of_an_old_recording_removes_its_versions_however_recent(
     report = json.loads(pruned.stdout)
     assert report["deleted"] == ["echo"] and report["versions"] == [str(kept)]
     assert not path.exists() and not (openprogram_home / "versions" / "echo").exists()
+
+
+SESSION_PROGRAM = """
+import asyncio, sys
+from openprogram.providers import Context, Model, UserMessage, stream
+
+MODEL = Model(id="echo-1", name="Echo", api="scripted", provider="scripted")
+
+
+async def main() -> None:
+    messages = []
+    for turn in range(30):
+        messages.append(UserMessage(content=f"turn {turn}"))  # stamped with the time it is made
+        context = Context(system_prompt=sys.argv[1], messages=list(messages))
+        async for _ in stream(MODEL, context):
+            pass
+
+
+asyncio.run(main())
+"""
+
+
+def test_accepting_a_reworded_system_prompt_changes_one_request_row(
+    openprogram_home: Path, tmp_path: Path
+) -> None:
+    """Issue #42, item 12: every call's request differs (the system prompt), but its messages differ
+    from the recorded ones only by their timestamps; accept keeps those as stored, so the raw file
+    changes in the header and call 0's request row alone (the references carry the prompt on)."""
+    program = tmp_path / "session.py"
+    program.write_text(SESSION_PROGRAM)
+    command = [sys.executable, str(program)]
+    made = run_cli(openprogram_home, "record", "--name", "s", "--", *command, "Be brief.")
+    assert made.returncode == 0, made.stderr
+    path = openprogram_home / "recordings" / "s.jsonl"
+    before = path.read_bytes().splitlines()
+
+    done = run_cli(openprogram_home, "accept", "s", "--yes", "--json", "--", *command, "Be short.")
+    assert done.returncode == 0, done.stderr
+    assert len(json.loads(done.stdout)["accepted"]) == 30
+    after = path.read_bytes().splitlines()
+    assert len(after) == len(before)
+    changed = [n for n, (old, new) in enumerate(zip(before, after, strict=True)) if old != new]
+    assert changed == [0, 1]  # the header (what produced it) and call 0's request
+    assert b"Be short." in after[1] and b"Be brief." not in path.read_bytes()

@@ -32,6 +32,7 @@ from openprogram.providers.recording.check_protocol import (
 from openprogram.providers.recording.difference_text import format_value
 from openprogram.providers.recording.differences import (
     FieldDifference,
+    find_first_difference,
 )
 from openprogram.providers.recording.mismatch import MismatchReport, ReplayMismatch
 from openprogram.providers.recording.reader import RecordedCall, Recording, read_recording
@@ -78,6 +79,35 @@ __all__ = ["RecordedCallError", "ReplayProvider"]
 
 _MESSAGE = TypeAdapter(Message)
 """Dumps one message as `Context.model_dump` dumps each item of `messages`."""
+
+
+def _keeping_unchanged(recorded: dict[str, Any], incoming: dict[str, Any]) -> dict[str, Any]:
+    """The request accept mode writes for an incoming request that differs: `incoming`, but every
+    part equal to the recorded one where replay compares (a message whose timestamp alone is new,
+    the model, the tools) kept as stored, so an accepted change is the rows it changed in the
+    file and a raw `git diff` shows only those."""
+
+    def kept(old: Any, new: Any) -> Any:
+        return old if find_first_difference(old, new) is None else new
+
+    request = {
+        part: kept(recorded[part], value) if part in recorded else value
+        for part, value in incoming.items()
+    }
+    old_context, context = recorded.get("context"), incoming.get("context")
+    if isinstance(old_context, dict) and isinstance(context, dict):
+        merged = {
+            key: kept(old_context[key], value) if key in old_context else value
+            for key, value in context.items()
+        }
+        old_messages, messages = _messages_of(recorded), _messages_of(incoming)
+        if old_messages is not None and messages is not None:
+            merged["messages"] = [
+                kept(old_messages[n], message) if n < len(old_messages) else message
+                for n, message in enumerate(messages)
+            ]
+        request["context"] = merged
+    return request
 
 
 def _messages_of(request: dict[str, Any] | None) -> list[Any] | None:
@@ -364,7 +394,7 @@ class ReplayProvider:
                 )
             if counting:
                 self._accept(index, ruled)
-                recorded = incoming
+                recorded = _keeping_unchanged(recorded, incoming)
         else:
             self._report_absorbed(index, ruled)
         if self._accepted is not None:
