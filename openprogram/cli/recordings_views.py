@@ -164,9 +164,9 @@ def _print_calls(details: RecordingDetails, out: Output) -> None:
         for call in details.calls
     ]
     heading, *lines = aligned(CALL_HEADING, rows, numeric=(0, 4))
-    out.line((heading + "  FIRST USER TEXT", "bold"))
+    out.line((heading + "  NEW IN THIS CALL", "bold"))
     for line, call in zip(lines, details.calls, strict=True):
-        text = json.dumps(call.first_user_text, ensure_ascii=False) if call.first_user_text else ""
+        text = json.dumps(call.new_text, ensure_ascii=False) if call.new_text else ""
         style = "" if call.outcome == "complete" else "yellow"
         out.line((line, style), "  ", text)
 

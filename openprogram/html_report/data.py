@@ -144,13 +144,13 @@ def call_rows(
                 "events": row.events,
                 "tokens": "–"
                 if usage is None
-                else f"{usage.input + usage.cache_read}/{usage.output}",
+                else f"{usage.input + usage.cache_read:,}/{usage.output:,}",
                 "cost": format_cost(stats.cost),
                 "took": format_ms(stats.duration_ms),
                 "duration_ms": stats.duration_ms,
                 "gap_after_ms": stats.gap_after_ms,
                 "first_token": format_ms(stats.first_token_ms),
-                "first": visible(row.first_user_text or ""),
+                "first": visible(row.new_text or ""),
             }
         )
     return rows
@@ -167,9 +167,12 @@ def session_facts(stats_of_calls: Sequence[CallStats]) -> list[list[str]]:
     """Time in the model and between calls, tokens by kind and the cost of the session."""
     session = session_stats(stats_of_calls)
     usage = session.usage
-    tokens = f"{usage.input} in, {usage.cache_read} cache read, {usage.cache_write} cache write, {usage.output} out"
+    tokens = (
+        f"{usage.input:,} in, {usage.cache_read:,} cache read, "
+        f"{usage.cache_write:,} cache write, {usage.output:,} out"
+    )
     if usage.reasoning is not None:
-        tokens += f" ({usage.reasoning} reasoning)"
+        tokens += f" ({usage.reasoning:,} reasoning)"
     facts = [["tokens", tokens]]
     if session.wall_ms is not None and session.model_ms is not None:
         between = session.wall_ms - session.model_ms

@@ -31,6 +31,10 @@ class CallRow:
     outcome: str
     first_user_text: str | None
     """The first user message's text, on one line and bounded to `FIRST_TEXT_LIMIT`."""
+    new_text: str | None = None
+    """What this call sent that its base call had not (with format 2, the call before it): the
+    first user message among its new messages, else the last of them (a tool result, an answer),
+    on one line and bounded; None when it sent nothing new."""
 
 
 @dataclass(frozen=True)
@@ -63,17 +67,32 @@ FirstUser = tuple[int, str | None] | None
 """Where a request's first user message is and its text (None: it has no user message)."""
 
 
+def _text_of(message: dict[str, Any]) -> str | None:
+    """A message's text on one line (its text blocks joined), or None when it has none."""
+    content = message.get("content")
+    if isinstance(content, list):
+        parts = [b.get("text") for b in content if isinstance(b, dict)]
+        content = " ".join(part for part in parts if isinstance(part, str))
+    return one_line(content, FIRST_TEXT_LIMIT) if isinstance(content, str) else None
+
+
 def _first_user(messages: Any, offset: int = 0) -> FirstUser:
     for position, message in enumerate(messages if isinstance(messages, list) else ()):
-        if not isinstance(message, dict) or message.get("role") != "user":
-            continue
-        content = message.get("content")
-        if isinstance(content, list):
-            parts = [b.get("text") for b in content if isinstance(b, dict)]
-            content = " ".join(part for part in parts if isinstance(part, str))
-        text = one_line(content, FIRST_TEXT_LIMIT) if isinstance(content, str) else None
-        return offset + position, text
+        if isinstance(message, dict) and message.get("role") == "user":
+            return offset + position, _text_of(message)
     return None
+
+
+def _new_text(call: RecordedCall) -> str | None:
+    """`CallRow.new_text`, from the messages the call's stored row holds (its new ones)."""
+    own = call.stored.context.get("messages")
+    if not isinstance(own, list) or not own:
+        return None
+    user = _first_user(own)
+    if user is not None:
+        return user[1]
+    last = own[-1]
+    return _text_of(last) if isinstance(last, dict) else None
 
 
 def _first_user_of(call: RecordedCall, found: dict[int, FirstUser]) -> FirstUser:
@@ -110,6 +129,7 @@ def describe_calls(calls: tuple[RecordedCall, ...]) -> tuple[CallRow, ...]:
                 events=len(call.events),
                 outcome=call.outcome,
                 first_user_text=first[1] if first is not None else None,
+                new_text=_new_text(call),
             )
         )
     return tuple(rows)

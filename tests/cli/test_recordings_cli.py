@@ -471,3 +471,19 @@ def test_repair_refuses_a_newer_format_and_changes_nothing(openprogram_home: Pat
     assert "format_version 99, which this openprogram cannot read" in one_error_line(done.stderr)
     assert path.read_bytes() == before
     assert sorted(p.name for p in path.parent.iterdir()) == ["future.jsonl"]  # no damaged copy
+
+
+def test_show_says_what_is_new_in_each_call(openprogram_home: Path) -> None:
+    """Issue #42, item 37: every call of an agent session sends the same first user message; the
+    list shows what each call added (call 1: the tool's result), not that message again."""
+    made = run_cli(
+        openprogram_home, "record", "--name", "echo", "--", sys.executable, "examples/echo_agent.py"
+    )
+    assert made.returncode == 0, made.stderr
+    shown = run_cli(openprogram_home, "show", "echo")
+    assert "NEW IN THIS CALL" in shown.stdout
+    rows = [line for line in shown.stdout.splitlines() if line.strip().startswith(("0 ", "1 "))]
+    assert rows[0].endswith('"hi"') and rows[1].endswith('"echo:hi"'), rows
+    calls = json.loads(run_cli(openprogram_home, "show", "--json", "echo").stdout)["calls"]
+    assert [c["first_user_text"] for c in calls] == ["hi", "hi"]
+    assert [c["new_text"] for c in calls] == ["hi", "echo:hi"]
