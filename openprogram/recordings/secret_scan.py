@@ -148,34 +148,42 @@ class _Keys:
             self._kinds[key] = _string_kinds(key, False, self.scrub)
         return self._kinds[key]
 
-    def field(self, at: FieldAt, prefix: str = "") -> str:
+    def field(self, at: FieldAt, prefix: str = "", keep: int = 0) -> str:
+        """The field `at` as shown; `keep`: the messages a request row keeps from its base come
+        first, so a stored row's message `i` is the full request's `keep + i` (as every other
+        view numbers it)."""
+        if keep and at[:2] == ("context", "messages") and len(at) > 2 and isinstance(at[2], int):
+            at = (*at[:2], at[2] + keep, *at[3:])
         shown = [SECRET_PLACEHOLDER if isinstance(k, str) and self.kinds(k) else k for k in at]
         where = format_field_path(shown) if at else ""
         return f"{prefix}{'.' if prefix and where and not where.startswith('[') else ''}{where}"
 
 
-def _value_findings(value: Any, keys: _Keys, prefix: str = "") -> Iterator[tuple[str, str]]:
+def _value_findings(
+    value: Any, keys: _Keys, prefix: str = "", keep: int = 0
+) -> Iterator[tuple[str, str]]:
     """(field, kind) of every secret in a row or a value: entries named for a credential, keys and
-    strings holding one (a reasoning signature: only what redaction inspects of it)."""
+    strings holding one (a reasoning signature: only what redaction inspects of it). `keep`: a
+    request row's kept messages (`_Keys.field`)."""
     for at, item, parent in _walk(value):
         name = at[-1] if at else None
         if parent is not None and isinstance(name, str):
             key_kinds = keys.kinds(name)
             for kind in key_kinds:
-                yield keys.field(at, prefix), f"{kind} (in a key)"
+                yield keys.field(at, prefix, keep), f"{kind} (in a key)"
             if is_secret_entry(parent, name):
                 if item is not None and item != SECRET_PLACEHOLDER:
                     shown = SECRET_PLACEHOLDER if key_kinds else name
-                    yield keys.field(at, prefix), f"field named `{shown}`"
+                    yield keys.field(at, prefix, keep), f"field named `{shown}`"
                 continue
             if is_opaque_signature(parent, name) and isinstance(item, str):
                 for kind in _string_kinds(signature_text_to_check(item), True, keys.scrub):
-                    yield keys.field(at, prefix), kind
+                    yield keys.field(at, prefix, keep), kind
                 continue
         if isinstance(item, str):
             opaque = isinstance(name, str) and _OPAQUE_FIELD.search(name) is not None
             for kind in _string_kinds(item, opaque, keys.scrub):
-                yield keys.field(at, prefix) or prefix or "(row)", kind
+                yield keys.field(at, prefix, keep) or prefix or "(row)", kind
 
 
 class _Blocks:
@@ -243,7 +251,9 @@ def _row_findings(
     call = row.get("call_index") if isinstance(row, dict) else None
     call = call if isinstance(call, int) and not isinstance(call, bool) else None
     row_kinds: list[str] = []
-    for where, kind in _value_findings(row, keys):
+    keep = row.get("keep") if isinstance(row, dict) and row.get("type") == "request" else 0
+    keep = keep if isinstance(keep, int) and not isinstance(keep, bool) else 0
+    for where, kind in _value_findings(row, keys, keep=keep):
         row_kinds.append(kind)
         yield SecretFinding(path, number, call, where, kind)
     if isinstance(row, dict) and row.get("type") == "header":

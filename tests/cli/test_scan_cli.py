@@ -169,3 +169,32 @@ def test_a_key_used_as_a_json_object_key_is_found_and_printed_nowhere(tmp_path: 
     assert KEY not in plain.stdout + plain.stderr + as_json.stdout + as_json.stderr
     fields = sorted(f["field"] for f in json.loads(as_json.stdout)["findings"])
     assert fields == ['model.headers["[secret removed]"]', 'options.metadata["[secret removed]"]']
+
+
+def test_a_finding_names_the_message_as_the_full_request_numbers_it(tmp_path: Path) -> None:
+    """Issue #42, item 7: call 1's row keeps call 0's two messages and stores only its new one; the
+    scan names that message by its place in the full request, as `show`, `check` and the TUI do."""
+    model = {"api": "scripted", "id": "echo-1", "provider": "scripted"}
+    rows = [
+        {"format_version": 2, "type": "header"},
+        {
+            "call_index": 0,
+            "context": {"messages": [{"role": "user", "content": "one"}] * 2},
+            "model": model,
+            "options": None,
+            "type": "request",
+        },
+        {"call_index": 0, "event_count": 0, "outcome": "complete", "type": "call_end"},
+        {
+            "base": 0,
+            "call_index": 1,
+            "context": {"messages": [{"role": "user", "content": f"my key is {KEY}"}]},
+            "keep": 2,
+            "type": "request",
+        },
+        {"call_index": 1, "event_count": 0, "outcome": "complete", "type": "call_end"},
+    ]
+    path = tmp_path / "r.jsonl"
+    path.write_text("".join(json.dumps(row, sort_keys=True) + "\n" for row in rows))
+    found = json.loads(scan(tmp_path, "--json", str(path)).stdout)
+    assert [f["field"] for f in found["findings"]] == ["context.messages[2].content"], found
