@@ -13,7 +13,14 @@ from openprogram.providers.types import Usage
 from openprogram.recordings.call_stats import CallStats, StatsDelta
 from openprogram.recordings.diff import AnswerDifference
 from tui.model.lazy_diff import DiffRow
-from tui.model.recording_diff import cost_line, delta_lines, diff_totals, ms_line, totals_text
+from tui.model.recording_diff import (
+    cost_line,
+    delta_lines,
+    diff_totals,
+    ms_line,
+    row_delta_text,
+    totals_text,
+)
 
 
 def stats(duration: int | None, tokens: int, cost: str | None = None) -> CallStats:
@@ -30,6 +37,14 @@ def row(a: CallStats | None, b: CallStats | None, n: int) -> DiffRow:
 def test_a_time_a_side_does_not_hold_is_not_recorded_never_0() -> None:
     assert ms_line(1200, 4300, 3100) == "1.20s → 4.30s (+3.10s)"
     assert ms_line(None, 4300, None) == "not recorded → 4.30s"
+
+
+def test_a_change_under_a_second_is_in_milliseconds_never_a_signed_zero() -> None:
+    """Issue #42, item 17: `-0.0s`/`+0.0s` read as a change of nothing with a sign."""
+    assert ms_line(1200, 1212, 12) == "1.20s → 1.21s (+12ms)"
+    assert ms_line(1212, 1200, -12) == "1.21s → 1.20s (-12ms)"
+    assert row_delta_text(row(stats(1000, 10), stats(1040, 10), 0)) == "+40ms"
+    assert row_delta_text(row(stats(1000, 10), stats(4000, 12), 0)) == "+3.00s +2 tok"
 
 
 def test_a_model_without_a_price_shows_no_cost() -> None:

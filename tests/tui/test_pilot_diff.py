@@ -215,18 +215,18 @@ async def test_each_pair_and_the_totals_show_the_changes_the_biggest_marked(
     async with app.run_test(size=(200, 40)) as pilot:
         screen = await diff_shown(pilot)
         assert rows(screen, changes=True) == [
-            "#0◆ ≠ request (1 field)  +0.2s +1 tok",
-            "#1  ≠ answer  +0.2s",
-            "#2◆ ≠ answer  +0.2s +1 tok",
+            "#0◆ ≠ request (1 field)  +220ms +1 tok",
+            "#1  ≠ answer  +198ms",
+            "#2◆ ≠ answer  +239ms +1 tok",
             "#3  + only in B",
         ]
         totals = str(screen.query_one("#diff-totals", Static).render())
         assert totals == (
             "A → B  in the model 1.11s → 2.14s (+1.03s) · tokens 16 → 21 (+5) · "
-            "cost no price · ◆ biggest change: time #2 (+0.24s), tokens #0 (+1)"
+            "cost no price · ◆ biggest change: time #2 (+239ms), tokens #0 (+1)"
         )
         await pilot.press("down", "down", "right_square_bracket")  # call #2: the slowest change
         await until(pilot, lambda: screen.row == 2)
         answer = str(screen.query_one("#diff-answer", Static).render())
-        assert "duration    0.33s → 0.57s (+0.24s)  ◆ the biggest time change" in answer
+        assert "duration    0.33s → 0.57s (+239ms)  ◆ the biggest time change" in answer
         assert "cost        no price" in answer

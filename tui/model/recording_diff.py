@@ -125,6 +125,12 @@ def seconds(ms: int) -> str:
     return f"{ms / 1000:.2f}s"
 
 
+def signed_ms(ms: int) -> str:
+    """A change of time, signed: `+12ms` under a second (a rounded `+0.0s` reads as no change
+    with a sign), `-3.10s` from one second on."""
+    return f"{ms:+,}ms" if abs(ms) < 1000 else f"{ms / 1000:+.2f}s"
+
+
 def _change(a: str, b: str, delta: str | None) -> str:
     return f"{a} → {b}" + (f" ({delta})" if delta else "")
 
@@ -132,7 +138,7 @@ def _change(a: str, b: str, delta: str | None) -> str:
 def ms_line(a: int | None, b: int | None, delta: int | None) -> str:
     """`1.20s → 4.30s (+3.10s)`; a time a side does not hold is "not recorded", never 0."""
     left, right = (seconds(v) if v is not None else NOT_RECORDED for v in (a, b))
-    return _change(left, right, f"{delta / 1000:+.2f}s" if delta else None)
+    return _change(left, right, signed_ms(delta) if delta else None)
 
 
 def cost_text(cost: Decimal | None) -> str:
@@ -258,7 +264,7 @@ def biggest_value(row: DiffRow, name: str) -> str:
         return ""
     if name == "duration":
         change = delta.ms("duration")[2]
-        return f"{change / 1000:+.2f}s" if change is not None else ""
+        return signed_ms(change) if change is not None else ""
     if name == "tokens":
         tokens = delta.total_tokens_delta
         return f"{tokens:+,}" if tokens is not None else ""
@@ -276,7 +282,7 @@ def row_delta_text(row: DiffRow) -> str:
     parts = []
     duration = delta.ms("duration")[2]
     if duration:
-        parts.append(f"{duration / 1000:+.1f}s")
+        parts.append(signed_ms(duration))
     tokens = delta.total_tokens_delta
     if tokens:
         parts.append(f"{tokens:+,} tok")
