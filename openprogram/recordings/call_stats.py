@@ -13,9 +13,13 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
 
-from openprogram.providers.accumulator import AccumulatorError, assemble_message
+from openprogram.providers.accumulator import (
+    AccumulatorError,
+    MessageAccumulator,
+    assemble_message,
+)
 from openprogram.providers.recording.reader import RecordedCall
-from openprogram.providers.types import AssistantMessage, Usage
+from openprogram.providers.types import AssistantMessage, AssistantMessageEvent, Usage
 from openprogram.recordings.cost import call_cost
 
 
@@ -65,8 +69,8 @@ def tokens_json(usage: Usage) -> dict[str, int | None]:
 _ANSWER_PIECES = frozenset({"text_delta", "thinking_delta", "toolcall_start", "toolcall_delta"})
 
 
-def _first_token_ms(call: RecordedCall) -> int | None:
-    for event, ms in zip(call.events, call.event_ms, strict=False):
+def _first_token_ms(timed_events: Iterable[tuple[AssistantMessageEvent, int | None]]) -> int | None:
+    for event, ms in timed_events:
         if event.type in _ANSWER_PIECES:
             return ms
     return None
@@ -96,6 +100,38 @@ def stats_of_answer(
 ) -> CallStats:
     """`call_stats` for a call whose events were folded already into `message` (None: no
     answer), so a reader that folds them anyway (the TUI diff view) does it once."""
+    first_token = _first_token_ms(zip(call.events, call.event_ms, strict=False))
+    return _stats(call, message, first_token, next_call, next_start_ms, priced)
+
+
+def stats_of_timed_events(
+    call: RecordedCall,
+    timed_events: Iterable[tuple[AssistantMessageEvent, int | None]],
+    *,
+    next_start_ms: int | None = None,
+    priced: bool = True,
+) -> CallStats:
+    """`call_stats` for a call whose events (with when each arrived) are read one at a time and
+    folded as they come, never kept (`call.events` is not read): one call can hold a million
+    events, and the TUI's call list must not hold them all to show its numbers."""
+    accumulator = MessageAccumulator()
+    first_token: int | None = None
+    answered = False
+    for event, ms in timed_events:
+        if not answered and event.type in _ANSWER_PIECES:
+            first_token, answered = ms, True
+        accumulator.apply(event)
+    return _stats(call, accumulator.message, first_token, None, next_start_ms, priced)
+
+
+def _stats(
+    call: RecordedCall,
+    message: AssistantMessage | None,
+    first_token_ms: int | None,
+    next_call: RecordedCall | None,
+    next_start_ms: int | None,
+    priced: bool,
+) -> CallStats:
     model = call.model  # no full request is built for its numbers
     usage = message.usage if message is not None else None
     cost = (
@@ -116,7 +152,7 @@ def stats_of_answer(
         cost,
         call.start_ms,
         call.duration_ms,
-        _first_token_ms(call),
+        first_token_ms,
         gap,
     )
 

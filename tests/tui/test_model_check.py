@@ -27,6 +27,7 @@ from tui.model.check import (
     value_at,
 )
 from tui.model.check_commands import (
+    CheckCommand,
     CommandSyntaxError,
     choose_command,
     commands_path,
@@ -229,7 +230,8 @@ def test_an_edited_command_is_remembered_privately_and_can_be_forgotten(tmp_path
     assert remembered_command(recording) == ["python", "agent.py", "bye"]
     path = commands_path()
     assert stat.S_IMODE(path.stat().st_mode) == 0o600
-    assert json.loads(path.read_text()) == {str(recording): ["python", "agent.py", "bye"]}
+    stored = {"argv": ["python", "agent.py", "bye"], "file_command": None}
+    assert json.loads(path.read_text()) == {str(recording): stored}
     assert [p.name for p in path.parent.iterdir() if p.name.startswith(".tui-commands")] == []
     remember_command(recording, None)
     assert remembered_command(recording) is None
@@ -237,9 +239,10 @@ def test_an_edited_command_is_remembered_privately_and_can_be_forgotten(tmp_path
 
 def test_running_the_recorded_command_again_forgets_the_edit(tmp_path: Path) -> None:
     recording = tmp_path / "echo.jsonl"
-    choose_command(recording, ["python", "a.py", "bye"], ["python", "a.py", "hi"])
+    shown = CheckCommand(["python", "a.py", "hi"], "/p", "recorded", ["python", "a.py", "hi"])
+    choose_command(recording, ["python", "a.py", "bye"], shown)
     assert remembered_command(recording) == ["python", "a.py", "bye"]
-    choose_command(recording, ["python", "a.py", "hi"], ["python", "a.py", "hi"])
+    choose_command(recording, ["python", "a.py", "hi"], shown)
     assert remembered_command(recording) is None
 
 
@@ -260,10 +263,14 @@ def test_the_command_comes_from_the_edit_then_the_entry(tmp_path: Path) -> None:
     recorded = write_recording(tmp_path / "entry.jsonl", header={"entry": entry})
     command = initial_command(recorded)
     assert (command.source, command.argv, command.cwd) == ("recorded", entry["argv"], str(tmp_path))
+    assert command.untrusted  # written elsewhere: this machine never ran or allowed it
     remember_command(recorded, ["python", "agent.py", "bye"])
     command = initial_command(recorded)
     assert (command.source, command.argv) == ("remembered", ["python", "agent.py", "bye"])
     assert command.recorded_argv == entry["argv"] and command.cwd == str(tmp_path)
+    assert command.untrusted  # remembered without the file's command: its folder is the file's
+    choose_command(recorded, ["python", "agent.py", "bye"], initial_command(recorded))
+    assert not initial_command(recorded).untrusted  # the edit ran with this file's folder
     assert initial_command(recorded, use_remembered=False).argv == entry["argv"]
     assert initial_command(tmp_path / "missing.jsonl").source == "none"
 

@@ -1,6 +1,8 @@
 """`openprogram-tui --check FILE` on a recording from elsewhere: its stored command is shown whole in
 the command dialog (80 columns, wrapped, nothing hidden) and runs only on an explicit enter, which
-this machine then remembers; a file that is not a recording is refused before the app starts."""
+this machine then remembers; a command edited for a path warns again when the file at that path
+now names another command or folder; a file that is not a recording is refused before the app
+starts."""
 
 from __future__ import annotations
 
@@ -27,21 +29,29 @@ LONG = [f"--option-{n}=value-{n}-{'x' * 12}" for n in range(8)]
 ARGV = [sys.executable, "-c", "print('hi')", *LONG, "--last-argument-to-see"]
 
 
-def downloaded(folder: Path) -> Path:
+def downloaded(folder: Path, argv: list[str] = ARGV, *, cwd: Path | None = None) -> Path:
     """A recording with no calls whose header stores a long command (as a download would)."""
-    header = {"type": "header", "format_version": 2, "entry": {"argv": ARGV, "cwd": str(folder)}}
+    entry = {"argv": argv, "cwd": str(cwd or folder)}
+    header = {"type": "header", "format_version": 2, "entry": entry}
     path = folder / "downloaded.jsonl"
     path.write_text(json.dumps(header) + "\n")
     return path
 
 
 @pytest.fixture
-def ran(monkeypatch: pytest.MonkeyPatch) -> list[list[str]]:
+def folders() -> list[str | None]:
+    """The folder of every command the check screen ran."""
+    return []
+
+
+@pytest.fixture
+def ran(monkeypatch: pytest.MonkeyPatch, folders: list[str | None]) -> list[list[str]]:
     """Every command the check screen ran (the check itself stands in for the program)."""
     commands: list[list[str]] = []
 
     def run(recording: Path, argv: list[str], **kwargs: Any) -> CheckResult:
         commands.append(list(argv))
+        folders.append(kwargs.get("cwd"))
         return fixtures.ok_result()
 
     monkeypatch.setattr("tui.screens.check.run_tui_check", run)
@@ -97,6 +107,52 @@ async def test_escape_in_the_dialog_runs_nothing_and_trusts_nothing(
         await until(pilot, lambda: not isinstance(pilot.app.screen, CommandEditorScreen))
     assert ran == []
     assert not is_trusted(path, RecordingEntry(argv=ARGV, cwd=str(tmp_path)))
+
+
+async def untrusted_note_shown(pilot: Pilot[None]) -> bool:
+    dialog = await editor(pilot)
+    await pilot.pause()
+    return bool(dialog.query("#command-untrusted"))
+
+
+async def test_an_edited_command_warns_again_when_the_file_at_its_path_names_another_folder(
+    tmp_path: Path, ran: list[list[str]], folders: list[str | None]
+) -> None:
+    path = downloaded(tmp_path)
+    edited = [*ARGV, "--edited"]
+    async with fixtures.CheckHost(CheckScreen(path)).run_test(size=(80, 24)) as pilot:
+        assert await untrusted_note_shown(pilot)  # a download: the file's command and folder
+        await pilot.press(*" --edited", "enter")
+        await finished(pilot)
+    # The edit is offered again without the warning while the file names what it named then.
+    async with fixtures.CheckHost(CheckScreen(path)).run_test(size=(80, 24)) as pilot:
+        assert not await untrusted_note_shown(pilot)
+        await pilot.press("escape")
+    assert (ran, folders) == ([edited], [str(tmp_path)])
+
+    # The file at that path is replaced (a pull, a download): another command, another folder.
+    planted = tmp_path / "planted"
+    planted.mkdir()
+    downloaded(tmp_path, [sys.executable, "planted.py"], cwd=planted)
+    async with fixtures.CheckHost(CheckScreen(path)).run_test(size=(80, 24)) as pilot:
+        assert await untrusted_note_shown(pilot)
+        dialog = pilot.app.screen
+        assert isinstance(dialog, CommandEditorScreen)
+        assert f"Runs in {planted}" in " ".join(
+            shown_text(note).replace("\n", " ") for note in dialog.query(Static)
+        )
+        assert ran == [edited]  # nothing runs before enter
+        await pilot.press("enter")
+        await finished(pilot)
+    assert (ran, folders) == ([edited, edited], [str(tmp_path), str(planted)])
+    assert not is_trusted(
+        path, RecordingEntry(argv=[sys.executable, "planted.py"], cwd=str(planted))
+    )
+
+    # Entered once, that edit in that folder is remembered: no warning the next time.
+    async with fixtures.CheckHost(CheckScreen(path)).run_test(size=(80, 24)) as pilot:
+        assert not await untrusted_note_shown(pilot)
+        await pilot.press("escape")
 
 
 def test_check_of_a_file_that_is_not_a_recording_is_refused_before_the_app_starts(

@@ -2,13 +2,14 @@
 
 The numbers are the library's (`openprogram.recordings.call_stats`, as `recordings diff --json`
 and the HTML report have them); this module only reads one call's rows from the index, with the
-strict row parser, into the `RecordedCall` they take. A call is read whole (every event: its
+strict row parser: its request and end into the `RecordedCall` they take, its events one at a
+time into the one fold (`stats_of_timed_events`), never held all at once. Every event is read (its
 usage is folded from them), so a row's numbers are read in a worker, never while a frame is drawn.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 
 from pydantic import ValidationError
 
@@ -16,37 +17,32 @@ from openprogram.providers.accumulator import AccumulatorError
 from openprogram.providers.recording.format import CallEndRow, EventRow, parse_row
 from openprogram.providers.recording.reader import RecordedCall
 from openprogram.providers.types import AssistantMessageEvent
-from openprogram.recordings.call_stats import CallStats, SessionStats, call_stats, session_stats
+from openprogram.recordings.call_stats import (
+    CallStats,
+    SessionStats,
+    session_stats,
+    stats_of_timed_events,
+)
 from tui.model.recording_index import CallSpan, RecordingIndex
 from tui.model.row_preview import int_field, peek_row
 from tui.model.row_reading import read_call_end, reader_of
 
 
 def read_call(index: RecordingIndex, span: CallSpan) -> RecordedCall | None:
-    """The call's rows as the library's `RecordedCall`; None when its request cannot be read.
+    """The call's request and end as the library's `RecordedCall`, without its events (read them
+    one at a time with `timed_events`); None when its request cannot be read.
 
-    Events that cannot be read are left out (the call's tabs say why); a call without `call_end`
-    (unfinished, or still being written) has no duration."""
+    A call without `call_end` (unfinished, or still being written) has no duration."""
     reader = reader_of(index)
     request = reader.stored(span.ordinal)
     if isinstance(request, str):
         return None
     end = read_call_end(index, span)
-    events: list[AssistantMessageEvent] = []
-    event_ms: list[int | None] = []
-    for line in span.event_lines:
-        try:
-            row = parse_row(index.line(line))
-        except ValidationError:
-            continue
-        if isinstance(row, EventRow):
-            events.append(row.event)
-            event_ms.append(row.ms)
     ended = end if isinstance(end, CallEndRow) else None
     return RecordedCall(
         call_index=request.call_index,
         stored=request,
-        events=tuple(events),
+        events=(),
         # Only the numbers are used from it; the list takes the call's outcome from its row.
         outcome=ended.outcome if ended is not None else "abandoned",
         error=ended.error if ended is not None else None,
@@ -54,9 +50,23 @@ def read_call(index: RecordingIndex, span: CallSpan) -> RecordedCall | None:
         last_line=span.end_line if span.end_line is not None else span.request_line,
         start_ms=request.start_ms,
         duration_ms=ended.duration_ms if ended is not None else None,
-        event_ms=tuple(event_ms),
         requests=reader.requests,
     )
+
+
+def timed_events(
+    index: RecordingIndex, span: CallSpan
+) -> Iterator[tuple[AssistantMessageEvent, int | None]]:
+    """The call's events with when each arrived, parsed by the strict row parser one at a time (a
+    call of a million events is never held whole). Events that cannot be read are left out (the
+    call's tabs say why)."""
+    for line in span.event_lines:
+        try:
+            row = parse_row(index.line(line))
+        except ValidationError:
+            continue
+        if isinstance(row, EventRow):
+            yield row.event, row.ms
 
 
 def start_ms(index: RecordingIndex, span: CallSpan) -> int | None:
@@ -128,13 +138,15 @@ class CallNumbers:
         """Call `ordinal`'s numbers read now (with its cost when `priced`), not kept: the call's
         detail prices the call it shows without pricing the whole list."""
         calls = self.index.calls
-        call = read_call(self.index, calls[ordinal])
+        span = calls[ordinal]
+        call = read_call(self.index, span)
         if call is None:
             return None
         following = calls[ordinal + 1] if ordinal + 1 < len(calls) else None
         next_start = start_ms(self.index, following) if following is not None else None
+        events = timed_events(self.index, span)
         try:
-            return call_stats(call, next_start_ms=next_start, priced=priced)
+            return stats_of_timed_events(call, events, next_start_ms=next_start, priced=priced)
         except AccumulatorError:
             return None  # events out of order (a damaged file): the call's tabs say why
 

@@ -41,7 +41,7 @@ from openprogram.recordings.rule_edits import (
     project_rules_file,
     rules_in_force,
 )
-from openprogram.recordings.trust import trust_command, trust_stored_command, untrusted_command
+from openprogram.recordings.trust import trust_command, trust_stored_command
 from openprogram.recordings.versions import RewriteRun, write_rewrite
 from tui.messages import CallOpenRequested
 from tui.model.check import (
@@ -204,8 +204,7 @@ class CheckScreen(Screen[None]):
     def _resolve_command(self) -> None:
         # Run at once (`--check`): the same command as `openprogram recordings check`.
         command = initial_command(self.recording, use_remembered=self.edit_first)
-        ask_first = command.source == "recorded" and untrusted_command(self.recording) is not None
-        self.post_message(self.CommandResolved(command, ask_first))
+        self.post_message(self.CommandResolved(command, command.untrusted))
 
     @work(thread=True, exclusive=True, group="rerun", exit_on_error=False)
     def _check(self, run: int, command: CheckCommand | None, given: CheckResult | None) -> None:
@@ -622,7 +621,7 @@ class CheckScreen(Screen[None]):
                 await self.app.run_action("go_back")  # nothing ran yet: leave the rerun too
             return
         command = self.command or CheckCommand([], None, "none", None)
-        choose_command(self.recording, argv, command.recorded_argv)
+        choose_command(self.recording, argv, command)
         if argv == command.recorded_argv and command.cwd is not None:
             # Run on an explicit enter: the stored command is allowed here from now on.
             trust_command(self.recording, RecordingEntry(argv=argv, cwd=command.cwd))
