@@ -56,6 +56,8 @@ async def test_the_list_says_what_changed_and_the_answer_tab_shows_the_words(
         assert screen.row == 1  # opened on the first call that differs
         bar = screen.query_one(PathBar)
         assert bar.breadcrumb == "call 1 › context › messages[0] › content"
+        said = str(bar.render()).splitlines()  # the two sides are A and B, as the panes say
+        assert said[-2:] == ["A  'two'", "B  'two!'"]
         recorded, incoming = (
             screen.query_one("#recorded", JsonPane),
             screen.query_one("#incoming", JsonPane),

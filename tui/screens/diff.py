@@ -416,6 +416,7 @@ class DiffScreen(Screen[None]):
         view = MismatchView(
             request_comparison(self.diff, row),
             titles=(f"A · call {label}", f"B · call {label}"),
+            sides=("A", "B"),
             wrap=False,
             offers_rules=False,
             start_at_end=at_end,

@@ -65,6 +65,7 @@ class MismatchView(Vertical):
         report: RequestComparison,
         *,
         titles: tuple[str, str] | None = None,
+        sides: tuple[str, str] = ("recorded", "incoming"),
         wrap: bool = True,
         offers_rules: bool = True,
         start_at_end: bool = False,
@@ -82,6 +83,8 @@ class MismatchView(Vertical):
             f"Recorded request · call {call}",
             f"Incoming request · call {call}",
         )
+        self.sides = sides
+        """How the path bar names the two values (`recorded`/`incoming`; the diff's `A`/`B`)."""
         self.wrap = wrap
         self.offers_rules = offers_rules
         self.take_focus = take_focus
@@ -89,7 +92,7 @@ class MismatchView(Vertical):
         self.set_reactive(MismatchView.position, start)
 
     def compose(self) -> ComposeResult:
-        yield PathBar(id="mismatch-path")
+        yield PathBar(sides=self.sides, id="mismatch-path")
         with Horizontal(id="mismatch-panes"):
             yield JsonPane(self.titles[0], id="recorded")
             yield JsonPane(self.titles[1], id="incoming")

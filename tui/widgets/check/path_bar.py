@@ -46,8 +46,12 @@ class PathBar(Static):
     }
     """
 
-    def __init__(self, *, id: str | None = None) -> None:
+    def __init__(
+        self, *, sides: tuple[str, str] = ("recorded", "incoming"), id: str | None = None
+    ) -> None:
+        """`sides` name the two values (the diff view's are `A` and `B`)."""
         super().__init__(id=id)
+        self.sides = sides
         self.breadcrumb = ""
         """The path shown, as `describe_path` writes it (what the tmux test looks for)."""
 
@@ -89,7 +93,9 @@ class PathBar(Static):
             text.append("\nabsorbed by ", style("pathbar--label"))
             text.append(rule, style("pathbar--absorbed"))
             text.append(" (replay does not count it)", style("pathbar--label"))
-        for label, value in (("recorded", difference.recorded), ("incoming", difference.incoming)):
+        for label, value in zip(
+            self.sides, (difference.recorded, difference.incoming), strict=True
+        ):
             text.append(f"\n{label}  ", style("pathbar--label"))
             text.append(format_value(value, VALUE_LIMIT))
         self.set_class(rule is not None, "-absorbed")
