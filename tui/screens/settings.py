@@ -86,7 +86,7 @@ def rules_text(rules: RulesInForce) -> Text:
         text.append(f"• {rule}")
         text.append(f"  {source.removesuffix(')')}\n", "dim")
     if not rules.lines and not rules.problems:
-        text.append("None: every field of every request is compared (but timestamps).\n")
+        text.append("None: every field of every request is compared, except timestamps.\n")
     project = (
         f"{display_path(rules.project_file)} [tool.openprogram]"
         if rules.project_file
