@@ -177,6 +177,7 @@ class OpenProgramRecording:
                 self._partial = self._new_partial()
             replay = ReplayProvider(
                 self.path,
+                project_rules=project_rules(),
                 rules=self.rules,
                 on_report=on_report,
                 accept_into=self._partial,
