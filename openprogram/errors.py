@@ -17,14 +17,14 @@ an `OSError`). The tree, with the module that defines each error:
     │   ├── NonFiniteNumberError (ValueError) ........ rows: NaN or an infinity in a value to record
     │   ├── RequestReferenceError (ValueError) ....... request_references: a reference not followed
     │   ├── RecordingSelectorError (ValueError) ...... store: an unusable recording ID or path
-    │   ├── ConfigError (ValueError) ................. config: an unreadable configuration
-    │   │   └── UnsafeDirectoryError ................. config: a symlinked or foreign directory
+    │   ├── ConfigError (ValueError) ................. state_files: an unreadable configuration
+    │   │   └── UnsafeDirectoryError ................. state_files: a symlinked or foreign directory
     │   ├── RunSpecError (ValueError) ................ check_protocol: a child run spec not honoured
     │   ├── FieldPatternError (ValueError) ........... field_patterns: an unreadable field pattern
     │   ├── RuleExpressionError (ValueError) ......... rule_expressions: RE2 refuses an expression
     │   └── RulesConfigError (ValueError) ............ rules: matching rules that cannot be used
     ├── replay (openprogram.providers.recording)
-    │   ├── ReplayMismatch (AssertionError) .......... replayer: the run diverged from the recording
+    │   ├── ReplayMismatch (AssertionError) .......... mismatch: the run diverged from the recording
     │   ├── RecordedCallError (RuntimeError) ......... replayer: the recorded call itself failed
     │   ├── RecordReplayBlockedError (RuntimeError) .. activation: configured but cannot start
     │   └── ActivationError .......................... activation: why (becomes the blocked cause)

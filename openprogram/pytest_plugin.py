@@ -185,7 +185,7 @@ class _ReportCollector:
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
-    """An interrupted run leaves no partial recording and no override behind."""
+    """An interrupted run leaves no partial recording and no wrapper on the providers behind."""
     active: set[OpenProgramRecording] = config.stash.get(_ACTIVE_KEY, set())
     for recording in list(active):
         recording.abort()

@@ -48,22 +48,17 @@ def handles_errors(handler: Handler, *, suggest_off: bool = True) -> Handler:
     return run
 
 
-def add_command(
-    commands: Subcommands,
-    name: str,
+def declare_command(
+    parser: argparse.ArgumentParser,
     handler: Handler,
-    summary: str,
     epilog: str,
     *,
     suggest_off: bool = True,
 ) -> argparse.ArgumentParser:
-    """Register one `recordings` subcommand with its one-line summary and examples."""
-    parser: argparse.ArgumentParser = commands.add_parser(
-        name,
-        help=summary,
-        description=summary,
-        epilog=f"examples:\n{epilog}",
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
+    """Give one `recordings` subcommand's parser its examples and its handler.
+
+    The parser, with its one-line summary, comes from the table in `openprogram.cli.recordings`.
+    """
+    parser.epilog = f"examples:\n{epilog}"
     parser.set_defaults(handler=handles_errors(handler, suggest_off=suggest_off))
     return parser

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Sequence
 
@@ -32,8 +33,8 @@ examples:
 exit codes: 0 ok, 1 failed, 2 usage error or refused confirmation"""
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """The whole argument parser (every subcommand registered)."""
+def build_parser(words: Sequence[str] = ()) -> argparse.ArgumentParser:
+    """The argument parser: every command, and the arguments of the subcommand `words` run."""
     parser = argparse.ArgumentParser(
         prog="openprogram",
         description=DESCRIPTION,
@@ -42,18 +43,28 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"openprogram {__version__}")
     commands = parser.add_subparsers(title="commands", metavar="COMMAND")
-    register_recordings_command(commands)
+    register_recordings_command(commands, words)
     register_completion(commands)
     return parser
 
 
+def completed_words() -> list[str] | None:
+    """The words typed before the cursor when a shell asks to complete (argcomplete's protocol)."""
+    if "_ARGCOMPLETE" not in os.environ:
+        return None
+    line = os.environ.get("COMP_LINE", "")
+    point = int(os.environ.get("COMP_POINT", len(line)))
+    typed = argcomplete.split_line(line, point)[3]
+    return typed[int(os.environ["_ARGCOMPLETE"]) :]
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit code (0 ok, 1 failed, 2 usage)."""
-    parser = build_parser()
-    argcomplete.autocomplete(parser)  # answers a shell's completion request, else does nothing
-    # argparse would otherwise refuse `check ID --json -- python -c ...`.
     given = sys.argv[1:] if argv is None else argv
+    # argparse would otherwise refuse `check ID --json -- python -c ...`.
     words, command = split_command(given)
+    parser = build_parser(completed_words() or words)
+    argcomplete.autocomplete(parser)  # answers a shell's completion request, else does nothing
     args = parser.parse_args(words)
     if "--" in given and not command:  # `record --name X --` would switch record mode on instead
         parser.error("`--` must be followed by the command to run; nothing was changed")

@@ -1,42 +1,129 @@
-"""`openprogram recordings …`: the parsers, and the handlers of status, record, replay and off.
+"""`openprogram recordings …`: the table of subcommands, each imported only when it runs.
 
-Handlers only print: the work is done by `openprogram.recordings`, which never starts the provider
-runtime, so these commands keep working while the configured file or the configuration is broken.
+A subcommand's module imports the library it drives (the reader, the rules, the check runner),
+and a shell's TAB completion runs `openprogram` again for every key. So the table below names
+each subcommand, its one-line summary (what `recordings --help` lists) and the function that
+declares its arguments and handler; only the subcommand on the command line is declared and its
+module imported (docs/design-decisions.md, "A command is imported when it runs").
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib
+from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
-
-from openprogram.cli import (
-    recordings_check,
-    recordings_diff,
-    recordings_migrate,
-    recordings_removal,
-    recordings_resolve,
-    recordings_rules,
-    recordings_scan,
-    recordings_views,
-)
-from openprogram.cli.commands import add_command
-from openprogram.cli.completion import add_recording_argument
-from openprogram.cli.output import Output, UsageRefused
-from openprogram.providers.recording.config import (
-    read_record_replay_config,
-)
-from openprogram.providers.recording.scan_facts import INVALID, VALID
-from openprogram.recordings import (
-    RecordReplayStatus,
-    read_status,
-    select_replay,
-    start_recording,
-    turn_off,
-)
-from openprogram.text import plural
 
 if TYPE_CHECKING:
     from openprogram.cli.commands import Subcommands
+
+
+@dataclass(frozen=True)
+class Subcommand:
+    """One `openprogram recordings` subcommand: its name, summary and where it is declared."""
+
+    name: str
+    summary: str
+    declare: str
+    """`module:function` that gives the subcommand's parser its arguments and handler."""
+
+
+SUBCOMMANDS = (
+    Subcommand(
+        "status",
+        "Show the configured mode and file, and whether the next start would be blocked.",
+        "openprogram.cli.recordings_modes:declare_status",
+    ),
+    Subcommand(
+        "record",
+        "Create a new managed recording and record every provider call into it from the next "
+        "start.",
+        "openprogram.cli.recordings_modes:declare_record",
+    ),
+    Subcommand(
+        "replay",
+        "Answer every provider call from a recording, offline, from the next start.",
+        "openprogram.cli.recordings_modes:declare_replay",
+    ),
+    Subcommand(
+        "off",
+        "Make provider calls live again from the next start (the last file is kept).",
+        "openprogram.cli.recordings_modes:declare_off",
+    ),
+    Subcommand(
+        "list",
+        "List the managed recordings, newest first (● marks the configured one).",
+        "openprogram.cli.recordings_views:declare_list",
+    ),
+    Subcommand(
+        "show",
+        "Show a recording's header, totals and one line per call.",
+        "openprogram.cli.recordings_views:declare_show",
+    ),
+    Subcommand(
+        "delete",
+        "Delete one managed recording and its kept previous versions (never the configured one, "
+        "a symlink or a file elsewhere).",
+        "openprogram.cli.recordings_removal:declare_delete",
+    ),
+    Subcommand(
+        "prune",
+        "Delete managed recordings last written more than N days ago, or test recordings no "
+        "test uses.",
+        "openprogram.cli.recordings_removal:declare_prune",
+    ),
+    Subcommand(
+        "check",
+        "Rerun the program that made a recording against the current code and compare.",
+        "openprogram.cli.recordings_check:declare_check",
+    ),
+    Subcommand(
+        "repair",
+        "Salvage a damaged managed recording: keep every whole call, set the original aside.",
+        "openprogram.cli.recordings_check:declare_repair",
+    ),
+    Subcommand(
+        "diff",
+        "Compare two recordings call by call: every request difference and how the answers differ.",
+        "openprogram.cli.recordings_diff:declare_diff",
+    ),
+    Subcommand(
+        "accept",
+        "Keep the program's new requests with the recorded answers (offline, no call made).",
+        "openprogram.cli.recordings_resolve:declare_accept",
+    ),
+    Subcommand(
+        "rerecord",
+        "Record again from the diverging call: replay what matches, make the rest live.",
+        "openprogram.cli.recordings_resolve:declare_rerecord",
+    ),
+    Subcommand(
+        "restore",
+        "Put a kept previous version of a managed recording back (the one replaced is kept).",
+        "openprogram.cli.recordings_resolve:declare_restore",
+    ),
+    Subcommand(
+        "history",
+        "List the previous versions kept of a managed recording (made by accept).",
+        "openprogram.cli.recordings_resolve:declare_history",
+    ),
+    Subcommand(
+        "rules",
+        "List the matching rules replay of a recording merges (numbered), or remove one.",
+        "openprogram.cli.recordings_rules:declare_rules",
+    ),
+    Subcommand(
+        "scan",
+        "Look for credentials in recordings: keys, tokens, passwords, scrub-rule matches.",
+        "openprogram.cli.recordings_scan:declare_scan",
+    ),
+    Subcommand(
+        "migrate",
+        "Rewrite a version-1 recording in the current format (same calls, smaller file).",
+        "openprogram.cli.recordings_migrate:declare_migrate",
+    ),
+)
 
 RECORDINGS_EPILOG = """\
 examples:
@@ -58,8 +145,20 @@ Modes apply on the next start of a program. Recordings live in $OPENPROGRAM_HOME
 (default ~/.openprogram/recordings); they can hold prompts, answers and personal data."""
 
 
-def register_recordings_command(commands: Subcommands) -> None:
-    """Add `openprogram recordings` and every one of its subcommands."""
+def chosen_subcommand(words: Sequence[str]) -> str | None:
+    """The `recordings` subcommand that `words` (the arguments after `openprogram`) run, if any.
+
+    No option of `openprogram` or `openprogram recordings` takes a value, so the subcommand is
+    the second word that is not an option, as argparse reads it.
+    """
+    positional = [word for word in words if not word.startswith("-")]
+    if len(positional) < 2 or positional[0] != "recordings":
+        return None
+    return positional[1] if any(sub.name == positional[1] for sub in SUBCOMMANDS) else None
+
+
+def register_recordings_command(commands: Subcommands, words: Sequence[str]) -> None:
+    """Add `openprogram recordings` and its subcommands; declare only the one `words` runs."""
 
     parser = commands.add_parser(
         "recordings",
@@ -70,180 +169,14 @@ def register_recordings_command(commands: Subcommands) -> None:
     )
     parser.set_defaults(help_parser=parser)
     subcommands = parser.add_subparsers(title="subcommands", metavar="SUBCOMMAND")
-    register_status(subcommands)
-    register_record(subcommands)
-    register_replay(subcommands)
-    register_off(subcommands)
-    recordings_views.register(subcommands)
-    recordings_removal.register(subcommands)
-    recordings_check.register_check(subcommands)
-    recordings_check.register_repair(subcommands)
-    recordings_diff.register_diff(subcommands)
-    recordings_resolve.register(subcommands)
-    recordings_rules.register(subcommands)
-    recordings_scan.register(subcommands)
-    recordings_migrate.register(subcommands)
-
-
-def register_status(commands: Subcommands) -> None:
-    """`status [--json]`."""
-    parser = add_command(
-        commands,
-        "status",
-        show_status,
-        "Show the configured mode and file, and whether the next start would be blocked.",
-        "  openprogram recordings status\n  openprogram recordings status --json\n\n"
-        "exit code 0 when the configuration is usable, 1 when the next start would block",
-    )
-    parser.add_argument("--json", action="store_true", help="print stable JSON")
-
-
-def register_record(commands: Subcommands) -> None:
-    """`record [--name NAME]`; the one-shot `record -- COMMAND` extends this parser."""
-    parser = add_command(
-        commands,
-        "record",
-        record,
-        "Create a new managed recording and record every provider call into it from the next start.",
-        "  openprogram recordings record\n  openprogram recordings record --name login-flow\n"
-        "  openprogram recordings record --name login-flow --append\n"
-        "  openprogram recordings record --name echo -- python examples/echo_agent.py hi\n\n"
-        "With `-- COMMAND`: record one run of COMMAND only, leaving the next-start configuration\n"
-        "alone; the recording is kept if COMMAND succeeds and its exit code is passed through.",
-    )
-    parser.add_argument(
-        "--name",
-        metavar="NAME",
-        help="the recording ID (letters, digits, '.', '_', '-'); default: UTC time plus 8 hex digits",
-    )
-    parser.add_argument(
-        "--append",
-        action="store_true",
-        help="with --name: record into that recording when it exists (new calls follow its last one)",
-    )
-    recordings_check.extend_record(parser)
-
-
-def register_replay(commands: Subcommands) -> None:
-    """`replay <ID-or-PATH>`."""
-    parser = add_command(
-        commands,
-        "replay",
-        replay,
-        "Answer every provider call from a recording, offline, from the next start.",
-        "  openprogram recordings replay 20261202T101500Z-1a2b3c4d\n"
-        "  openprogram recordings replay ./fixtures/login.jsonl\n\n"
-        "The file is strictly validated first; a bad file changes nothing. A file outside the\n"
-        "managed directory must already have permissions 0600.",
-    )
-    add_recording_argument(parser, "selector", "ID-or-PATH", "a managed recording ID or a path")
-
-
-def register_off(commands: Subcommands) -> None:
-    """`off`."""
-    add_command(
-        commands,
-        "off",
-        off,
-        "Make provider calls live again from the next start (the last file is kept).",
-        "  openprogram recordings off\n\n"
-        "An unreadable configuration file is moved aside (the backup path is printed).",
-        suggest_off=False,
-    )
-
-
-def _file_line(status: RecordReplayStatus) -> str:
-    if status.path is None:
-        return status.file or "none"
-    where = "managed" if status.managed else "outside the managed directory"
-    return f"{status.file}  ({status.path}, {where})"
-
-
-def _state_line(status: RecordReplayStatus) -> tuple[str, str]:
-    if status.file_exists is None:
-        return ("-", "")
-    if not status.file_exists:
-        return ("missing", "red" if status.mode == "replay" else "yellow")
-    if status.file_valid:
-        counts = f"{plural(status.calls or 0, 'call')}, {plural(status.events or 0, 'event')}"
-        return (f"{VALID} (format_version {status.format_version}, {counts})", "green")
-    return (f"{INVALID}: {status.reason}", "red")
-
-
-def show_status(args: argparse.Namespace, out: Output) -> int:
-    """Print the status; exit 1 when the next start would block."""
-    status = read_status()
-    if args.json:
-        out.json(status.model_dump(mode="json"))
-        return 1 if status.would_block else 0
-    if status.config_error:
-        out.line("mode:    ", ("unknown (configuration unreadable)", "red"))
-    else:
-        out.line("mode:    ", (str(status.mode), "bold"))
-        kept = "  (kept; unused while off)" if status.mode == "off" and status.file else ""
-        out.line("file:    ", _file_line(status), kept)
-        out.line("state:   ", _state_line(status))
-    out.line(
-        "config:  ", str(status.config_path), "" if status.config_exists else "  (not created)"
-    )
-    if status.note:
-        out.line("note:    ", status.note)
-    if status.would_block:
-        out.line(("blocked: ", "bold red"), str(status.reason))
-        out.line("         every provider call will fail until this is fixed; nothing goes live.")
-        if status.config_error:
-            out.line(
-                "fix:     run `openprogram recordings off` (the broken file is kept as a backup)"
-            )
-        else:
-            out.line(
-                "fix:     `openprogram recordings off`, or choose another file with "
-                "`openprogram recordings replay ID-or-PATH` / `record`"
-            )
-    else:
-        out.line("next start: ", ("ok", "green"))
-    out.line((status.applies_on_next_start, "dim"))
-    return 1 if status.would_block else 0
-
-
-def record(args: argparse.Namespace, out: Output) -> int:
-    """Create the recording and select it; with `-- COMMAND`, record one run of it instead."""
-    if args.append and not args.name:
-        raise UsageRefused("--append needs --name (the recording to add to)")
-    if args.command:
-        if args.append:
-            raise UsageRefused(
-                "--append does not go with `-- COMMAND` (a one-shot recording is new)"
-            )
-        return recordings_check.record_once(args, out)
-    if args.keep_failed:
-        raise UsageRefused("--keep-failed needs a COMMAND after `--`")
-    path = start_recording(args.name, append=args.append)
-    verb = "adds to" if args.append else "records into"
-    out.line(f"Next start {verb} ", (path.stem, "bold"))
-    out.line("file:    ", str(path))
-    out.line(("Changes apply on the next start.", "dim"))
-    out.line(
-        ("Recordings can hold prompts, answers and personal data; secrets are removed.", "dim")
-    )
-    return 0
-
-
-def replay(args: argparse.Namespace, out: Output) -> int:
-    """Validate the file, then select it for replay."""
-    path = select_replay(args.selector)
-    out.line("Next start replays from ", (str(path), "bold"))
-    out.line(("Changes apply on the next start; provider calls will not go live.", "dim"))
-    return 0
-
-
-def off(args: argparse.Namespace, out: Output) -> int:
-    """Select mode off, keeping the last file."""
-    backup = turn_off()
-    last_file = read_record_replay_config().file
-    out.line("Record/replay is ", ("off", "bold"), " from the next start: provider calls go live.")
-    if last_file:
-        out.line("last file kept: ", last_file)
-    if backup is not None:
-        out.line(("The unreadable configuration was moved to ", "yellow"), str(backup))
-    return 0
+    chosen = chosen_subcommand(words)
+    for sub in SUBCOMMANDS:
+        sub_parser = subcommands.add_parser(
+            sub.name,
+            help=sub.summary,
+            description=sub.summary,
+            formatter_class=argparse.RawDescriptionHelpFormatter,
+        )
+        if sub.name == chosen:
+            module, function = sub.declare.split(":")
+            getattr(importlib.import_module(module), function)(sub_parser)

@@ -9,11 +9,10 @@ import re
 import shlex
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from pydantic import ValidationError
 
-from openprogram.cli.commands import add_command
+from openprogram.cli.commands import declare_command
 from openprogram.cli.completion import add_recording_argument
 from openprogram.cli.output import Output, UsageRefused
 from openprogram.errors import OpenProgramError
@@ -26,7 +25,6 @@ from openprogram.recordings.check import (
     check_refused,
     run_check,
 )
-from openprogram.recordings.oneshot import record_command
 from openprogram.recordings.repair import repair_recording
 from openprogram.recordings.trust import (
     trust_command,
@@ -34,9 +32,6 @@ from openprogram.recordings.trust import (
 )
 from openprogram.text import plural
 from openprogram.visible_text import visible, visible_line
-
-if TYPE_CHECKING:
-    from openprogram.cli.commands import Subcommands
 
 PACED_TIMEOUT_SECONDS = 600.0
 """How long `check --pace` lets the program run unless `--timeout` says: a paced replay waits as
@@ -62,52 +57,9 @@ can answer). A command given after -- is yours and runs.
 exit code 0 only for ok; 1 otherwise; 2 when there is no command to run or it was not allowed"""
 
 
-def extend_record(parser: argparse.ArgumentParser) -> None:
-    """Give `record` its one-shot form: `record [--name NAME] [--keep-failed] -- COMMAND...`."""
-    parser.add_argument(
-        "--keep-failed",
-        action="store_true",
-        help="with a COMMAND: keep the recording even when the command fails",
-    )
-    parser.add_argument(
-        "command",
-        nargs="*",
-        metavar="-- COMMAND",
-        help="record one run of COMMAND only (the next-start configuration is left alone)",
-    )
-
-
-def record_once(args: argparse.Namespace, out: Output) -> int:
-    """Run COMMAND with recording on; pass its exit code through."""
-    result = record_command(args.command, name=args.name, keep_failed=args.keep_failed)
-    where = (
-        str(result.path) if result.kept else "dropped (the command failed; --keep-failed keeps it)"
-    )
-    if result.interrupted_by is not None:
-        where += f" (stopped by {result.interrupted_by}, passed on to the program)"
-    if result.name_taken is not None:
-        where += f" ({result.name_taken!r} was taken by another recording meanwhile)"
-    print(
-        visible_line(
-            f"openprogram: recorded {result.calls} calls, {result.events} events as "
-            f"{result.recording_id}: {where}"
-        ),
-        file=out.stderr,
-        flush=True,
-    )
-    return result.exit_code
-
-
-def register_check(commands: Subcommands) -> None:
-    """`check <ID-or-PATH> [--json] [--timeout S] [--ignore P] [--normalize P PRESET] [-- COMMAND...]`."""
-
-    parser = add_command(
-        commands,
-        "check",
-        check,
-        "Rerun the program that made a recording against the current code and compare.",
-        CHECK_EPILOG,
-    )
+def declare_check(parser: argparse.ArgumentParser) -> None:
+    """Give `check` its arguments and its handler."""
+    declare_command(parser, check, (CHECK_EPILOG))
     add_recording_argument(parser, "selector", "ID-or-PATH", "a managed recording ID or a path")
     parser.add_argument("--json", action="store_true", help="print the result as stable JSON")
     parser.add_argument(
@@ -369,16 +321,15 @@ def _write_html(path: Path, result: CheckResult, out: Output, quiet: bool) -> No
         out.line(f"wrote {path}")
 
 
-def register_repair(commands: Subcommands) -> None:
-    """`repair <ID> [--json]`."""
-
-    parser = add_command(
-        commands,
-        "repair",
+def declare_repair(parser: argparse.ArgumentParser) -> None:
+    """Give `repair` its arguments and its handler."""
+    declare_command(
+        parser,
         repair,
-        "Salvage a damaged managed recording: keep every whole call, set the original aside.",
-        "  openprogram recordings repair 20261202T101500Z-1a2b3c4d\n\n"
-        "The original is kept as <ID>.damaged.jsonl; calls after a dropped one are renumbered.",
+        (
+            "  openprogram recordings repair 20261202T101500Z-1a2b3c4d\n\n"
+            "The original is kept as <ID>.damaged.jsonl; calls after a dropped one are renumbered."
+        ),
     )
     add_recording_argument(parser, "recording_id", "ID", "a managed recording ID")
     parser.add_argument("--json", action="store_true", help="print the report as stable JSON")

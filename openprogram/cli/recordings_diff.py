@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from openprogram.cli.commands import add_command
+from openprogram.cli.commands import declare_command
 from openprogram.cli.completion import add_recording_argument
 from openprogram.cli.output import Output
 from openprogram.errors import OpenProgramError
@@ -24,9 +24,6 @@ from openprogram.recordings.cost import price_table
 from openprogram.recordings.diff import CallPair, RecordingDiff, WordChange, diff_recordings
 from openprogram.text import plural
 
-if TYPE_CHECKING:
-    from openprogram.cli.commands import Subcommands
-
 STATUS_TEXT = {
     "same": "same",
     "request_changed": "request changed",
@@ -37,21 +34,21 @@ STATUS_TEXT = {
 }
 
 
-def register_diff(commands: Subcommands) -> None:
-    """`diff A B [--json] [--stat]`."""
-    parser = add_command(
-        commands,
-        "diff",
+def declare_diff(parser: argparse.ArgumentParser) -> None:
+    """Give `diff` its arguments and its handler."""
+    declare_command(
+        parser,
         diff_command,
-        "Compare two recordings call by call: every request difference and how the answers differ.",
-        "  openprogram recordings diff yesterday today\n"
-        "  openprogram recordings diff old.jsonl new.jsonl --stat\n"
-        "  openprogram recordings diff old.jsonl new.jsonl --json\n"
-        "  openprogram recordings diff old.jsonl new.jsonl --html diff.html\n\n"
-        "Calls are paired by index when both recordings have the same shape, else by what each\n"
-        "call asks (model, tools, last message), so an inserted call is 'only in B'. Matching rules\n"
-        "in pyproject.toml mark the request differences they absorb.\n"
-        "exit code 0 when the recordings are the same, 1 when they differ, 2 on an error",
+        (
+            "  openprogram recordings diff yesterday today\n"
+            "  openprogram recordings diff old.jsonl new.jsonl --stat\n"
+            "  openprogram recordings diff old.jsonl new.jsonl --json\n"
+            "  openprogram recordings diff old.jsonl new.jsonl --html diff.html\n\n"
+            "Calls are paired by index when both recordings have the same shape, else by what each\n"
+            "call asks (model, tools, last message), so an inserted call is 'only in B'. Matching rules\n"
+            "in pyproject.toml mark the request differences they absorb.\n"
+            "exit code 0 when the recordings are the same, 1 when they differ, 2 on an error"
+        ),
     )
     add_recording_argument(parser, "a", "A", "a managed recording ID or a path")
     add_recording_argument(parser, "b", "B", "a managed recording ID or a path")

@@ -3,30 +3,25 @@
 from __future__ import annotations
 
 import argparse
-from typing import TYPE_CHECKING
 
-from openprogram.cli.commands import add_command
+from openprogram.cli.commands import declare_command
 from openprogram.cli.output import Output, UsageRefused
 from openprogram.recordings.migrate import MigrationReport, managed_recordings, migrate_recording
 from openprogram.text import human_size
 
-if TYPE_CHECKING:
-    from openprogram.cli.commands import Subcommands
 
-
-def register(commands: Subcommands) -> None:
-    """Add `migrate`."""
-
-    parser = add_command(
-        commands,
-        "migrate",
+def declare_migrate(parser: argparse.ArgumentParser) -> None:
+    """Give `migrate` its arguments and its handler."""
+    declare_command(
+        parser,
         migrate_command,
-        "Rewrite a version-1 recording in the current format (same calls, smaller file).",
-        "  openprogram recordings migrate 20261202T101500Z-1a2b3c4d\n"
-        "  openprogram recordings migrate ./tests/recordings/agent.jsonl\n"
-        "  openprogram recordings migrate --all --check\n\n"
-        "A managed recording keeps its old bytes as a kept version (recordings history); a file\n"
-        "given by path keeps NAME.v1.jsonl beside it unless --no-backup.",
+        (
+            "  openprogram recordings migrate 20261202T101500Z-1a2b3c4d\n"
+            "  openprogram recordings migrate ./tests/recordings/agent.jsonl\n"
+            "  openprogram recordings migrate --all --check\n\n"
+            "A managed recording keeps its old bytes as a kept version (recordings history); a file\n"
+            "given by path keeps NAME.v1.jsonl beside it unless --no-backup."
+        ),
     )
     parser.add_argument("selector", metavar="ID-or-PATH", nargs="?", help="the recording")
     parser.add_argument("--all", action="store_true", help="every managed recording")

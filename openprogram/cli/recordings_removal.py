@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
-from typing import TYPE_CHECKING
 
-from openprogram.cli.commands import add_command
+from openprogram.cli.commands import declare_command
 from openprogram.cli.completion import add_recording_argument
 from openprogram.cli.output import Output
 from openprogram.recordings import (
@@ -19,9 +18,6 @@ from openprogram.recordings import (
 from openprogram.recordings.unused_removal import UnusedPlan, plan_unused, remove_unused
 from openprogram.text import human_size, plural
 
-if TYPE_CHECKING:
-    from openprogram.cli.commands import Subcommands
-
 
 def _days(text: str) -> int:
     try:
@@ -33,36 +29,37 @@ def _days(text: str) -> int:
     return days
 
 
-def register(commands: Subcommands) -> None:
-    """Add `delete` and `prune`."""
-
-    parser = add_command(
-        commands,
-        "delete",
+def declare_delete(parser: argparse.ArgumentParser) -> None:
+    """Give `delete` its arguments and its handler."""
+    declare_command(
+        parser,
         delete_command,
-        "Delete one managed recording and its kept previous versions (never the configured one, "
-        "a symlink or a file elsewhere).",
-        "  openprogram recordings delete 20261202T101500Z-1a2b3c4d\n"
-        "  openprogram recordings delete login-flow --yes\n\n"
-        "Asks for confirmation on a terminal; otherwise --yes is required (exit 2 without it).",
+        (
+            "  openprogram recordings delete 20261202T101500Z-1a2b3c4d\n"
+            "  openprogram recordings delete login-flow --yes\n\n"
+            "Asks for confirmation on a terminal; otherwise --yes is required (exit 2 without it)."
+        ),
     )
     add_recording_argument(parser, "recording_id", "ID", "a managed recording ID")
     parser.add_argument("--yes", "-y", action="store_true", help="do not ask for confirmation")
-    parser = add_command(
-        commands,
-        "prune",
+
+
+def declare_prune(parser: argparse.ArgumentParser) -> None:
+    """Give `prune` its arguments and its handler."""
+    declare_command(
+        parser,
         prune_command,
-        "Delete managed recordings last written more than N days ago, or test recordings no "
-        "test uses.",
-        "  openprogram recordings prune --older-than-days 30 --dry-run\n"
-        "  openprogram recordings prune --older-than-days 30 --yes\n"
-        "  openprogram recordings prune --unused --dry-run\n\n"
-        "Age comes from the file's last write (its modification time), not the header's\n"
-        "created_at. The configured recording, symlinks and files being written are never\n"
-        "removed; a recording removed takes its kept previous versions with it.\n"
-        "--unused removes the recordings the last complete `pytest --openprogram-unused` run\n"
-        "found no collected test using (its list is in .pytest_cache, looked up from here).\n"
-        "Exit code 1 when any matched recording could not be removed.",
+        (
+            "  openprogram recordings prune --older-than-days 30 --dry-run\n"
+            "  openprogram recordings prune --older-than-days 30 --yes\n"
+            "  openprogram recordings prune --unused --dry-run\n\n"
+            "Age comes from the file's last write (its modification time), not the header's\n"
+            "created_at. The configured recording, symlinks and files being written are never\n"
+            "removed; a recording removed takes its kept previous versions with it.\n"
+            "--unused removes the recordings the last complete `pytest --openprogram-unused` run\n"
+            "found no collected test using (its list is in .pytest_cache, looked up from here).\n"
+            "Exit code 1 when any matched recording could not be removed."
+        ),
     )
     which = parser.add_mutually_exclusive_group(required=True)
     which.add_argument("--older-than-days", metavar="N", type=_days, help="minimum age in days")

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import argparse
 import shlex
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from openprogram.cli.commands import add_command
+from openprogram.cli.commands import declare_command
 from openprogram.cli.completion import add_recording_argument
 from openprogram.cli.output import Output, UsageRefused
 from openprogram.cli.recordings_check import allow_stored_command, progress_printer
@@ -21,9 +21,6 @@ from openprogram.recordings.versions import (
     write_rewrite,
 )
 from openprogram.text import human_size, plural
-
-if TYPE_CHECKING:
-    from openprogram.cli.commands import Subcommands
 
 ACCEPT_EPILOG = """\
   openprogram recordings accept echo
@@ -73,42 +70,40 @@ def _rerun_arguments(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def register(commands: Subcommands) -> None:
-    """Add `accept`, `rerecord`, `history` and `restore`."""
-    parser = add_command(
-        commands,
-        "accept",
-        accept_command,
-        "Keep the program's new requests with the recorded answers (offline, no call made).",
-        ACCEPT_EPILOG,
-    )
+def declare_accept(parser: argparse.ArgumentParser) -> None:
+    """Give `accept` its arguments and its handler."""
+    declare_command(parser, accept_command, (ACCEPT_EPILOG))
     _rerun_arguments(parser)
-    parser = add_command(
-        commands,
-        "rerecord",
-        rerecord_command,
-        "Record again from the diverging call: replay what matches, make the rest live.",
-        RERECORD_EPILOG,
-    )
+
+
+def declare_rerecord(parser: argparse.ArgumentParser) -> None:
+    """Give `rerecord` its arguments and its handler."""
+    declare_command(parser, rerecord_command, (RERECORD_EPILOG))
     _rerun_arguments(parser)
     parser.add_argument(
         "--from-call", type=int, metavar="K", help="make every call from call K on live"
     )
-    parser = add_command(
-        commands,
-        "restore",
+
+
+def declare_restore(parser: argparse.ArgumentParser) -> None:
+    """Give `restore` its arguments and its handler."""
+    declare_command(
+        parser,
         restore_command,
-        "Put a kept previous version of a managed recording back (the one replaced is kept).",
-        "  openprogram recordings history echo\n  openprogram recordings restore echo 20261203T101500Z-123456",
+        (
+            "  openprogram recordings history echo\n  openprogram recordings restore echo 20261203T101500Z-123456"
+        ),
     )
     add_recording_argument(parser, "recording_id", "ID", "a managed recording ID")
     parser.add_argument("version", metavar="VERSION", help="a version name `history` lists")
-    parser = add_command(
-        commands,
-        "history",
+
+
+def declare_history(parser: argparse.ArgumentParser) -> None:
+    """Give `history` its arguments and its handler."""
+    declare_command(
+        parser,
         history_command,
-        "List the previous versions kept of a managed recording (made by accept).",
-        "  openprogram recordings history echo\n  openprogram recordings history echo --json",
+        ("  openprogram recordings history echo\n  openprogram recordings history echo --json"),
     )
     add_recording_argument(parser, "recording_id", "ID", "a managed recording ID")
     parser.add_argument("--json", action="store_true", help="print the list as stable JSON")

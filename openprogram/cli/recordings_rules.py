@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
-from typing import TYPE_CHECKING
 
-from openprogram.cli.commands import add_command
+from openprogram.cli.commands import declare_command
 from openprogram.cli.completion import add_recording_argument
 from openprogram.cli.output import Output, UsageRefused
 from openprogram.providers.recording.rules import NormalizeRule, ScrubRule
@@ -19,24 +18,21 @@ from openprogram.recordings.rule_edits import (
 )
 from openprogram.text import plural
 
-if TYPE_CHECKING:
-    from openprogram.cli.commands import Subcommands
 
-
-def register(commands: Subcommands) -> None:
-    """Add `rules`."""
-    parser = add_command(
-        commands,
-        "rules",
+def declare_rules(parser: argparse.ArgumentParser) -> None:
+    """Give `rules` its arguments and its handler."""
+    declare_command(
+        parser,
         rules_command,
-        "List the matching rules replay of a recording merges (numbered), or remove one.",
-        "  openprogram recordings rules login-flow\n"
-        "  openprogram recordings rules login-flow --json\n"
-        "  openprogram recordings rules login-flow --remove 2\n\n"
-        "Rules come from the nearest pyproject.toml with [tool.openprogram] (looked up from the\n"
-        "current directory, as replay does from the program's) and from the recording's header.\n"
-        "--remove N takes rule N out of the file it comes from (the header is rewritten with\n"
-        "every other row byte for byte; pyproject.toml keeps its comments and layout).",
+        (
+            "  openprogram recordings rules login-flow\n"
+            "  openprogram recordings rules login-flow --json\n"
+            "  openprogram recordings rules login-flow --remove 2\n\n"
+            "Rules come from the nearest pyproject.toml with [tool.openprogram] (looked up from the\n"
+            "current directory, as replay does from the program's) and from the recording's header.\n"
+            "--remove N takes rule N out of the file it comes from (the header is rewritten with\n"
+            "every other row byte for byte; pyproject.toml keeps its comments and layout)."
+        ),
     )
     add_recording_argument(parser, "recording", "ID-or-PATH", "a recording ID or a file path")
     parser.add_argument("--remove", metavar="N", type=int, help="remove rule N of the list")

@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
-from typing import TYPE_CHECKING
 
-from openprogram.cli.commands import add_command
+from openprogram.cli.commands import declare_command
 from openprogram.cli.output import Output
 from openprogram.providers.recording.rules_sources import project_rules
 from openprogram.recordings.secret_scan import (
@@ -18,33 +17,30 @@ from openprogram.recordings.secret_scan import (
 )
 from openprogram.text import plural
 
-if TYPE_CHECKING:
-    from openprogram.cli.commands import Subcommands
-
 FOUND = 1
 UNREADABLE = 2
 
 
-def register(commands: Subcommands) -> None:
-    """Add `scan`."""
-    parser = add_command(
-        commands,
-        "scan",
+def declare_scan(parser: argparse.ArgumentParser) -> None:
+    """Give `scan` its arguments and its handler."""
+    declare_command(
+        parser,
         scan_command,
-        "Look for credentials in recordings: keys, tokens, passwords, scrub-rule matches.",
-        "  openprogram recordings scan\n"
-        "  openprogram recordings scan tests/recordings/ session.jsonl\n"
-        "  openprogram recordings scan --json\n\n"
-        "Without a PATH: the managed recordings (kept versions included) and every *.jsonl\n"
-        "recording git tracks or would add in the current repository. A folder means every\n"
-        "*.jsonl under it; a file is scanned whatever it holds (any JSON lines file).\n\n"
-        "Every value of every row is checked with the rules redaction uses when recording,\n"
-        "the streamed pieces of each answer put back together, the scrub rules of the nearest\n"
-        "pyproject.toml and of each recording's header, and an entropy check for long\n"
-        "random-looking strings (ids and signatures excepted). Each finding names file, line,\n"
-        "call, field and the kind of secret, never the secret itself.\n\n"
-        "exit status: 0 nothing found, 1 something found, 2 a file could not be read.\n"
-        "As a pre-commit hook: see docs/cli.md#recordings-scan.",
+        (
+            "  openprogram recordings scan\n"
+            "  openprogram recordings scan tests/recordings/ session.jsonl\n"
+            "  openprogram recordings scan --json\n\n"
+            "Without a PATH: the managed recordings (kept versions included) and every *.jsonl\n"
+            "recording git tracks or would add in the current repository. A folder means every\n"
+            "*.jsonl under it; a file is scanned whatever it holds (any JSON lines file).\n\n"
+            "Every value of every row is checked with the rules redaction uses when recording,\n"
+            "the streamed pieces of each answer put back together, the scrub rules of the nearest\n"
+            "pyproject.toml and of each recording's header, and an entropy check for long\n"
+            "random-looking strings (ids and signatures excepted). Each finding names file, line,\n"
+            "call, field and the kind of secret, never the secret itself.\n\n"
+            "exit status: 0 nothing found, 1 something found, 2 a file could not be read.\n"
+            "As a pre-commit hook: see docs/cli.md#recordings-scan."
+        ),
     )
     parser.add_argument("paths", nargs="*", type=Path, metavar="PATH", help="files or folders")
     parser.add_argument("--json", action="store_true", help="print the findings as JSON")

@@ -6,9 +6,9 @@ import argparse
 import json
 import os
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from openprogram.cli.commands import add_command
+from openprogram.cli.commands import declare_command
 from openprogram.cli.completion import add_recording_argument
 from openprogram.cli.output import Output, aligned
 from openprogram.html_report.page import write_page
@@ -30,9 +30,6 @@ from openprogram.recordings import (
 )
 from openprogram.recordings.transcript_text import transcript_text
 from openprogram.text import human_size, one_line, plural, shorten
-
-if TYPE_CHECKING:
-    from openprogram.cli.commands import Subcommands
 
 CONTENT_REMINDER = (
     "recordings can hold prompts, model answers, tool results, file excerpts and personal data; "
@@ -59,28 +56,29 @@ def bounded(value: Any, limit: int) -> tuple[Any, bool]:
     return value, False
 
 
-def register(commands: Subcommands) -> None:
-    """Add `list` and `show`."""
-
-    parser = add_command(
-        commands,
-        "list",
+def declare_list(parser: argparse.ArgumentParser) -> None:
+    """Give `list` its arguments and its handler."""
+    declare_command(
+        parser,
         list_command,
-        "List the managed recordings, newest first (● marks the configured one).",
-        "  openprogram recordings list\n  openprogram recordings list --json",
+        ("  openprogram recordings list\n  openprogram recordings list --json"),
     )
     parser.add_argument("--json", action="store_true", help="print stable JSON")
-    parser = add_command(
-        commands,
-        "show",
+
+
+def declare_show(parser: argparse.ArgumentParser) -> None:
+    """Give `show` its arguments and its handler."""
+    declare_command(
+        parser,
         show_command,
-        "Show a recording's header, totals and one line per call.",
-        "  openprogram recordings show login-flow\n"
-        "  openprogram recordings show ./fixtures/login.jsonl --json\n"
-        "  openprogram recordings show login-flow --content > login.jsonl\n"
-        "  openprogram recordings show --textconv tests/recordings/test_agent/test_loop.jsonl\n"
-        "  openprogram recordings show login-flow --html login-flow.html\n\n"
-        "exit code 1 when the file is not valid (the details are still printed)",
+        (
+            "  openprogram recordings show login-flow\n"
+            "  openprogram recordings show ./fixtures/login.jsonl --json\n"
+            "  openprogram recordings show login-flow --content > login.jsonl\n"
+            "  openprogram recordings show --textconv tests/recordings/test_agent/test_loop.jsonl\n"
+            "  openprogram recordings show login-flow --html login-flow.html\n\n"
+            "exit code 1 when the file is not valid (the details are still printed)"
+        ),
     )
     add_recording_argument(parser, "selector", "ID-or-PATH", "a managed recording ID or a path")
     output = parser.add_mutually_exclusive_group()

@@ -115,12 +115,13 @@ class OpenProgramRecording:
         )
         self.replay: ReplayProvider | None = None
         self.accepting = record_mode == "accept"
+        """Accept mode: requests that differ are accepted into a new version of the recording,
+        saved (like a recording) only when the test passes and every recorded call was made."""
         self.rerecording = record_mode == "rerecord" and _exists(path)
         """Rerecord mode: the matching calls replayed, the rest live, all written to a new file
         saved only when the test passes."""
         self._rerecord: RerecordState | None = None
-        """Accept mode: requests that differ are accepted into a new version of the recording,
-        saved (like a recording) only when the test passes and every recorded call was made."""
+        """In rerecord mode: the replay, the new file, and whether the run has gone live yet."""
         self.accepted_calls: list[int] = []
         """In accept mode: the calls whose new request was accepted."""
         self.committed = False
@@ -177,6 +178,7 @@ class OpenProgramRecording:
                 self._partial = self._new_partial()
             replay = ReplayProvider(
                 self.path,
+                project_rules=project_rules(),
                 rules=self.rules,
                 on_report=on_report,
                 accept_into=self._partial,
@@ -244,7 +246,7 @@ class OpenProgramRecording:
             raise
 
     def finish(self, passed: bool) -> str | None:
-        """Remove the override, then settle the file; returns why the test must fail, if it must.
+        """Take the record/replay wrapper off the providers, then settle the file; returns why the test must fail, if it must.
 
         Recording: on success the partial file is validated and renamed over `path` atomically;
         otherwise it is deleted and any earlier recording stays as it was. Replay, after a passing
@@ -359,7 +361,7 @@ class OpenProgramRecording:
         return shlex.split(command) if command else []
 
     def abort(self) -> None:
-        """Remove the override and any partial file without saving (interrupted runs)."""
+        """Take the wrapper off and remove any partial file without saving (interrupted runs)."""
         self._stack.close()
         if self.replay is not None:
             self.replay.close()

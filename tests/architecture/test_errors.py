@@ -36,6 +36,21 @@ def test_the_tree_in_the_docstring_names_every_error() -> None:
     ] == []
 
 
+def test_the_tree_names_the_module_that_defines_each_error() -> None:
+    """Each line of the tree ends `... module: why`; the module is where the class lives."""
+    tree = openprogram.errors.__doc__ or ""
+    misplaced = []
+    branches = [line for line in tree.splitlines() if "── " in line]
+    for error in library_exceptions():
+        if error is OpenProgramError:
+            continue
+        line = next(line for line in branches if re.search(rf"── {error.__name__}\b", line))
+        named = re.search(r"([\w.]+): ", line.split(error.__name__, 1)[1])
+        if named is None or not error.__module__.endswith(f".{named.group(1)}"):
+            misplaced.append(f"{error.__name__} is in {error.__module__}: {line.strip()}")
+    assert misplaced == []
+
+
 def test_builtin_bases_are_kept_where_callers_rely_on_them() -> None:
     from openprogram.providers.api_registry import UnknownApiError
     from openprogram.providers.recording import RecordingWriteError

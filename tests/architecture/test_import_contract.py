@@ -31,6 +31,7 @@ RECORD_REPLAY = ("openprogram.providers.recording", "openprogram.providers.repla
 LEAVES = (
     "openprogram.errors",
     "openprogram.text",
+    "openprogram.visible_text",
     "openprogram.word_diff",
     "openprogram.lazy_names",
 )
@@ -152,13 +153,24 @@ def test_record_replay_imports_only_the_boundary() -> None:
             ("openprogram.recordings",),
             ("openprogram.recordings", *RECORD_REPLAY, *BOUNDARY, *LEAVES),
         ),
+        (
+            ("openprogram.html_report",),
+            (
+                "openprogram.html_report",
+                "openprogram.recordings",
+                *RECORD_REPLAY,
+                *BOUNDARY,
+                *LEAVES,
+            ),
+        ),
     ],
-    ids=["agent", "recordings"],
+    ids=["agent", "recordings", "html_report"],
 )
 def test_upper_layers_import_only_downward(
     layer: tuple[str, ...], allowed: tuple[str, ...]
 ) -> None:
-    """The agent loop uses only the boundary; management never reaches into the CLI or the TUI."""
+    """The agent loop uses only the boundary; management never reaches into the report, the CLI or
+    the TUI; the HTML report draws on management, never on the surfaces that write it."""
     assert _violations(layer, allowed) == []
 
 

@@ -30,9 +30,12 @@ from openprogram.providers.api_registry import ApiProvider, provider_runtime_sta
 from openprogram.providers.recording.activation import BlockedProvider, RecordReplayBlockedError
 from openprogram.providers.recording.config import RecordReplayConfig, write_record_replay_config
 from openprogram.providers.recording.reader import read_recording
+from openprogram.providers.replay import ReplayProvider
 from openprogram.providers.runtime import ProviderRuntimeInitializationError, RuntimeState
 from openprogram.providers.scripted import ScriptedProvider, echo_responder
+from openprogram.providers.stream import drain
 from openprogram.recordings import ensure_recordings_dir
+from tests.helpers import SCRIPTED_MODEL
 from tests.recording_files import REPO_ROOT, run_echo_program, subprocess_env, write_recording
 
 CTX = Context(messages=[UserMessage(content="hello")])
@@ -315,6 +318,27 @@ def test_record_start_reads_pyproject_once_for_every_api(
     recorded = read_recording(ensure_recordings_dir() / "session.jsonl")
     assert "Jane" not in json.dumps(recorded.calls[0].request_payload())
     assert "<name>" in json.dumps(recorded.calls[0].request_payload())
+
+
+def test_replay_start_reads_pyproject_once_and_its_rules_absorb_a_difference(
+    openprogram_home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    project = tmp_path / "project"
+    project.mkdir()
+    pyproject = project / "pyproject.toml"
+    pyproject.write_text('[tool.openprogram.replay]\nignore = ["context.messages[0].content"]\n')
+    monkeypatch.chdir(project)
+    write_recording(ensure_recordings_dir() / "session.jsonl", ["hello"])
+    write_record_replay_config(RecordReplayConfig(mode="replay", file="session"))
+    with files_opened() as opened:
+        for api in ("openai-completions", "anthropic-messages", "scripted"):
+            replay = get_api_provider(api)
+    assert provider_runtime_mode() == "replay"
+    assert opened.count(str(pyproject)) == 1
+    asyncio.run(
+        drain(replay.stream(SCRIPTED_MODEL, Context(messages=[UserMessage(content="bye")])))
+    )
+    assert isinstance(replay, ReplayProvider) and replay.call_count == 1
 
 
 class _Opens:

@@ -54,7 +54,7 @@ def record(path: Path, context: Context) -> Path:
 
 
 def replay_mismatch(recording: Path, context: Context, **options: Any) -> ReplayMismatch:
-    provider = ReplayProvider(recording, project_rules=False, **options)
+    provider = ReplayProvider(recording, **options)
     with pytest.raises(ReplayMismatch) as caught:
         asyncio.run(drain(provider.stream(MODEL, context)))
     return caught.value
@@ -158,7 +158,6 @@ def test_rules_still_absorb_inserted_and_shifted_differences(tmp_path: Path) -> 
     recording = record(tmp_path / "r.jsonl", said("plan the trip", "thanks"))
     provider = ReplayProvider(
         recording,
-        project_rules=False,
         rules=MatchingRules(ignore=(IgnoreRule(path="context.messages[0]"),)),
     )
     asyncio.run(drain(provider.stream(MODEL, said("you are in Lyon", "plan the trip", "thanks"))))

@@ -40,7 +40,6 @@ def test_the_exception_is_its_report_and_raising_it_rebuilds_nothing(tmp_path: P
     reports: list[ReportRow] = []
     provider = ReplayProvider(
         record(tmp_path / "r.jsonl", {"day": "2026-12-01"}),
-        project_rules=False,
         on_report=reports.append,
     )
     mismatch = mismatch_of(provider, {"day": "2026-12-02"})
@@ -83,7 +82,7 @@ def test_a_report_read_back_makes_the_same_exception_without_a_second_suggestion
 
 
 def test_a_field_on_one_side_only_reads_as_missing_on_the_other(tmp_path: Path) -> None:
-    provider = ReplayProvider(record(tmp_path / "r.jsonl", {}), project_rules=False)
+    provider = ReplayProvider(record(tmp_path / "r.jsonl", {}))
     mismatch = mismatch_of(provider, {"new": 1})
     assert (mismatch.recorded, mismatch.incoming) == (MISSING, 1)
     assert not mismatch.report.recorded_present
@@ -92,7 +91,7 @@ def test_a_field_on_one_side_only_reads_as_missing_on_the_other(tmp_path: Path) 
 def test_a_long_field_path_with_control_characters_is_escaped_and_cut(tmp_path: Path) -> None:
     """Issue #28 item 15: a 5,000-character key gave a 5,190-character message with raw escapes."""
     key = "\x1b[2J\n\u202e" + "k" * 5000
-    provider = ReplayProvider(record(tmp_path / "r.jsonl", {}), project_rules=False)
+    provider = ReplayProvider(record(tmp_path / "r.jsonl", {}))
     mismatch = mismatch_of(provider, {key: 1})
 
     where, values = str(mismatch).split("\n")
@@ -106,7 +105,7 @@ def test_a_long_field_path_with_control_characters_is_escaped_and_cut(tmp_path: 
 
 
 def test_a_plain_field_path_reads_as_before(tmp_path: Path) -> None:
-    provider = ReplayProvider(record(tmp_path / "r.jsonl", {"it's": "a"}), project_rules=False)
+    provider = ReplayProvider(record(tmp_path / "r.jsonl", {"it's": "a"}))
     mismatch = mismatch_of(provider, {"it's": "b"})
     assert str(mismatch) == (
         "replay mismatch at call 0, field options.metadata[\"it's\"]:\nrecorded 'a', incoming 'b'"

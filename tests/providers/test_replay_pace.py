@@ -46,7 +46,7 @@ def waits(path: Path, pace: float | None, monkeypatch: pytest.MonkeyPatch) -> li
 
     monkeypatch.setattr(replayer_module.asyncio, "sleep", sleep)
     monkeypatch.setattr(replayer_module.time, "monotonic", lambda: 0.0)
-    provider = ReplayProvider(path, project_rules=False, pace=pace)
+    provider = ReplayProvider(path, pace=pace)
 
     async def run() -> None:
         async for _ in provider.stream(
@@ -62,7 +62,7 @@ def test_pace_waits_for_each_event_at_its_recorded_time(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     path = recorded(tmp_path / "r.jsonl")
-    (call,) = ReplayProvider(path, project_rules=False).recording.calls
+    (call,) = ReplayProvider(path).recording.calls
     times = [ms / 1000 for ms in call.event_ms if ms]
     assert times and times == sorted(times)
     assert waits(path, 1.0, monkeypatch) == [round(t, 6) for t in times]
@@ -96,4 +96,4 @@ def test_the_longest_wait_a_file_can_ask_for_is_the_readers_bound(
 def test_a_wait_past_the_bound_is_refused_when_the_file_is_opened(tmp_path: Path, ms: int) -> None:
     path = _event_at(recorded(tmp_path / "r.jsonl"), ms)
     with pytest.raises(RecordingFileError, match=r"event row field ms: Input should be less"):
-        ReplayProvider(path, project_rules=False, pace=1.0)
+        ReplayProvider(path, pace=1.0)

@@ -12,7 +12,7 @@ from openprogram.providers import Context, Model, UserMessage
 from openprogram.providers.recording import RecordingProvider
 from openprogram.providers.recording.check_protocol import AbsorbedRow, ReportRow
 from openprogram.providers.recording.rules import IgnoreRule, MatchingRules, NormalizeRule
-from openprogram.providers.recording.rules_sources import header_rules_value
+from openprogram.providers.recording.rules_sources import header_rules_value, project_rules
 from openprogram.providers.recording.writer import RecordingSink
 from openprogram.providers.replay import ReplayMismatch, ReplayProvider
 from openprogram.providers.scripted import ScriptedProvider, TextStep
@@ -93,7 +93,9 @@ def test_header_rules_apply_and_merge_after_pyproject_before_the_caller(
     )
     monkeypatch.chdir(project)
     path = record(tmp_path / "r.jsonl", header_rules=MatchingRules(normalize=(TMP,)))
-    provider = ReplayProvider(path, rules=MatchingRules(normalize=(DATE,)))
+    provider = ReplayProvider(
+        path, project_rules=project_rules(), rules=MatchingRules(normalize=(DATE,))
+    )
     assert [(r.describe(), r.source) for r in provider.rules.all()] == [
         ("ignore options.metadata.request_id", str(project / "pyproject.toml")),
         ("normalize context.system_prompt tmp-path", "recording header"),
@@ -101,8 +103,9 @@ def test_header_rules_apply_and_merge_after_pyproject_before_the_caller(
     ]
     replay(provider, context("2026-12-02", path="/tmp/pytest-of-ana/pytest-2/x"))
     assert provider.call_count == 1
-    without_project = ReplayProvider(path, project_rules=False)
-    assert [r.source for r in without_project.rules.all()] == ["recording header"]
+    # Built by hand it reads nothing: the project's rules are the caller's to read and pass.
+    by_hand = ReplayProvider(path)
+    assert [r.source for r in by_hand.rules.all()] == ["recording header"]
 
 
 def test_the_file_keeps_the_original_values(tmp_path: Path) -> None:

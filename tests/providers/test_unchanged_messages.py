@@ -180,7 +180,7 @@ def test_every_edit_made_in_place_is_recorded_and_replayed_as_sent(
     stored = [exactly(call.request_payload()) for call in read_recording(path).calls]
     assert stored == [exactly(request) for request in sent]
 
-    replay = ReplayProvider(path, project_rules=False)
+    replay = ReplayProvider(path)
     run(replay, plan, lambda context: None)
     replay.assert_consumed()
 
@@ -195,7 +195,7 @@ def test_a_replay_that_edits_a_message_in_place_differently_fails_on_that_call(
     recorder = RecordingProvider(Answers(), path)
     run(recorder, [("none", 0)] * 6, lambda context: None)
     recorder.sink.close()
-    replay = ReplayProvider(path, project_rules=False)
+    replay = ReplayProvider(path)
     with pytest.raises(ReplayMismatch) as raised:
         run(replay, [("none", 0)] * 4 + [(kind, 7)] + [("none", 0)], lambda context: None)
     report = raised.value.report
@@ -213,7 +213,6 @@ def test_differences_a_rule_absorbs_are_reported_on_every_call(tmp_path: Path) -
     rows: list[ReportRow] = []
     replay = ReplayProvider(
         path,
-        project_rules=False,
         rules=MatchingRules(ignore=(IgnoreRule(path="context.messages[1].usage.input"),)),
         on_report=rows.append,
     )

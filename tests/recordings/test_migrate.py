@@ -41,7 +41,7 @@ def write_version1(path: Path, said: tuple[str, ...] = SAID) -> Path:
 
 
 def replays_green(path: Path) -> None:
-    provider = ReplayProvider(path, project_rules=False)
+    provider = ReplayProvider(path)
 
     async def run() -> None:
         for text in SAID:

@@ -49,7 +49,7 @@ def record(path: Path) -> Path:
 
 
 def replay(path: Path, day: str) -> None:
-    asyncio.run(drain(ReplayProvider(path, project_rules=False).stream(MODEL, context(day))))
+    asyncio.run(drain(ReplayProvider(path).stream(MODEL, context(day))))
 
 
 def test_pyproject_edit_keeps_comments_and_layout_and_is_read_back(tmp_path: Path) -> None:

@@ -127,7 +127,7 @@ class BlockTranslator:
     """Base of a vendor's translator from SSE events to ours (one instance per call).
 
     Subclasses implement `feed` and `finish`; the helpers here number content blocks and build
-    their start, delta and end events, so both vendors shape blocks the same way.
+    their start, delta and end events, so every vendor shapes blocks the same way.
     """
 
     def __init__(self, api: str, url: str) -> None:

@@ -1,6 +1,6 @@
 """The HTTP side of vendor calls: the streamed POST, and one-line messages for all its failures.
 
-Both HTTP providers report failures through `ProviderStreamError`, whose message names the api, the
+Every HTTP provider reports failures through `ProviderStreamError`, whose message names the api, the
 URL (without credentials or query) and the vendor's own error text (HTTP statuses, error bodies,
 transport errors, timeouts, aborts), and never a traceback or a key.
 """

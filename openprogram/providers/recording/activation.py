@@ -32,7 +32,7 @@ from openprogram.providers.recording.file_policy import require_usable
 from openprogram.providers.recording.recorder import RecordingProvider
 from openprogram.providers.recording.redaction import remove_secret_text
 from openprogram.providers.recording.rerecord import RerecordingApi, RerecordState
-from openprogram.providers.recording.rules import RulesConfigError, validate_rules
+from openprogram.providers.recording.rules import MatchingRules, RulesConfigError, validate_rules
 from openprogram.providers.recording.rules_sources import project_rules, rules_from_tables
 from openprogram.providers.recording.store import (
     RecordingSelectorError,
@@ -106,19 +106,22 @@ def _start_record(selector: str | None) -> RecordingSink:
     return RecordingSink(location.path)
 
 
-def _start_replay(selector: str | None, spec: ChildRunSpec | None) -> ReplayProvider:
+def _start_replay(
+    selector: str | None, spec: ChildRunSpec | None, project: MatchingRules
+) -> ReplayProvider:
     if not selector:
         raise ActivationError("mode is replay but no file is configured")
     location = locate_recording(selector)
     require_usable(location, tighten=True)
     if spec is None:
-        return ReplayProvider(location.path)
+        return ReplayProvider(location.path, project_rules=project)
     rules = rules_from_tables(
         spec.rules or {}, {}, "the command line's rules", "the command line's rules"
     )
     report = report_writer(spec.report) if spec.report else None
     replay = ReplayProvider(
         location.path,
+        project_rules=project,
         rules=rules,
         on_report=report,
         accept_into=spec.accept_into,
@@ -141,7 +144,7 @@ def _wrapper_for(mode: str, selector: str | None, spec: ChildRunSpec | None) -> 
         sink = _start_record(selector)
         rules = validate_rules(project_rules())
         return lambda api, provider: RecordingProvider(provider, sink, rules=rules)
-    replay = _start_replay(selector, spec)
+    replay = _start_replay(selector, spec, project_rules())
     if spec is not None and spec.rerecord is not None:
         state = _rerecord_state(replay, spec.rerecord)
         return lambda api, provider: RerecordingApi(state, provider)

@@ -46,7 +46,6 @@ from openprogram.providers.recording.rules import (
     scrub_value,
     validate_rules,
 )
-from openprogram.providers.recording.rules_sources import project_rules as find_project_rules
 from openprogram.providers.recording.rules_sources import rules_from_header
 from openprogram.providers.recording.unchanged_messages import UnchangedMessages
 from openprogram.providers.recording.writer import RecordingSink
@@ -162,7 +161,11 @@ class RecordedCallError(OpenProgramError, RuntimeError):
 class ReplayProvider:
     """Answers every call from the recording at `path`, offline; never opens a socket.
 
-    `pace`: None delivers events at once; 1.0 at the recorded pace, 2.0 twice as fast."""
+    `project_rules`: the project's matching rules, which the caller reads once
+    (`rules_sources.project_rules()`: activation, the pytest plugin); nothing is read here. They
+    come first, then the recording header's, then `rules` (the caller's own: a marker's, a check's
+    command line). `pace`: None delivers events at once; 1.0 at the recorded pace, 2.0 twice as
+    fast."""
 
     requires_credentials = False
 
@@ -171,7 +174,7 @@ class ReplayProvider:
         path: str | os.PathLike[str] | Recording,
         *,
         rules: MatchingRules | None = None,
-        project_rules: bool = True,
+        project_rules: MatchingRules | None = None,
         on_report: Callable[[ReportRow], None] | None = None,
         accept_into: str | os.PathLike[str] | None = None,
         pace: float | None = None,
@@ -185,7 +188,7 @@ class ReplayProvider:
         self.recording = path if isinstance(path, Recording) else read_recording(path)
         self.path = self.recording.path
         header = rules_from_header(self.recording.header.model_extra or {}, str(self.path))
-        found = find_project_rules() if project_rules else MatchingRules()
+        found = validate_rules(project_rules or MatchingRules())
         self.rules = found.merged(header).merged(validate_rules(rules or MatchingRules()))
         """The matching rules in force: `pyproject.toml`, then the header, then the caller's."""
         self._lock = threading.Lock()
