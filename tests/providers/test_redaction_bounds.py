@@ -9,6 +9,8 @@ import json
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from openprogram.providers import (
     AssistantMessage,
@@ -77,6 +79,16 @@ def test_a_value_nested_deeper_than_the_interpreter_recurses_is_redacted() -> No
     assert inner == [{"password": SECRET_PLACEHOLDER, "note": SECRET_PLACEHOLDER}]
 
 
+JSON_VALUES = st.recursive(
+    st.none() | st.integers() | st.text(alphabet="abc", max_size=4),
+    lambda inner: (
+        st.lists(inner, max_size=3)
+        | st.dictionaries(st.sampled_from(["content", "messages", "x"]), inner, max_size=3)
+    ),
+    max_leaves=10,
+)
+
+
 async def _record(path: Path, text: str, kind: Kind, outcome: Outcome) -> None:
     """One call whose request holds `text` in every kind of field, streaming `text` as a block."""
     context = Context(
@@ -133,3 +145,86 @@ def test_the_scan_returns_on_a_hand_made_file_of_a_repetitive_shape(
     result = scan_file(path)
     assert result.findings == []
     assert result.unreadable is not None and result.unreadable.startswith("line 4: not readable")
+
+
+def test_a_value_nested_deeper_than_the_interpreter_recurses_is_scrubbed() -> None:
+    """The user's scrub rules walk a request as redaction does: with a stack (`scrub_value`
+    recursed once per level and raised `RecursionError` in the program being recorded)."""
+    from openprogram.providers.recording.rules import ScrubRule, scrub_value
+
+    rule = ScrubRule.model_validate({"path": "**", "regex": "jane@example.com", "replace": "<e>"})
+    deep: list[object] = [{"note": "mail jane@example.com", "n": 1}]
+    for _level in range(100_000):
+        deep = [deep]
+    scrubbed = scrub_value({"tree": deep}, [rule])
+    inner = scrubbed["tree"]
+    for _level in range(100_000):
+        (inner,) = inner
+    assert inner == [{"note": "mail <e>", "n": 1}]
+
+
+@given(
+    value=JSON_VALUES,
+    path=st.lists(st.sampled_from(["context", "messages", 0, 1, "content"]), max_size=3),
+)
+def test_scrubbing_with_a_stack_rewrites_what_a_recursion_would(value: object, path: list) -> None:
+    from openprogram.providers.recording.rules import ScrubRule, scrub_value
+
+    rules = [
+        ScrubRule.model_validate({"path": "**.content", "regex": "a", "replace": "A"}),
+        ScrubRule.model_validate({"path": "context.messages[*]", "regex": "b", "replace": "B"}),
+    ]
+
+    def recursive(item: object, at: tuple) -> object:
+        if isinstance(item, dict):
+            return {key: recursive(inner, (*at, key)) for key, inner in item.items()}
+        if isinstance(item, list):
+            return [recursive(inner, (*at, i)) for i, inner in enumerate(item)]
+        if isinstance(item, str):
+            for rule in rules:
+                if rule.pattern.matches(at):
+                    item = rule.rewrite(item)
+        return item
+
+    assert scrub_value(value, rules, tuple(path)) == recursive(value, tuple(path))
+
+
+@given(
+    pattern=st.lists(
+        st.sampled_from(["**", "*", "[*]", "context", "messages", "[0]", "content"]),
+        min_size=1,
+        max_size=5,
+    ),
+    path=st.lists(st.sampled_from(["context", "messages", 0, 1, "content"]), max_size=6),
+)
+def test_patterns_match_as_the_recursive_definition_did(pattern: list, path: list) -> None:
+    """Field patterns are matched by an automaton, not a recursion per key (a path 100,000 deep
+    is matched without `RecursionError`); it decides exactly what the recursion did."""
+    from openprogram.providers.recording.field_patterns import parse_field_pattern
+
+    text = ".".join(pattern).replace(".[", "[")
+    if text.startswith("["):
+        text = "**" + text
+    compiled = parse_field_pattern(text)
+    tokens = compiled.tokens
+
+    def exactly(at: int, rest: tuple) -> bool:
+        if at == len(tokens):
+            return not rest
+        token = tokens[at]
+        if token.kind == "any_depth":
+            return any(exactly(at + 1, rest[skip:]) for skip in range(len(rest) + 1))
+        if not rest:
+            return False
+        value = rest[0]
+        step = {
+            "key": isinstance(value, str) and value == token.value,
+            "index": isinstance(value, int) and value == token.value,
+            "any_key": isinstance(value, str),
+            "any_index": isinstance(value, int),
+        }[token.kind]
+        return step and exactly(at + 1, rest[1:])
+
+    whole = tuple(path)
+    assert compiled.names_exactly(whole) == exactly(0, whole)
+    assert compiled.matches(whole) == any(exactly(0, whole[:end]) for end in range(len(whole) + 1))

@@ -9,6 +9,7 @@ A field path (`--field` of the TUI) is a pattern without wildcards, read by `par
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any, Literal
@@ -123,19 +124,54 @@ def _step(token: PatternToken, value: PathToken) -> bool:
     return isinstance(value, int)  # any_index
 
 
+def _prefix_matches(
+    tokens: tuple[PatternToken, ...], path: tuple[PathToken, ...]
+) -> Iterator[bool]:
+    """For the empty prefix of `path`, then each longer one: whether `tokens` match it exactly.
+
+    The tokens are run as a small automaton over the path, one set of positions per step (`**`
+    stays or moves on): time tokens × path, and no recursion, however deep the path."""
+
+    def closure(states: set[int]) -> set[int]:
+        reached, todo = set(), list(states)
+        while todo:
+            at = todo.pop()
+            if at not in reached:
+                reached.add(at)
+                if at < len(tokens) and tokens[at].kind == "any_depth":
+                    todo.append(at + 1)  # `**` also matches no key at all
+        return reached
+
+    end = len(tokens)
+    states = closure({0})
+    yield end in states
+    for value in path:
+        moved = set()
+        for at in states:
+            if at < end:
+                token = tokens[at]
+                if token.kind == "any_depth":
+                    moved.add(at)
+                elif _step(token, value):
+                    moved.add(at + 1)
+        states = closure(moved)
+        if not states:
+            return
+        yield end in states
+
+
 @lru_cache(maxsize=65536)
 def _matches_exactly(tokens: tuple[PatternToken, ...], path: tuple[PathToken, ...]) -> bool:
-    if not tokens:
-        return not path
-    head, rest = tokens[0], tokens[1:]
-    if head.kind == "any_depth":
-        return any(_matches_exactly(rest, path[skip:]) for skip in range(len(path) + 1))
-    return bool(path) and _step(head, path[0]) and _matches_exactly(rest, path[1:])
+    matched = False
+    steps = 0
+    for steps, matched in enumerate(_prefix_matches(tokens, path)):  # noqa: B007
+        pass
+    return matched and steps == len(path)
 
 
 @lru_cache(maxsize=65536)
 def _covers(tokens: tuple[PatternToken, ...], path: tuple[PathToken, ...]) -> bool:
-    return any(_matches_exactly(tokens, path[:end]) for end in range(len(path), -1, -1))
+    return any(_prefix_matches(tokens, path))
 
 
 def generalise_path(path: tuple[PathToken, ...]) -> str:

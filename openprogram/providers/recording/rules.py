@@ -411,19 +411,53 @@ def suggest_rule(difference: FieldDifference, in_force: MatchingRules = NO_RULES
 
 
 def scrub_value(value: Any, rules: Iterable[ScrubRule], path: tuple[PathToken, ...] = ()) -> Any:
-    """`value` with every string under a path a scrub rule covers rewritten by that rule."""
+    """`value` with every string under a path a scrub rule covers rewritten by that rule.
+
+    Walked with a stack, not recursion: a request nested 100,000 deep is scrubbed, not a
+    `RecursionError` in the program being recorded; a string's path is built only for it."""
     rules = tuple(rules)
     if not rules:
         return value
-    if isinstance(value, dict):
-        return {key: scrub_value(inner, rules, (*path, key)) for key, inner in value.items()}
-    if isinstance(value, list):
-        return [scrub_value(inner, rules, (*path, i)) for i, inner in enumerate(value)]
-    if isinstance(value, str):
+
+    def scrubbed(text: str, at: tuple[PathToken, ...]) -> str:
         for rule in rules:
-            if rule.pattern.matches(path):
-                value = rule.rewrite(value)
-    return value
+            if rule.pattern.matches(at):
+                text = rule.rewrite(text)
+        return text
+
+    if not isinstance(value, dict | list):
+        return scrubbed(value, path) if isinstance(value, str) else value
+    Where = tuple[Any, PathToken] | None  # (the parent's where, this key): a path built on demand
+
+    def full_path(where: Where) -> tuple[PathToken, ...]:
+        keys: list[PathToken] = []
+        while where is not None:
+            where, key = where
+            keys.append(key)
+        return (*path, *reversed(keys))
+
+    root: dict[Any, Any] | list[Any] = {} if isinstance(value, dict) else []
+    stack: list[tuple[dict[Any, Any] | list[Any], dict[Any, Any] | list[Any], Where]] = [
+        (value, root, None)
+    ]
+    while stack:
+        source, target, at = stack.pop()
+        items = source.items() if isinstance(source, dict) else enumerate(source)
+        for key, inner in items:
+            where: Where = (at, key)
+            new: Any
+            if isinstance(inner, dict | list):
+                new = {} if isinstance(inner, dict) else []
+                stack.append((inner, new, where))
+            elif isinstance(inner, str):
+                new = scrubbed(inner, full_path(where))
+            else:
+                new = inner
+            if isinstance(target, dict):
+                target[key] = new
+            else:
+                target.append(new)
+    return root
 
 
 def scrub_text(text: str, rules: Iterable[ScrubRule]) -> str:
