@@ -23,9 +23,9 @@ CHECKPOINT_EVERY = 256
 STOP_CHECK_EVERY = 1024
 """Events applied between two looks at `message_at`'s `stop` (a fold of a million events stops
 within milliseconds of being asked)."""
-FAR_CHECKPOINTS = 8
+FAR_CHECKPOINTS = 4
 """Checkpoints kept at most at even spacing over the call (a far jump back starts at one)."""
-NEAR_CHECKPOINTS = 4
+NEAR_CHECKPOINTS = 2
 """Checkpoints kept at most among the latest (a step back of a few events starts at one)."""
 
 
