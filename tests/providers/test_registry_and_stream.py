@@ -222,3 +222,28 @@ async def test_a_wrapper_implements_one_method_and_serves_both_entry_points() ->
         await complete_simple(MODEL, CONTEXT, SimpleStreamOptions(reasoning="low"))
     assert spy.calls == ["stream", "stream_simple"] and Counted.count == 2
     assert Counted(spy).requires_credentials is False
+
+
+class StreamOnly(ApiProvider):
+    """A provider that writes `stream` alone, as the built-in ones do, and says what it was asked."""
+
+    requires_credentials = False
+
+    def __init__(self) -> None:
+        self.options: list[StreamOptions | None] = []
+
+    async def stream(
+        self, model: Model, context: Context, options: StreamOptions | None = None
+    ) -> AsyncIterator[AssistantMessageEvent]:
+        self.options.append(options)
+        async for event in ScriptedProvider([[TextStep(text="ok")]]).stream(model, context):
+            yield event
+
+
+async def test_a_provider_subclassing_api_provider_is_given_stream_simple() -> None:
+    provider = StreamOnly()
+    register_api_provider("spy", provider)
+    message = await complete_simple(MODEL, CONTEXT, SimpleStreamOptions(reasoning="high"))
+    assert [b.text for b in message.content if b.type == "text"] == ["ok"]
+    [options] = provider.options
+    assert isinstance(options, SimpleStreamOptions) and options.reasoning == "high"
