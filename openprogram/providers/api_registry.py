@@ -15,37 +15,12 @@ imported (which Python does before any of its submodules).
 from __future__ import annotations
 
 import threading
-from collections.abc import AsyncIterable, Callable
+from collections.abc import Callable
 from types import TracebackType
-from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 from openprogram.errors import OpenProgramError
+from openprogram.providers.api_provider import ApiProvider
 from openprogram.providers.runtime import ProviderRuntime, RuntimeState
-
-if TYPE_CHECKING:
-    from openprogram.providers.types import (
-        AssistantMessageEvent,
-        Context,
-        Model,
-        SimpleStreamOptions,
-        StreamOptions,
-    )
-
-
-@runtime_checkable
-class ApiProvider(Protocol):
-    """What the registry holds: two streaming entry points and whether credentials are needed."""
-
-    requires_credentials: bool
-
-    def stream(
-        self, model: Model, context: Context, options: StreamOptions | None = None
-    ) -> AsyncIterable[AssistantMessageEvent]: ...
-
-    def stream_simple(
-        self, model: Model, context: Context, options: SimpleStreamOptions | None = None
-    ) -> AsyncIterable[AssistantMessageEvent]: ...
-
 
 ProviderWrapper = Callable[[str, ApiProvider], ApiProvider]
 """Given an api name and the provider below it on the stack, return the provider to use instead."""

@@ -14,13 +14,13 @@ from typing import Any, Literal
 from pydantic import BaseModel
 
 from openprogram.providers.accumulator import MessageAccumulator
+from openprogram.providers.api_provider import ApiProvider
 from openprogram.providers.types import (
     AssistantMessage,
     AssistantMessageEvent,
     Context,
     DoneEvent,
     Model,
-    SimpleStreamOptions,
     StartEvent,
     StreamOptions,
     TextContent,
@@ -94,8 +94,11 @@ def echo_responder(context: Context, call_number: int) -> ScriptedResponse:
     return [TextStep(text=f"ok: {said}")]
 
 
-class ScriptedProvider:
-    """Plays `responses` in order (one per call), or asks `responder` for each call's response."""
+class ScriptedProvider(ApiProvider):
+    """Plays `responses` in order (one per call), or asks `responder` for each call's response.
+
+    `stream_simple` is `stream`: a script has no use for a reasoning effort.
+    """
 
     requires_credentials = False
 
@@ -140,13 +143,6 @@ class ScriptedProvider:
         message.stop_reason = reason
         message.usage = _usage_for(context, message)
         yield DoneEvent(reason=reason, message=message)
-
-    async def stream_simple(
-        self, model: Model, context: Context, options: SimpleStreamOptions | None = None
-    ) -> AsyncIterator[AssistantMessageEvent]:
-        """Same as `stream`: the script has no use for reasoning effort."""
-        async for event in self.stream(model, context, options):
-            yield event
 
 
 def _events_for(

@@ -1,7 +1,8 @@
 """The shared provider boundary: every model call goes through `stream()` or `stream_simple()`.
 
 Both find the provider registered for `model.api` and its API key in the environment
-(`credential_env_var`); `complete()` and `complete_simple()` `drain()` them to the final message.
+(`credential_env_var`); `complete()` and `complete_simple()` `drain()` them to the message their
+`done` or `error` event carries.
 """
 
 from __future__ import annotations
@@ -13,12 +14,13 @@ from collections.abc import AsyncIterable, AsyncIterator
 from typing import TypeVar
 
 from openprogram.errors import OpenProgramError
-from openprogram.providers.accumulator import MessageAccumulator
 from openprogram.providers.api_registry import ApiProvider, get_api_provider
 from openprogram.providers.types import (
     AssistantMessage,
     AssistantMessageEvent,
     Context,
+    DoneEvent,
+    ErrorEvent,
     Model,
     SimpleStreamOptions,
     StreamOptions,
@@ -82,19 +84,20 @@ async def stream_simple(
 
 
 async def drain(events: AsyncIterator[AssistantMessageEvent]) -> AssistantMessage:
-    """Consume a stream and return its final message (the `done` message or the `error` one)."""
+    """Consume a stream and return its final message: the one its `done` or `error` event carries.
+
+    The events before it are not folded again: the provider has folded them into that message.
+    """
     __tracebackhide__ = True  # pytest shows the caller's line, not ours
-    accumulator = MessageAccumulator()
     try:
         async for event in events:
-            accumulator.apply(event)
-            if accumulator.finished:
-                break
+            if isinstance(event, DoneEvent):
+                return event.message
+            if isinstance(event, ErrorEvent):
+                return event.error
     finally:
         await events.aclose()  # type: ignore[attr-defined]
-    if not accumulator.finished or accumulator.message is None:
-        raise StreamEndedWithoutResultError("provider stream ended without a done or error event")
-    return accumulator.message
+    raise StreamEndedWithoutResultError("provider stream ended without a done or error event")
 
 
 async def complete(

@@ -18,6 +18,7 @@ PACKAGES = ("openprogram", "tui")
 
 BOUNDARY = (
     "openprogram.providers.types",
+    "openprogram.providers.api_provider",
     "openprogram.providers.api_registry",
     "openprogram.providers.runtime",
     "openprogram.providers.wrapper",

@@ -27,7 +27,13 @@ from openprogram.providers import (
 )
 from openprogram.providers.api_registry import ApiProvider
 from openprogram.providers.scripted import ScriptedProvider, TextStep
-from openprogram.providers.types import AssistantMessageEvent
+from openprogram.providers.types import (
+    AssistantMessage,
+    AssistantMessageEvent,
+    DoneEvent,
+    TextContent,
+    TextDeltaEvent,
+)
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -222,3 +228,50 @@ async def test_a_wrapper_implements_one_method_and_serves_both_entry_points() ->
         await complete_simple(MODEL, CONTEXT, SimpleStreamOptions(reasoning="low"))
     assert spy.calls == ["stream", "stream_simple"] and Counted.count == 2
     assert Counted(spy).requires_credentials is False
+
+
+class StreamOnly(ApiProvider):
+    """A provider that writes `stream` alone, as the built-in ones do, and says what it was asked."""
+
+    requires_credentials = False
+
+    def __init__(self) -> None:
+        self.options: list[StreamOptions | None] = []
+
+    async def stream(
+        self, model: Model, context: Context, options: StreamOptions | None = None
+    ) -> AsyncIterator[AssistantMessageEvent]:
+        self.options.append(options)
+        async for event in ScriptedProvider([[TextStep(text="ok")]]).stream(model, context):
+            yield event
+
+
+async def test_a_provider_subclassing_api_provider_is_given_stream_simple() -> None:
+    provider = StreamOnly()
+    register_api_provider("spy", provider)
+    message = await complete_simple(MODEL, CONTEXT, SimpleStreamOptions(reasoning="high"))
+    assert [b.text for b in message.content if b.type == "text"] == ["ok"]
+    [options] = provider.options
+    assert isinstance(options, SimpleStreamOptions) and options.reasoning == "high"
+
+
+class AnswerOnly(ApiProvider):
+    """Streams a delta it never started, then the whole answer on `done`, as a proxy might."""
+
+    requires_credentials = False
+
+    async def stream(
+        self, model: Model, context: Context, options: StreamOptions | None = None
+    ) -> AsyncIterator[AssistantMessageEvent]:
+        answer = AssistantMessage(
+            api=model.api, provider=model.provider, model=model.id, content=[TextContent(text="ok")]
+        )
+        yield TextDeltaEvent(content_index=0, delta="o")
+        yield DoneEvent(reason="stop", message=answer)
+        yield TextDeltaEvent(content_index=0, delta="never read")
+
+
+async def test_complete_answers_with_the_message_of_the_terminal_event_without_folding() -> None:
+    register_api_provider("spy", AnswerOnly())
+    message = await complete(MODEL, CONTEXT)
+    assert [b.text for b in message.content if b.type == "text"] == ["ok"]

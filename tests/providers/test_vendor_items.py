@@ -43,7 +43,7 @@ def test_a_message_without_vendor_items_dumps_as_before() -> None:
     assert AssistantMessage.model_validate(dumped) == kept
 
 
-@pytest.mark.parametrize("provider_class", PROVIDERS, ids=lambda c: c.api)
+@pytest.mark.parametrize("provider_class", PROVIDERS, ids=lambda c: c.vendor.api)
 def test_no_provider_sends_vendor_items_back(provider_class: type[SseProvider]) -> None:
     provider = provider_class()
     model = Model(id="m", api=provider.api, provider="p", base_url="http://127.0.0.1:9")
@@ -62,8 +62,8 @@ def test_no_provider_sends_vendor_items_back(provider_class: type[SseProvider]) 
         {"type": "web_search_call", "query": MARKER},
         {"executableCode": {"code": MARKER}},
     ]
-    _, body = provider.request(model, context(with_items), StreamOptions(), None)
-    _, plain = provider.request(model, context(None), StreamOptions(), None)
+    body = provider.vendor.body(model, context(with_items), StreamOptions(), None)
+    plain = provider.vendor.body(model, context(None), StreamOptions(), None)
     assert MARKER not in json.dumps(body)
     assert body == plain
 

@@ -18,7 +18,14 @@ import json
 from collections.abc import Sequence
 from typing import Any, Literal
 
-from openprogram.providers.http.sse import Block, BlockTranslator, DoneReason, SSEEvent, SseProvider
+from openprogram.providers.http.sse import (
+    Block,
+    BlockTranslator,
+    DoneReason,
+    SSEEvent,
+    SseProvider,
+    Vendor,
+)
 from openprogram.providers.http.transport import vendor_error_text
 from openprogram.providers.types import (
     AssistantMessage,
@@ -385,25 +392,17 @@ def _google_error_text(payload: dict[str, Any]) -> str:
     return vendor_error_text(payload) or "unknown error"
 
 
+VENDOR = Vendor(
+    api=API,
+    endpoint=generate_url,
+    headers=request_headers,
+    body=request_body,
+    translator=_Translator,
+)
+"""The `google-generative-ai` api as data: its endpoint, headers, body and stream translator."""
+
+
 class GoogleGenerativeAIProvider(SseProvider):
-    """Streams Gemini (Google AI Studio, or Vertex AI through `base_url`) over server-sent events.
+    """Streams Gemini (Google AI Studio, or Vertex AI through `base_url`) over server-sent events."""
 
-    Pass `client` to share one `httpx.AsyncClient`; without it each call opens and closes its own.
-    `timeout` (seconds, connect and between chunks) is the default when `options.timeout` is None.
-    """
-
-    api = API
-
-    def endpoint(self, model: Model) -> str:
-        """`{base}/v1beta/models/{model.id}:streamGenerateContent?alt=sse`."""
-        return generate_url(model)
-
-    def request(
-        self, model: Model, context: Context, options: StreamOptions, reasoning: str | None
-    ) -> tuple[dict[str, str], dict[str, Any]]:
-        """The headers (`x-goog-api-key`) and the generateContent body."""
-        return request_headers(model, options), request_body(model, context, options, reasoning)
-
-    def translator(self, url: str) -> BlockTranslator:
-        """A fresh chunk translator for one call."""
-        return _Translator(url)
+    vendor = VENDOR

@@ -10,7 +10,14 @@ import json
 from collections.abc import Sequence
 from typing import Any, Literal
 
-from openprogram.providers.http.sse import Block, BlockTranslator, DoneReason, SSEEvent, SseProvider
+from openprogram.providers.http.sse import (
+    Block,
+    BlockTranslator,
+    DoneReason,
+    SSEEvent,
+    SseProvider,
+    Vendor,
+)
 from openprogram.providers.http.transport import vendor_error_text
 from openprogram.providers.types import (
     AssistantMessage,
@@ -248,25 +255,17 @@ class _Translator(BlockTranslator):
         return events
 
 
+VENDOR = Vendor(
+    api=API,
+    endpoint=chat_completions_url,
+    headers=request_headers,
+    body=request_body,
+    translator=_Translator,
+)
+"""The `openai-completions` api as data: its endpoint, headers, body and stream translator."""
+
+
 class OpenAICompletionsProvider(SseProvider):
-    """Streams OpenAI chat completions (or any compatible server) over HTTP server-sent events.
+    """Streams OpenAI chat completions (or any compatible server) over HTTP server-sent events."""
 
-    Pass `client` to share one `httpx.AsyncClient`; without it each call opens and closes its own.
-    `timeout` (seconds, connect and between chunks) is the default when `options.timeout` is None.
-    """
-
-    api = API
-
-    def endpoint(self, model: Model) -> str:
-        """`{model.base_url or https://api.openai.com/v1}/chat/completions`."""
-        return chat_completions_url(model)
-
-    def request(
-        self, model: Model, context: Context, options: StreamOptions, reasoning: str | None
-    ) -> tuple[dict[str, str], dict[str, Any]]:
-        """The headers (bearer key) and the chat-completions body."""
-        return request_headers(model, options), request_body(model, context, options, reasoning)
-
-    def translator(self, url: str) -> BlockTranslator:
-        """A fresh chunk translator for one call."""
-        return _Translator(url)
+    vendor = VENDOR

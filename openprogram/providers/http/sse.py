@@ -1,15 +1,16 @@
-"""Server-sent events over httpx, and the call skeleton shared by the HTTP vendor providers.
+"""Server-sent events over httpx, and the one provider class the HTTP vendors share.
 
 `iter_sse_events` parses lines into events (`event:`/`data:`/`id:` fields, dispatched on a blank
-line, `:` comments ignored). `SseProvider` runs one call: it emits `start`, posts the request,
-feeds each SSE event to the vendor's `BlockTranslator`, folds every emitted event with the one
+line, `:` comments ignored). A vendor is data, a `Vendor`: its endpoint, headers, body builder and
+`BlockTranslator`. `SseProvider` runs one call over it: it emits `start`, posts the request,
+feeds each SSE event to the vendor's translator, folds every emitted event with the one
 `MessageAccumulator`, and ends with `done` or with an `error` event carrying a one-line message.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncGenerator, AsyncIterable, AsyncIterator
+from collections.abc import AsyncGenerator, AsyncIterable, AsyncIterator, Callable
 from contextlib import aclosing
 from dataclasses import dataclass
 from typing import Any, ClassVar, Literal
@@ -17,6 +18,7 @@ from typing import Any, ClassVar, Literal
 import httpx
 
 from openprogram.providers.accumulator import MessageAccumulator, parse_partial_json
+from openprogram.providers.api_provider import ApiProvider
 from openprogram.providers.http.transport import (
     ProviderStreamError,
     aborted_error,
@@ -216,57 +218,66 @@ class BlockTranslator:
         return ToolCallEndEvent(content_index=block.index, tool_call=call)
 
 
-class SseProvider:
-    """Base of the HTTP vendor providers: one POST per call, its SSE stream turned into events.
+RequestHeaders = Callable[[Model, StreamOptions], dict[str, str]]
+"""A vendor's request headers: its key header, then the model's and the call's own headers."""
+RequestBody = Callable[[Model, Context, StreamOptions, str | None], dict[str, Any]]
+"""A vendor's JSON body for a call; the last argument is the reasoning effort asked for, if any."""
 
+
+@dataclass(frozen=True)
+class Vendor:
+    """One HTTP vendor api as data: where a call goes, what it sends, how its stream reads back."""
+
+    api: str
+    """The registry key, e.g. `anthropic-messages`."""
+    endpoint: Callable[[Model], str]
+    """The URL to post to for a model."""
+    headers: RequestHeaders
+    body: RequestBody
+    translator: Callable[[str], BlockTranslator]
+    """A fresh translator of the vendor's events for one call, given the endpoint."""
+
+
+class SseProvider(ApiProvider):
+    """The HTTP vendor provider: one POST per call to its `vendor`, the SSE stream turned into events.
+
+    Each vendor module binds its `Vendor` to a subclass of its own name (`AnthropicMessagesProvider`).
     Pass `client` to share one `httpx.AsyncClient`; without it each call opens and closes its own.
     `timeout` (seconds, connect and between chunks) is the default when `options.timeout` is None.
     """
 
-    api: ClassVar[str]
+    vendor: ClassVar[Vendor]
     requires_credentials: bool = True
 
     def __init__(self, client: httpx.AsyncClient | None = None, timeout: float = 60.0) -> None:
         self._client = client
         self._timeout = timeout
 
-    def endpoint(self, model: Model) -> str:
-        """The URL to post to for `model`."""
-        raise NotImplementedError
-
-    def request(
-        self, model: Model, context: Context, options: StreamOptions, reasoning: str | None
-    ) -> tuple[dict[str, str], dict[str, Any]]:
-        """The request headers and JSON body."""
-        raise NotImplementedError
-
-    def translator(self, url: str) -> BlockTranslator:
-        """A fresh translator for one call."""
-        raise NotImplementedError
+    @property
+    def api(self) -> str:
+        """The api this provider serves (its vendor's)."""
+        return self.vendor.api
 
     async def stream(
         self, model: Model, context: Context, options: StreamOptions | None = None
     ) -> AsyncIterator[AssistantMessageEvent]:
-        """Stream one call as events: `start`, the blocks, then `done` or `error`."""
-        async with aclosing(self._run(model, context, options or StreamOptions(), None)) as run:
-            async for event in run:
-                yield event
+        """Stream one call as events: `start`, the blocks, then `done` or `error`.
 
-    async def stream_simple(
-        self, model: Model, context: Context, options: SimpleStreamOptions | None = None
-    ) -> AsyncIterator[AssistantMessageEvent]:
-        """Like `stream`; `options.reasoning` asks a reasoning model for that effort."""
-        options = options or SimpleStreamOptions()
-        async with aclosing(self._run(model, context, options, options.reasoning)) as run:
+        `SimpleStreamOptions.reasoning` asks a reasoning model for that effort.
+        """
+        options = options or StreamOptions()
+        reasoning = options.reasoning if isinstance(options, SimpleStreamOptions) else None
+        async with aclosing(self._run(model, context, options, reasoning)) as run:
             async for event in run:
                 yield event
 
     async def _run(
         self, model: Model, context: Context, options: StreamOptions, reasoning: str | None
     ) -> AsyncGenerator[AssistantMessageEvent, None]:
-        api, url = self.api, self.endpoint(model)
+        vendor = self.vendor
+        api, url = vendor.api, vendor.endpoint(model)
         timeout = options.timeout if options.timeout is not None else self._timeout
-        translator = self.translator(url)
+        translator = vendor.translator(url)
         accumulator = MessageAccumulator()
         start = StartEvent(
             partial=AssistantMessage(api=api, provider=model.provider, model=model.id)
@@ -275,7 +286,8 @@ class SseProvider:
         yield start
         try:
             # Built after `start`, so that a request that cannot be built still ends as an error.
-            headers, body = self.request(model, context, options, reasoning)
+            headers = vendor.headers(model, options)
+            body = vendor.body(model, context, options, reasoning)
             if options.on_payload is not None:
                 options.on_payload(body)
             if options.signal is not None and options.signal.is_set():
