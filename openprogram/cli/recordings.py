@@ -98,6 +98,17 @@ def register_status(commands: Subcommands) -> None:
     parser.add_argument("--json", action="store_true", help="print stable JSON")
 
 
+def recording_name(text: str) -> str:
+    """argparse's type for `--name`: a bad name is a usage error (exit 2), said before anything
+    is created or run."""
+    from openprogram.providers.recording.store import RecordingSelectorError, validate_recording_id
+
+    try:
+        return validate_recording_id(text)
+    except RecordingSelectorError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
 def register_record(commands: Subcommands) -> None:
     """`record [--name NAME]`; the one-shot `record -- COMMAND` extends this parser."""
     parser = add_command(
@@ -114,7 +125,9 @@ def register_record(commands: Subcommands) -> None:
     parser.add_argument(
         "--name",
         metavar="NAME",
-        help="the recording ID (letters, digits, '.', '_', '-'); default: UTC time plus 8 hex digits",
+        type=recording_name,
+        help="the recording ID (ASCII letters, digits, '.', '_', '-'); default: UTC time plus 8 "
+        "hex digits",
     )
     parser.add_argument(
         "--append",

@@ -26,7 +26,7 @@ from openprogram.recordings.check import (
     check_refused,
     run_check,
 )
-from openprogram.recordings.oneshot import record_command
+from openprogram.recordings.oneshot import CommandNotStarted, record_command
 from openprogram.recordings.repair import repair_recording
 from openprogram.recordings.trust import (
     trust_command,
@@ -79,7 +79,11 @@ def extend_record(parser: argparse.ArgumentParser) -> None:
 
 def record_once(args: argparse.Namespace, out: Output) -> int:
     """Run COMMAND with recording on; pass its exit code through."""
-    result = record_command(args.command, name=args.name, keep_failed=args.keep_failed)
+    try:
+        result = record_command(args.command, name=args.name, keep_failed=args.keep_failed)
+    except CommandNotStarted as exc:
+        out.error(str(exc))
+        return exc.exit_code  # as a shell says it: 127 not found, 126 not runnable
     where = (
         str(result.path) if result.kept else "dropped (the command failed; --keep-failed keeps it)"
     )
@@ -89,7 +93,8 @@ def record_once(args: argparse.Namespace, out: Output) -> int:
         where += f" ({result.name_taken!r} was taken by another recording meanwhile)"
     print(
         visible(
-            f"openprogram: recorded {result.calls} calls, {result.events} events as "
+            f"openprogram: recorded {plural(result.calls, 'call')}, "
+            f"{plural(result.events, 'event')} as "
             f"{result.recording_id}: {where}"
         ),
         file=out.stderr,
