@@ -36,6 +36,7 @@ an `OSError`). The tree, with the module that defines each error:
     │   ├── VersionError (ValueError) ................ recordings.versions: no such kept version
     │   ├── UnusedListMissing (FileNotFoundError) .... recordings.unused_removal: no pytest list here
     │   ├── MigrationError (ValueError) .............. recordings.migrate: a file that cannot be migrated
+    │   ├── CommandNotStarted ........................ recordings.oneshot: `record --` could not start it
     │   ├── AgentTurnLimitError (RuntimeError) ....... agent.loop: the loop did not stop in time
     │   ├── RecordingUnavailable ..................... testing.session: no recording for a test
     │   └── UsageRefused ............................. cli.output: bad usage or a refused prompt

@@ -17,6 +17,7 @@ from __future__ import annotations
 import math
 import os
 import shlex
+import sys
 from collections.abc import Generator, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -427,6 +428,8 @@ def openprogram_recording(request: pytest.FixtureRequest) -> Iterator[OpenProgra
         mode_reason=reason,
         rules=marker_rules(item),
         pace=config.getoption("openprogram_pace"),
+        check_command=[sys.executable, "-m", "pytest", item.nodeid],
+        check_cwd=config.rootpath,
     )
     unavailable: str | None = None
     try:

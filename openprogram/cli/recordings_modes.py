@@ -40,6 +40,17 @@ def declare_status(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--json", action="store_true", help="print stable JSON")
 
 
+def recording_name(text: str) -> str:
+    """argparse's type for `--name`: a bad name is a usage error (exit 2), said before anything
+    is created or run."""
+    from openprogram.providers.recording.store import RecordingSelectorError, validate_recording_id
+
+    try:
+        return validate_recording_id(text)
+    except RecordingSelectorError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
 def declare_record(parser: argparse.ArgumentParser) -> None:
     """Give `record` its arguments and its handler."""
     declare_command(
@@ -56,7 +67,9 @@ def declare_record(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--name",
         metavar="NAME",
-        help="the recording ID (letters, digits, '.', '_', '-'); default: UTC time plus 8 hex digits",
+        type=recording_name,
+        help="the recording ID (ASCII letters, digits, '.', '_', '-'); default: UTC time plus 8 "
+        "hex digits",
     )
     parser.add_argument(
         "--append",
@@ -183,9 +196,16 @@ def record(args: argparse.Namespace, out: Output) -> int:
 
 def record_once(args: argparse.Namespace, out: Output) -> int:
     """Run COMMAND with recording on; pass its exit code through."""
-    from openprogram.recordings.oneshot import record_command  # only this path runs a program
+    from openprogram.recordings.oneshot import (  # only this path runs a program
+        CommandNotStarted,
+        record_command,
+    )
 
-    result = record_command(args.command, name=args.name, keep_failed=args.keep_failed)
+    try:
+        result = record_command(args.command, name=args.name, keep_failed=args.keep_failed)
+    except CommandNotStarted as exc:
+        out.error(str(exc))
+        return exc.exit_code  # as a shell says it: 127 not found, 126 not runnable
     where = (
         str(result.path) if result.kept else "dropped (the command failed; --keep-failed keeps it)"
     )
@@ -195,8 +215,8 @@ def record_once(args: argparse.Namespace, out: Output) -> int:
         where += f" ({result.name_taken!r} was taken by another recording meanwhile)"
     print(
         visible_line(
-            f"openprogram: recorded {result.calls} calls, {result.events} events as "
-            f"{result.recording_id}: {where}"
+            f"openprogram: recorded {plural(result.calls, 'call')}, "
+            f"{plural(result.events, 'event')} as {result.recording_id}: {where}"
         ),
         file=out.stderr,
         flush=True,

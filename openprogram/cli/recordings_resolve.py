@@ -11,6 +11,7 @@ from openprogram.cli.commands import declare_command
 from openprogram.cli.completion import add_recording_argument
 from openprogram.cli.output import Output, UsageRefused
 from openprogram.cli.recordings_check import allow_stored_command, progress_printer
+from openprogram.providers.recording.store import RecordingSelectorError, locate_recording
 from openprogram.recordings.accept import run_accept
 from openprogram.recordings.rerecord import plan_rerecord, run_rerecord
 from openprogram.recordings.trust import trust_stored_command
@@ -187,9 +188,21 @@ def accept_command(args: argparse.Namespace, out: Output) -> int:
     return 0
 
 
+def _recording_exists(selector: str) -> bool:
+    try:
+        path = locate_recording(selector).path
+    except RecordingSelectorError:
+        return False
+    return path.exists() or path.is_symlink()
+
+
 def history_command(args: argparse.Namespace, out: Output) -> int:
-    """The kept versions, oldest first."""
+    """The kept versions, oldest first; an ID that names no recording and no kept version is
+    refused (exit 1), as every command refuses a recording that is not there."""
     versions = list_versions(args.recording_id)
+    if not versions and not _recording_exists(args.recording_id):
+        out.error(f"{args.recording_id}: no such recording and no kept versions")
+        return 1
     if args.json:
         out.json(
             {

@@ -92,7 +92,8 @@ def scan_command(args: argparse.Namespace, out: Output) -> int:
                 f"({plural(len(scans), 'file')} scanned); the values are not shown"
             )
         else:
-            out.line(f"no secrets found in {plural(len(scans), 'file')}")
+            scanned = len(scans) - len(unreadable)  # a file that could not be read was not scanned
+            out.line(f"no secrets found in {plural(scanned, 'file')}")
     if findings:
         return FOUND
     return UNREADABLE if unreadable else 0

@@ -24,6 +24,7 @@ from pathlib import Path
 
 from pydantic import BaseModel
 
+from openprogram.errors import OpenProgramError
 from openprogram.providers.recording.check_protocol import ChildRunSpec, write_run_spec
 from openprogram.providers.recording.config import state_dir
 from openprogram.providers.recording.reader import scan_recording
@@ -66,6 +67,18 @@ def _stage(recording_id: str, argv: Sequence[str], cwd: str) -> tuple[Path, Path
     return home, staged
 
 
+class CommandNotStarted(OpenProgramError):
+    """The command to record could not be started; `exit_code` is what a shell would return
+    (127: not found, 126: found but not runnable)."""
+
+    def __init__(self, command: str, error: OSError) -> None:
+        self.command = command
+        not_found = isinstance(error, FileNotFoundError)
+        self.reason = "command not found" if not_found else (error.strerror or str(error))
+        self.exit_code = 127 if not_found else 126
+        super().__init__(f"{command}: {self.reason}")
+
+
 def record_command(
     argv: Sequence[str],
     *,
@@ -76,7 +89,7 @@ def record_command(
     """Run `argv` once with every provider call recorded into a new managed recording.
 
     The program's stdin, stdout and stderr are the caller's. Raises `RecordingSelectorError` when
-    the name is taken and `OSError` when the program cannot start.
+    the name is taken and `CommandNotStarted` when the program cannot start (nothing is kept).
     """
     if not argv:
         raise ValueError("no command given to record")
@@ -92,9 +105,12 @@ def record_command(
     try:
         env = {**os.environ, "OPENPROGRAM_HOME": str(home)}
         with forwarding_signals() as forwarder:
-            child = subprocess.Popen(
-                list(argv), cwd=run_cwd, env=env, preexec_fn=die_with_parent(signal.SIGTERM)
-            )
+            try:
+                child = subprocess.Popen(
+                    list(argv), cwd=run_cwd, env=env, preexec_fn=die_with_parent(signal.SIGTERM)
+                )
+            except OSError as exc:
+                raise CommandNotStarted(argv[0], exc) from None
             forwarder.to(child.pid)
             returned = child.wait()
         received = forwarder.received

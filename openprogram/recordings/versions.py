@@ -151,16 +151,21 @@ def write_version(
     candidate: Path,
     command: Sequence[str],
     produced_by: dict[str, Any],
+    *,
+    rerun: Sequence[str] = (),
 ) -> Path | None:
     """Put `candidate` in place of `recording`; returns where the previous version is kept (None
     for a file given by path). Raises `RecordingFileError` when the candidate is not a valid
-    recording; the recording is then left as it was."""
+    recording; the recording is then left as it was. `command` produced the candidate; `rerun`
+    (default `command`) is what a later check runs (the pytest plugin's accept is
+    `pytest --openprogram-record=accept …`, its check `python -m pytest NODE_ID`)."""
     read_recording(candidate)  # the same strict reader replay uses
     final = beside(recording, "final")
     previous = beside(recording, "previous")
     kept: Path | None = None
     try:
-        _with_provenance(candidate, final, command, produced_by)  # the same rows: checked above
+        # The same rows: checked above.
+        _with_provenance(candidate, final, command, produced_by, rerun or command)
         mode = stat.S_IMODE(require_usable(recording).st_mode)  # a rewrite keeps the file's mode
         os.link(recording, previous)  # the old bytes stay reachable until the end
         kept = _keep(previous, recording_id) if recording_id is not None else None
@@ -205,7 +210,11 @@ def restore_version(recording_id: str, version: str) -> Path:
 
 
 def _with_provenance(
-    source: Path, target: Path, command: Sequence[str], produced_by: dict[str, Any]
+    source: Path,
+    target: Path,
+    command: Sequence[str],
+    produced_by: dict[str, Any],
+    rerun: Sequence[str],
 ) -> None:
     """`source` with its header saying what produced this version (optional header metadata)."""
     flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
@@ -219,7 +228,7 @@ def _with_provenance(
         argv = kept_command(command, scrub)
         if isinstance(entry, dict):
             # The requests are now the ones this command makes: a plain `check` reruns it.
-            header["entry"] = rewritten_entry(entry, command, scrub)
+            header["entry"] = rewritten_entry(entry, rerun, scrub)
         header["produced_by"] = {
             **produced_by,
             "at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),

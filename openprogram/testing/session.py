@@ -11,14 +11,20 @@ import os
 import shlex
 import tempfile
 import time
+from collections.abc import Sequence
 from contextlib import ExitStack, suppress
 from pathlib import Path
 from typing import Any, Literal, get_args
 
 from openprogram.errors import OpenProgramError
 from openprogram.providers.api_registry import ApiProvider, wrap_api_providers
-from openprogram.providers.recording.check_protocol import AcceptedRow, ReportRow
-from openprogram.providers.recording.config import RecordReplayMode
+from openprogram.providers.recording.check_protocol import (
+    AcceptedRow,
+    ReportRow,
+    RunSpecError,
+    read_run_spec,
+)
+from openprogram.providers.recording.config import RecordReplayMode, state_dir
 from openprogram.providers.recording.errors import RecordingFileError
 from openprogram.providers.recording.reader import read_recording
 from openprogram.providers.recording.recorder import RecordingProvider
@@ -28,6 +34,7 @@ from openprogram.providers.recording.rules import MatchingRules
 from openprogram.providers.recording.rules_sources import project_rules
 from openprogram.providers.recording.writer import NOW, RecordingSink, TimeField
 from openprogram.providers.replay import ReplayMismatch, ReplayProvider
+from openprogram.recordings.entry import entry_scrub_rules, kept_entry
 from openprogram.recordings.versions import write_version
 from openprogram.text import plural
 
@@ -94,8 +101,14 @@ class OpenProgramRecording:
         mode_reason: str | None = None,
         rules: MatchingRules | None = None,
         pace: float | None = None,
+        check_command: Sequence[str] = (),
+        check_cwd: Path | None = None,
     ) -> None:
         self.path = path
+        self.check_command = list(check_command)
+        """How `openprogram recordings check` reruns this one test (`python -m pytest NODE_ID`),
+        from `check_cwd` (the rootdir): kept in the header as its `entry`."""
+        self.check_cwd = check_cwd
         self.pace = pace
         """Replay at the recorded pace times this factor (None: events at once)."""
         self.rules = rules
@@ -159,7 +172,18 @@ class OpenProgramRecording:
     # -- lifecycle --
 
     def start(self) -> None:
-        """Install replay (or recording) for every provider api; raises `RecordingUnavailable`."""
+        """Install replay (or recording) for every provider api; raises `RecordingUnavailable`.
+
+        Under `openprogram recordings check` (a run spec in the state directory) nothing is
+        installed: the runtime replays what the check's parent named, and reports to it, as for
+        any program the check reruns."""
+        try:
+            checked = read_run_spec(state_dir()) is not None
+        except RunSpecError as exc:
+            raise RecordingUnavailable(str(exc)) from None
+        if checked:
+            self.recording = self.rerecording = self.accepting = False
+            return
         if self.recording:
             self._start_recording()
         else:
@@ -225,12 +249,15 @@ class OpenProgramRecording:
 
     def _start_recording(self) -> None:
         self._partial = self._new_partial()
-        header = {
+        header: dict[str, Any] = {
             "created_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
             "recorded_by": "openprogram pytest plugin",
             "redaction_version": REDACTION_VERSION,
             "test": self.node_id,
         }
+        if self.check_command and self.check_cwd is not None:
+            cwd = str(self.check_cwd)
+            header["entry"] = kept_entry(self.check_command, cwd, entry_scrub_rules(cwd))
         try:
             sink = _CountingSink(self._partial, header)
             self._sink = sink
@@ -333,7 +360,9 @@ class OpenProgramRecording:
         reader once, its header saying what produced it. A new recording is checked and renamed.
         """
         if produced_by is not None:
-            write_version(self.path, None, partial, self._command(), produced_by)
+            write_version(
+                self.path, None, partial, self._command(), produced_by, rerun=self.check_command
+            )
             partial.unlink(missing_ok=True)
         else:
             read_recording(partial)  # never commit what replay would refuse

@@ -171,10 +171,12 @@ def test_a_bad_replay_file_exits_1_with_one_error_line_and_changes_nothing(
     assert (openprogram_home / "config.json").read_bytes() == before
 
 
-@pytest.mark.parametrize("name", ["../escape", "a/b", ".."])
+@pytest.mark.parametrize("name", ["../escape", "a/b", "..", "naïve"])
 def test_record_refuses_an_unsafe_name(name: str, openprogram_home: Path) -> None:
+    """A usage error (exit 2), said before anything is created (issue #42, item 35)."""
     done = run_cli(openprogram_home, "record", "--name", name)
-    assert done.returncode == 1 and one_error_line(done.stderr)
+    assert done.returncode == 2, done.stderr
+    assert "argument --name:" in done.stderr and "ASCII letters" in done.stderr
     assert not (openprogram_home.parent / "escape.jsonl").exists()
     assert not (openprogram_home / "config.json").exists()
 
@@ -487,3 +489,34 @@ def test_show_says_what_is_new_in_each_call(openprogram_home: Path) -> None:
     calls = json.loads(run_cli(openprogram_home, "show", "--json", "echo").stdout)["calls"]
     assert [c["first_user_text"] for c in calls] == ["hi", "hi"]
     assert [c["new_text"] for c in calls] == ["hi", "echo:hi"]
+
+
+def test_record_of_a_command_that_is_not_there_says_so_as_a_shell_does(
+    openprogram_home: Path,
+) -> None:
+    """`command not found`, exit 127, and nothing kept (issue #42, item 34)."""
+    done = run_cli(openprogram_home, "record", "--", "no-such-command-here")
+    assert done.returncode == 127
+    assert one_error_line(done.stderr) == "error: no-such-command-here: command not found"
+    assert not list(managed_dir(openprogram_home).glob("*.jsonl"))
+
+
+def test_record_counts_in_words_that_agree_with_the_number(openprogram_home: Path) -> None:
+    """`recorded 1 call`, not `1 calls` (issue #42, item 15)."""
+    program = "from openprogram.providers import *; import asyncio; "
+    program += "asyncio.run(complete_simple(Model(id='e', name='e', api='scripted', "
+    program += "provider='scripted'), Context(messages=[UserMessage(content='hi')])))"
+    done = run_cli(openprogram_home, "record", "--name", "one", "--", sys.executable, "-c", program)
+    assert done.returncode == 0, done.stderr
+    assert "openprogram: recorded 1 call, " in done.stderr
+
+
+def test_history_of_a_recording_that_is_not_there_fails(openprogram_home: Path) -> None:
+    """One error line and exit 1, as show and check (issue #42, item 32)."""
+    done = run_cli(openprogram_home, "history", "NOSUCH")
+    assert done.returncode == 1
+    assert one_error_line(done.stderr) == "error: NOSUCH: no such recording and no kept versions"
+    kept = run_cli(openprogram_home, "record", "--name", "kept")
+    assert kept.returncode == 0, kept.stderr
+    done = run_cli(openprogram_home, "history", "kept")
+    assert (done.returncode, done.stdout) == (0, "kept: no previous versions kept\n")

@@ -198,3 +198,36 @@ def test_a_finding_names_the_message_as_the_full_request_numbers_it(tmp_path: Pa
     path.write_text("".join(json.dumps(row, sort_keys=True) + "\n" for row in rows))
     found = json.loads(scan(tmp_path, "--json", str(path)).stdout)
     assert [f["field"] for f in found["findings"]] == ["context.messages[2].content"], found
+
+
+def test_a_missing_file_counts_as_no_file_scanned(tmp_path: Path) -> None:
+    missing = scan(tmp_path, str(tmp_path / "missing.jsonl"))
+    assert missing.returncode == 2
+    assert missing.stdout == "no secrets found in 0 files\n"
+
+
+def test_the_plain_git_hook_scans_a_staged_recording_whose_name_has_spaces(
+    tmp_path: Path,
+) -> None:
+    """The `.git/hooks/pre-commit` script docs/cli.md gives, run by real git."""
+    cli_md = (REPO_ROOT / "docs" / "cli.md").read_text(encoding="utf-8")
+    script = re.search(r"```bash\n(#!/bin/sh\n.*?)```", cli_md, re.DOTALL)
+    assert script is not None
+    repo = repository(tmp_path)
+    hook = repo / ".git" / "hooks" / "pre-commit"
+    hook.write_text(script[1])
+    hook.chmod(0o755)
+    env = pre_commit_env(repo)
+
+    def run(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(args, cwd=repo, env=env, capture_output=True, text=True, timeout=120)
+
+    run("git", "add", ".gitignore")
+    assert run("git", "commit", "-qm", "nothing staged to scan").returncode == 0
+    plant(repo / "tests" / "recordings" / "a leaky one.jsonl")
+    run("git", "add", "tests")
+    refused = run("git", "commit", "-qm", "a leaky recording")
+    assert refused.returncode != 0, refused.stdout + refused.stderr
+    shown = refused.stdout + refused.stderr
+    assert "tests/recordings/a leaky one.jsonl:2: call 0, field context.messages" in shown
+    assert KEY not in shown

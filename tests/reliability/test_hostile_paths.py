@@ -99,11 +99,12 @@ def test_dotdot_never_escapes_the_managed_root(openprogram_home: Path, tmp_path:
     for args in (
         ("delete", "../outside", "--yes"),
         ("repair", "../outside"),
-        ("record", "--name", "../outside"),
     ):
         result = run_cli(openprogram_home, *args)
         assert result.returncode == 1, args
         one_error(result.stderr)
+    named = run_cli(openprogram_home, "record", "--name", "../outside")
+    assert named.returncode == 2 and "argument --name:" in named.stderr  # a usage error
     assert outside.exists()
 
 

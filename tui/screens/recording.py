@@ -163,6 +163,9 @@ class RecordingScreen(Screen[None]):
         )
         self._start_at = start_at
         self._start_field = field
+        self._listed: tuple[int, bool] = (0, False)
+        """Calls the list was last told of, and whether that was all of them (the index's own
+        counts run ahead of its messages: it is filled by a thread)."""
         self.index: RecordingIndex | None = None
         self.table: CallTable | None = None
         self.numbers: CallNumbers | None = None
@@ -239,6 +242,7 @@ class RecordingScreen(Screen[None]):
         calls = self.query_one(CallList)
         on_last = calls.row_count > 0 and calls.cursor == calls.row_count - 1
         calls.set_row_count(message.calls)
+        self._listed = (message.calls, message.complete)
         calls.clear_cache()
         if self.table is not None and message.appended:
             self.table.refresh()
@@ -326,12 +330,13 @@ class RecordingScreen(Screen[None]):
             self._follow_if_recording_into()
 
     def _apply_start(self) -> None:
-        """Go where the command line asked, once that call is indexed (or the index is done)."""
+        """Go where the command line asked, once the list has that call (or all calls)."""
         target, table, detail = self._start_at, self.table, self._detail()
         if detail is None or table is None or (target is None and self._start_field is None):
             return
-        if target is not None and target.call_index >= table.count and not self.index_complete:
-            return
+        listed, all_listed = self._listed
+        if target is not None and target.call_index >= listed and not all_listed:
+            return  # the list has not the row yet: moving its cursor there would stop short
         self._start_at = None
         if target is not None:
             self._goto(target)

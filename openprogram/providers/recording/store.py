@@ -48,11 +48,11 @@ def new_recording_id(now: float | None = None) -> str:
 
 
 def validate_recording_id(recording_id: str) -> str:
-    """Return the ID if it is a safe file name (letters, digits, `.`, `_`, `-`; no `..`)."""
+    """Return the ID if it is a safe file name (ASCII letters, digits, `.`, `_`, `-`; no `..`)."""
     if not RECORDING_ID_PATTERN.match(recording_id) or ".." in recording_id:
         raise RecordingSelectorError(
             recording_id,
-            "an ID may hold letters, digits, '.', '_' and '-' (up to 128, no '..')",
+            "an ID may hold ASCII letters, digits, '.', '_' and '-' (up to 128, no '..')",
         )
     if recording_id.endswith(RECORDING_SUFFIX):
         recording_id = recording_id[: -len(RECORDING_SUFFIX)]

@@ -144,10 +144,12 @@ class RowList(ScrollView, can_focus=True):
             self._reveal_pending = True
             return
         self._reveal_pending = False
+        # `force`: rows just added (a list grown to its cursor in the same frame) have no
+        # scrollbar until the next layout, and without one Textual would not scroll at all.
         if self.cursor < top:
-            self.scroll_to(y=self.cursor, animate=False)
+            self.scroll_to(y=self.cursor, animate=False, force=True)
         elif self.cursor >= top + height:
-            self.scroll_to(y=self.cursor - height + 1, animate=False)
+            self.scroll_to(y=self.cursor - height + 1, animate=False, force=True)
 
     def _size_updated(
         self, size: Size, virtual_size: Size, container_size: Size, layout: bool = True
