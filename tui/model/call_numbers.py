@@ -18,7 +18,6 @@ from openprogram.providers.recording.reader import RecordedCall
 from openprogram.providers.types import AssistantMessageEvent
 from openprogram.recordings.call_stats import CallStats, SessionStats, call_stats, session_stats
 from tui.model.recording_index import CallSpan, RecordingIndex
-from tui.model.row_preview import int_field, peek_row
 from tui.model.row_reading import read_call_end, reader_of
 
 
@@ -60,9 +59,10 @@ def read_call(index: RecordingIndex, span: CallSpan) -> RecordedCall | None:
 
 
 def start_ms(index: RecordingIndex, span: CallSpan) -> int | None:
-    """When the call began (its request row's `start_ms`, read as plain JSON); None: not recorded."""
-    row = peek_row(index.line(span.request_line))
-    return int_field(row, "start_ms") if row is not None else None
+    """When the call began (its request row's `start_ms`); None: not recorded, or the row cannot
+    be read. Through the call reader, which keeps the row for that call's own numbers."""
+    request = reader_of(index).stored(span.ordinal)
+    return None if isinstance(request, str) else request.start_ms
 
 
 Stamp = tuple[int, int | None, bool, bool]
