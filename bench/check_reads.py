@@ -44,7 +44,10 @@ def main() -> None:
         os.environ.update(
             COUNT_READS_OF="counted.jsonl",
             COUNT_READS_LOG=str(log),
-            PYTHONPATH=f"{site}{os.pathsep}{REPO}",
+            # the tree PYTHONPATH names (before/after) before this one
+            PYTHONPATH=os.pathsep.join(
+                filter(None, [str(site), os.environ.get("PYTHONPATH"), str(REPO)])
+            ),
         )
         parent = 0
 

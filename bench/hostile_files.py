@@ -79,12 +79,16 @@ SURFACES: dict[str, Surface] = {
 
 def run(argv: list[str], home: Path) -> tuple[float, int, int]:
     """(seconds, peak RSS in bytes, exit code) of one fresh process."""
-    env = {**os.environ, "OPENPROGRAM_HOME": str(home), "PYTHONPATH": str(REPO_ROOT)}
+    # Another tree given by PYTHONPATH is the one measured (before/after); this one's tests/
+    # (the shapes, tests/tui_walk.py) come after it. Not run from this tree: `-m` and `-c` put
+    # the working directory before PYTHONPATH.
+    path = os.pathsep.join(filter(None, [os.environ.get("PYTHONPATH"), str(REPO_ROOT)]))
+    env = {**os.environ, "OPENPROGRAM_HOME": str(home), "PYTHONPATH": path}
     started = time.perf_counter()
     process = subprocess.Popen(
         argv,
         env=env,
-        cwd=REPO_ROOT,
+        cwd=home,
         stdin=subprocess.DEVNULL,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,

@@ -294,6 +294,27 @@ def same_content_in_ten_calls(folder: Path, calls: int, size: int) -> dict[str, 
     added at once, and each call streams as many events as `calls / 10` calls of the long session
     (the same number of rows); check's read and the open of that file."""
     path = folder / f"ten-{calls}-{size}.jsonl"
+    record_in_ten_calls(path, calls, size)
+    figures = {
+        "ten_file": path.stat().st_size,
+        "ten_check": min(timed(lambda: scan_recording(path)) for _ in range(3)),
+        "ten_open": min(timed(lambda: read_recording(path)) for _ in range(3)),
+    }
+    path.unlink()
+    return figures
+
+
+def record_long_session(path: Path, calls: int, size: int) -> None:
+    """The agent loop of `calls` calls with S-byte results, recorded into `path` (no timing)."""
+    recorder = RecordingProvider(ScriptedProvider(), path)
+    asyncio.run(agent_loop(recorder, calls, size))
+    recorder.sink.close()
+
+
+def record_in_ten_calls(path: Path, calls: int, size: int) -> None:
+    """The conversation of `record_long_session(path, calls, size)` sent in 10 calls, recorded into
+    `path`: before each call, `calls / 10` answers and results are added at once, and each call
+    streams as many events as `calls / 10` calls of the long session."""
     recorder = RecordingProvider(LongAnswers(7 * calls // 10), path)
     name = session_name(calls, size)
     messages: list[Message] = [UserMessage(content="Fix the failing tests.", timestamp=TIMESTAMP)]
@@ -310,13 +331,6 @@ def same_content_in_ten_calls(folder: Path, calls: int, size: int) -> dict[str, 
 
     asyncio.run(record())
     recorder.sink.close()
-    figures = {
-        "ten_file": path.stat().st_size,
-        "ten_check": min(timed(lambda: scan_recording(path)) for _ in range(3)),
-        "ten_open": min(timed(lambda: read_recording(path)) for _ in range(3)),
-    }
-    path.unlink()
-    return figures
 
 
 def old_format_estimate(calls: int, size: int) -> float:

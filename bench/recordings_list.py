@@ -75,7 +75,7 @@ def main() -> None:
 
         def listing() -> None:
             result = list_recordings()
-            assert len(result.recordings) == files and all(r.valid for r in result.recordings)
+            assert len(result.recordings) == files and all(r.facts.valid for r in result.recordings)
             listings.append(result)
 
         # The files were just written, so they are in the page cache: the cold listing needs no

@@ -17,7 +17,19 @@ tmux windows as `tui_first_rows.py` starts them:
   The same keys are timed once the file is checked, as the baseline of the same run (the time a
   key takes on this machine, tmux and the polling included).
 
-    python bench/tui_sizes.py [--sizes 100M,1G,5G] [--keep-dir DIR] [--runs 3] [--samples 40]
+`--sizes session-long` (issue #39): a long agent session recorded through the real recorder by
+`long_session.py` (1,000 calls, each adding a 4 KB tool result) and its twin, the same conversation
+sent in 10 calls (as many event rows). In fresh windows, for each file: the first rows; `End` until
+the cursor is on the last call, and until that call's Request tab shows its caption (`New in this
+call (since call N-1)`) and its new messages; sort by cost over all calls (`w` for the wide list, whose
+heading has the cost column, then `o` six times, until the heading says `cost↓`); and
+`openprogram-tui diff FILE COPY`, the copy with the last tool result sent changed (one word, in the
+last call of both files), until the changed call is shown and until every call and answer is compared
+(the totals line under the title). Medians of `--runs` after one warm-up round; target: each action on the
+1,000-call file <= 2x the same action on the 10-call file.
+
+    python bench/tui_sizes.py [--sizes 100M,1G,5G,session,session-long] [--keep-dir DIR]
+                              [--runs 3] [--samples 40]
 
 Files are generated once into `--keep-dir` (reused when the size matches), else into a temporary
 directory removed at the end.
@@ -39,6 +51,7 @@ import time
 from pathlib import Path
 
 import tui_first_rows as single
+from long_session import record_in_ten_calls, record_long_session
 from tui_first_rows import (
     HEADER_ROW,
     Window,
@@ -134,6 +147,123 @@ def record_session(path: Path) -> int:
     asyncio.run(run())
     sink.close()
     return SESSION_CALLS
+
+
+SESSION_LONG = "session-long"
+"""The `--sizes` label of issue #39's long session against its 10-call twin (`long_session.py`)."""
+LONG_CALLS, LONG_RESULT = 1000, 4096
+CHANGED_RESULT = b"distinct text of result %d" % (LONG_CALLS - 2)
+"""The last tool result sent (in the last call of both files), changed in the diff's copy."""
+SORT_KEYS = 6
+"""`o` presses from file order to cost (duration, first token, gap, tokens in, tokens out, cost)."""
+TARGET_LONG_RATIO = 2.0
+
+
+def long_session_files(folder: Path) -> dict[str, tuple[Path, Path, int]]:
+    """The long session and its 10-call twin in `folder` (recorded once, kept when there), each
+    with a copy whose last tool result sent has one word changed: {label: (file, copy, calls)}."""
+    files: dict[str, tuple[Path, Path, int]] = {}
+    for label, record, calls in (
+        (f"{LONG_CALLS:,} calls", record_long_session, LONG_CALLS),
+        ("10 calls", record_in_ten_calls, 10),
+    ):
+        path = folder / f"tui-sizes-{SESSION_LONG}-{calls}.jsonl"
+        copy = path.with_name(f"{path.stem}-changed.jsonl")
+        if not path.exists():
+            record(path, LONG_CALLS, LONG_RESULT)
+        if not copy.exists():
+            data = path.read_bytes()
+            at = data.index(CHANGED_RESULT)
+            copy.write_bytes(data[:at] + b"CHANGED!" + data[at + len(b"distinct") :])
+            copy.chmod(0o600)
+        files[label] = (path, copy, calls)
+    return files
+
+
+def wait_for_cursor(window: Window, row: int, since: float) -> float:
+    """Seconds from `since` until the call list's cursor is on call `row`."""
+    deadline = time.perf_counter() + single.TIMEOUT
+    while time.perf_counter() < deadline:
+        if cursor_row(window)[0] == row:
+            return time.perf_counter() - since
+        time.sleep(single.POLL)
+    raise TimeoutError(f"{window.name}: the cursor is not on #{row}:\n{window.screen()}")
+
+
+def session_actions(path: Path, calls: int, env: dict[str, str]) -> dict[str, float]:
+    """One window on `path`: seconds to the first rows, then (once checked) `End` to the last call
+    and to its Request tab's caption, then sort by cost over all calls."""
+    last = calls - 1
+    window = Window([*tui_command(), str(path)], env)
+    try:
+        figures = {"first rows": window.wait_for("#0 ", "bench/bench-model")}
+        window.wait_for("✓ valid")
+        sent = time.perf_counter()
+        window.keys("End")
+        figures["End: cursor on the last call"] = wait_for_cursor(window, last, sent)
+        figures["End: its Request tab and caption"] = window.wait_for(
+            f"New in this call (since call {last - 1})",
+            f"earlier messages, same as call {last - 1}",
+            "Tool result · read_file",
+            since=sent,
+        )
+        window.keys("w")
+        window.wait_for("in/out", "cost ")
+        sent = time.perf_counter()
+        window.keys(*["o"] * SORT_KEYS)
+        figures["sort by cost"] = window.wait_for("cost↓", since=sent)
+    finally:
+        window.close()
+    return figures
+
+
+def diff_actions(path: Path, copy: Path, calls: int, env: dict[str, str]) -> dict[str, float]:
+    """`openprogram-tui diff FILE COPY`: seconds until the changed (last) call is shown, and until
+    every call and answer is compared (the totals line, `A → B  in the model …`)."""
+    window = Window([*tui_command(), "diff", str(path), str(copy)], env)
+    try:
+        return {
+            "diff: changed call shown": window.wait_for(
+                "≠ request (1 field)", f"call {calls - 1} ›"
+            ),
+            "diff: every call compared": window.wait_for("A → B  in the model"),
+        }
+    finally:
+        window.close()
+
+
+def report_long_session(folder: Path, env: dict[str, str], runs: int) -> bool:
+    """Time every action on the long session and on its twin, alternating; print medians, ratios
+    and one target line per action."""
+    started = time.perf_counter()
+    files = long_session_files(folder)
+    print(f"\n== {SESSION_LONG} (ready in {time.perf_counter() - started:.1f} s)")
+    for label, (path, _, calls) in files.items():
+        print(f"{label}: {path.stat().st_size / 1e6:.2f} MB, {calls:,} calls")
+    times: dict[str, dict[str, list[float]]] = {label: {} for label in files}
+    for run in range(runs + 1):
+        for label, (path, copy, calls) in files.items():
+            figures = session_actions(path, calls, env) | diff_actions(path, copy, calls, env)
+            if run:  # the first round warms caches and is not counted
+                for action, seconds in figures.items():
+                    times[label].setdefault(action, []).append(seconds)
+    long_label, short_label = files
+    met = True
+    for action, long_times in times[long_label].items():
+        long, short = statistics.median(long_times), statistics.median(times[short_label][action])
+        ratio = long / short
+        runs_text = ", ".join(f"{t * 1000:.0f}" for t in long_times)
+        print(
+            f"{action}: {long_label} {long * 1000:.0f} ms ({runs_text}), "
+            f"{short_label} {short * 1000:.0f} ms: {ratio:.2f}x"
+        )
+        print(
+            f"TARGET {SESSION_LONG} {action}: {ratio:.2f}x the 10-call file "
+            f"(<= {TARGET_LONG_RATIO:g}x): "
+            + ("target met" if ratio <= TARGET_LONG_RATIO else "target NOT met")
+        )
+        met &= ratio <= TARGET_LONG_RATIO
+    return met
 
 
 def process_tree(root: int) -> list[int]:
@@ -289,7 +419,10 @@ def main() -> int:
     parser.add_argument(
         "--sizes",
         default="100M,1G,5G",
-        help=f"recording sizes (default 100M,1G,5G; `{SESSION}`: a recorded 200-call session)",
+        help=(
+            f"recording sizes (default 100M,1G,5G; `{SESSION}`: a recorded 200-call session; "
+            f"`{SESSION_LONG}`: 1,000 calls x 4 KB results against the same in 10 calls)"
+        ),
     )
     parser.add_argument("--keep-dir", type=Path, help="generate the recordings here and keep them")
     parser.add_argument("--runs", type=int, default=3, help="timed first-rows runs (default 3)")
@@ -321,6 +454,9 @@ def main() -> int:
         empty_app, env = prepare_run(work)
         tmux("new-session", "-d", "-s", keeper, "sleep 3600")  # a warm server for every window
         for label in sizes:
+            if label == SESSION_LONG:
+                met &= report_long_session(keep_dir, env, args.runs)
+                continue
             recording = keep_dir / f"tui-sizes-{label}.jsonl"
             started = time.perf_counter()
             if label == SESSION:

@@ -24,7 +24,6 @@ from openprogram.recordings.call_stats import (
     stats_of_timed_events,
 )
 from tui.model.recording_index import CallSpan, RecordingIndex
-from tui.model.row_preview import int_field, peek_row
 from tui.model.row_reading import read_call_end, reader_of
 
 
@@ -70,9 +69,10 @@ def timed_events(
 
 
 def start_ms(index: RecordingIndex, span: CallSpan) -> int | None:
-    """When the call began (its request row's `start_ms`, read as plain JSON); None: not recorded."""
-    row = peek_row(index.line(span.request_line))
-    return int_field(row, "start_ms") if row is not None else None
+    """When the call began (its request row's `start_ms`); None: not recorded, or the row cannot
+    be read. Through the call reader, which keeps the row for that call's own numbers."""
+    request = reader_of(index).stored(span.ordinal)
+    return None if isinstance(request, str) else request.start_ms
 
 
 Stamp = tuple[int, int | None, bool, bool]
