@@ -13,7 +13,7 @@ from openprogram.cli.completion import add_recording_argument
 from openprogram.cli.output import Output, aligned
 from openprogram.html_report.page import write_page
 from openprogram.html_report.reports import show_page
-from openprogram.providers.recording.errors import RecordingFileError
+from openprogram.providers.recording.errors import NOT_REGULAR, RecordingFileError
 from openprogram.providers.recording.file_policy import require_usable
 from openprogram.providers.recording.reader import (
     read_recording,
@@ -228,6 +228,8 @@ def show_command(args: argparse.Namespace, out: Output) -> int:
         return 0
     if not os.path.lexists(location.path):
         raise RecordingFileError(location.path, None, None, "file not found")
+    if os.path.isdir(location.path):  # one line, as for a missing file, not a report on a folder
+        raise RecordingFileError(location.path, None, None, NOT_REGULAR)
     details = describe_recording(args.selector)
     if args.json:
         document = details.to_json()

@@ -520,3 +520,12 @@ def test_history_of_a_recording_that_is_not_there_fails(openprogram_home: Path) 
     assert kept.returncode == 0, kept.stderr
     done = run_cli(openprogram_home, "history", "kept")
     assert (done.returncode, done.stdout) == (0, "kept: no previous versions kept\n")
+
+
+def test_show_of_a_folder_is_one_error_line(openprogram_home: Path, tmp_path: Path) -> None:
+    """Issue #42, item 33: a folder is refused in one line, as a missing file is, not reported on."""
+    shown = run_cli(openprogram_home, "show", str(tmp_path))
+    assert shown.returncode == 1 and shown.stdout == ""
+    assert shown.stderr.strip().splitlines() == [
+        f"error: recording file {tmp_path}: is not a regular file"
+    ]
