@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import stat
 from pathlib import Path
 from typing import Any
 
@@ -228,7 +229,8 @@ def show_command(args: argparse.Namespace, out: Output) -> int:
         return 0
     if not os.path.lexists(location.path):
         raise RecordingFileError(location.path, None, None, "file not found")
-    if os.path.isdir(location.path):  # one line, as for a missing file, not a report on a folder
+    mode = os.lstat(location.path).st_mode
+    if not (stat.S_ISREG(mode) or stat.S_ISLNK(mode)):  # a folder, a FIFO: one line, not a report
         raise RecordingFileError(location.path, None, None, NOT_REGULAR)
     details = describe_recording(args.selector)
     if args.json:
