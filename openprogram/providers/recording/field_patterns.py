@@ -162,11 +162,8 @@ def _prefix_matches(
 
 @lru_cache(maxsize=65536)
 def _matches_exactly(tokens: tuple[PatternToken, ...], path: tuple[PathToken, ...]) -> bool:
-    matched = False
-    steps = 0
-    for steps, matched in enumerate(_prefix_matches(tokens, path)):  # noqa: B007
-        pass
-    return matched and steps == len(path)
+    prefixes = list(_prefix_matches(tokens, path))  # it stops early where nothing can match
+    return len(prefixes) == len(path) + 1 and prefixes[-1]
 
 
 @lru_cache(maxsize=65536)

@@ -120,12 +120,6 @@ def reference_problem(row: RequestRow, base_messages: int | None, known: bool) -
     return None
 
 
-def message_count(request: RequestRow) -> int | None:
-    """How many messages a full request holds (None when its messages are not a list)."""
-    messages = request.context.get("messages")
-    return len(messages) if isinstance(messages, list) else None
-
-
 class RequestChain:
     """The full requests of one file's calls, shared as the file shares them.
 
