@@ -17,7 +17,6 @@ from openprogram.html_report.reports import show_page
 from openprogram.providers.recording.errors import NOT_REGULAR, RecordingFileError
 from openprogram.providers.recording.file_policy import require_usable
 from openprogram.providers.recording.reader import (
-    read_recording,
     read_recording_bytes,
     scan_recording,
 )
@@ -225,7 +224,7 @@ def show_command(args: argparse.Namespace, out: Output) -> int:
         out.line(f"wrote {args.html} ({scan.facts.totals()})")
         return 0 if scan.valid else 1
     if args.textconv:
-        out.raw(transcript_text(read_recording(location.path)))
+        out.raw(transcript_text(location.path))
         return 0
     if not os.path.lexists(location.path):
         raise RecordingFileError(location.path, None, None, "file not found")

@@ -39,8 +39,9 @@ from openprogram.providers.recording.check_protocol import (
 )
 from openprogram.providers.recording.errors import RecordingFileError, RecordingProblem
 from openprogram.providers.recording.file_policy import require_usable
+from openprogram.providers.recording.format import HeaderRow
 from openprogram.providers.recording.mismatch import MismatchReport
-from openprogram.providers.recording.reader import Recording, read_header, read_recording
+from openprogram.providers.recording.reader import Recording, read_header, verify_recording
 from openprogram.providers.recording.redaction import remove_secret_text
 from openprogram.providers.recording.rules import MatchingRules, validate_rules
 from openprogram.providers.recording.rules_sources import (
@@ -148,10 +149,13 @@ def check_refused(selector: str, argv: Sequence[str] | None, error: BaseExceptio
     )
 
 
-def entry_of(recording: Path | Recording) -> RecordingEntry | None:
-    """The `entry` header metadata of a recording (a path, whose header alone is read, or a
-    recording already read), when it has a usable one."""
-    header = recording.header if isinstance(recording, Recording) else read_header(recording)
+def entry_of(recording: Path | Recording | HeaderRow) -> RecordingEntry | None:
+    """The `entry` header metadata of a recording (a path, whose header alone is read, a
+    recording already read, or its header), when it has a usable one."""
+    if isinstance(recording, HeaderRow):
+        header = recording
+    else:
+        header = recording.header if isinstance(recording, Recording) else read_header(recording)
     raw = (header.model_extra or {}).get("entry")
     try:
         return RecordingEntry.model_validate(raw) if raw else None
@@ -240,9 +244,10 @@ def run_check(
     """
     location = locate_recording(selector)
     require_usable(location, tighten=True)
-    recording = read_recording(location.path)
-    total = len(recording.calls)
-    entry = entry_of(recording)
+    recording = verify_recording(location.path)  # validated whole, no call kept: the child reads it
+    assert recording.header is not None
+    total = recording.facts.calls
+    entry = entry_of(recording.header)
     if not argv:
         if entry is None:
             raise CheckUsageError(

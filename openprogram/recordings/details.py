@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -112,34 +113,48 @@ def _first_user_of(call: RecordedCall, found: dict[int, FirstUser]) -> FirstUser
     return _first_user(own, keep)
 
 
-def describe_calls(calls: tuple[RecordedCall, ...]) -> tuple[CallRow, ...]:
+class CallDescriber:
+    """`CallRow`s of calls handed over one by one (in any order: a call whose base is not yet
+    described reads its first user message from its rebuilt request), kept, not the calls."""
+
+    def __init__(self) -> None:
+        self._found: dict[int, FirstUser] = {}
+        self._rows: dict[int, CallRow] = {}
+
+    def __call__(self, call: RecordedCall) -> None:
+        first = self._found[call.call_index] = _first_user_of(call, self._found)
+        model = call.model
+        self._rows[call.call_index] = CallRow(
+            call_index=call.call_index,
+            api=_string(model, "api"),
+            provider=_string(model, "provider"),
+            model=_string(model, "id"),
+            events=len(call.events),
+            outcome=call.outcome,
+            first_user_text=first[1] if first is not None else None,
+            new_text=_new_text(call),
+        )
+
+    def rows(self) -> tuple[CallRow, ...]:
+        """The rows described so far, in call order."""
+        return tuple(self._rows[index] for index in sorted(self._rows))
+
+
+def describe_calls(calls: Iterable[RecordedCall]) -> tuple[CallRow, ...]:
     """One row per call: index, api, provider, model id, event count, outcome, first user text
     (each read from what the call's row stores, not from its rebuilt request)."""
-    found: dict[int, FirstUser] = {}
-    rows = []
+    describer = CallDescriber()
     for call in calls:
-        first = found[call.call_index] = _first_user_of(call, found)
-        model = call.model
-        rows.append(
-            CallRow(
-                call_index=call.call_index,
-                api=_string(model, "api"),
-                provider=_string(model, "provider"),
-                model=_string(model, "id"),
-                events=len(call.events),
-                outcome=call.outcome,
-                first_user_text=first[1] if first is not None else None,
-                new_text=_new_text(call),
-            )
-        )
-    return tuple(rows)
+        describer(call)
+    return describer.rows()
 
 
 def describe_recording(selector: str) -> RecordingDetails:
     """Everything `show` needs about a managed ID or a path, from one scan of the file."""
     location = locate_recording(selector)
     config, _ = configured_mode_and_file()
-    info, scan = scan_location(location)
+    describer = CallDescriber()  # each call described as it is read, none kept
+    info, scan = scan_location(location, each=describer)
     summary = summary_from_scan(location, info, scan, config)
     if isinstance(scan, str):
         return RecordingDetails(summary, None, (), (scan,))
@@ -147,7 +162,7 @@ def describe_recording(selector: str) -> RecordingDetails:
     return RecordingDetails(
         summary,
         header,
-        describe_calls(scan.calls),
+        describer.rows(),
         tuple(problem.describe() for problem in summary.facts.problems),
         scan.facts.unfinished_calls,
     )
