@@ -334,7 +334,7 @@ def _call_of(span: dict[str, Any], trace: Path, span_id: str, base_ns: int) -> _
         if start_ms > MAX_SESSION_MS:
             raise TraceImportError(trace, span_id, "starts more than a year after the session")
     try:
-        return _request_and_answer(attributes, span, start, end, start_ms, duration_ms)
+        return _request_and_answer(attributes, span, base_ns, start, end, start_ms, duration_ms)
     except TraceContentError as exc:
         raise TraceImportError(trace, span_id, str(exc)) from None
     except ValidationError as exc:
@@ -347,6 +347,7 @@ def _call_of(span: dict[str, Any], trace: Path, span_id: str, base_ns: int) -> _
 def _request_and_answer(
     attributes: dict[str, Any],
     span: dict[str, Any],
+    base_ns: int,
     start: int,
     end: int,
     start_ms: int | None,
@@ -377,7 +378,8 @@ def _request_and_answer(
         }
         options = StreamOptions.model_validate(known) if known else None
         missing.append("options" + (" beside " + ", ".join(known) if known else ""))
-    timestamp = min(start // 1_000_000, MAX_UNIX_MS)
+    # the session's start, the same in every span: a message sent again stays the same message
+    timestamp = min(base_ns // 1_000_000, MAX_UNIX_MS)
     defaults: dict[str, Any] = {
         "api": model.api,
         "provider": model.provider,
@@ -411,7 +413,7 @@ def _request_and_answer(
             for d in definitions
             if isinstance(d, dict)
         ]
-    else:
+    elif own_model is None:  # our own export leaves the attribute out when no tools were offered
         missing.append("tools offered")
     context = Context(system_prompt=system_prompt, messages=messages, tools=tools)
     said = attributes.get("openprogram.call.outcome")
