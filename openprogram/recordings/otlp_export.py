@@ -13,6 +13,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -20,7 +21,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from openprogram.providers.accumulator import MessageAccumulator
+from openprogram.providers.accumulator import AccumulatorError, MessageAccumulator
 from openprogram.providers.recording.errors import open_for_reading
 from openprogram.providers.recording.reader import RecordedCall, Recording, read_recording
 from openprogram.providers.recording.store import locate_recording
@@ -52,18 +53,28 @@ class ExportReport:
 
 
 def export_recording(selector: str, target: Path) -> ExportReport:
-    """Write recording `selector` (an ID or a path) to `target` as one OTLP/JSON trace."""
+    """Write recording `selector` (an ID or a path) to `target` as one OTLP/JSON trace.
+
+    The spans are written one by one: a trace repeats each call's whole conversation, so it is
+    many times the recording's size and is never held whole."""
     path = locate_recording(selector).path
     recording = read_recording(path)
-    trace = trace_of(recording, _file_digest(path))
+    digest = _file_digest(path)
     flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW | os.O_CLOEXEC
     fd = os.open(target, flags, 0o600)
     with os.fdopen(fd, "w", encoding="utf-8") as out:
-        json.dump(trace, out, ensure_ascii=False, separators=(",", ":"))
-        out.write("\n")
+        head, tail = json.dumps(envelope([_SPANS]), separators=(",", ":")).split(json.dumps(_SPANS))
+        out.write(head)
+        for number, span in enumerate(spans_of(recording, digest)):
+            out.write("," if number else "")
+            json.dump(span, out, ensure_ascii=False, separators=(",", ":"))
+        out.write(tail + "\n")
     untimed = sum(1 for call in recording.calls if call.start_ms is None)
-    trace_id = trace["resourceSpans"][0]["scopeSpans"][0]["spans"][0]["traceId"]
-    return ExportReport(str(target), len(recording.calls), untimed, trace_id)
+    return ExportReport(str(target), len(recording.calls), untimed, digest[:16].hex())
+
+
+_SPANS = "(the spans)"
+"""Where the spans go in the envelope (written one by one in its place)."""
 
 
 def _file_digest(path: Path) -> bytes:
@@ -85,18 +96,37 @@ def _session_start_ns(recording: Recording) -> int:
     return 0
 
 
-def trace_of(recording: Recording, digest: bytes) -> dict[str, Any]:
-    """The `ExportTraceServiceRequest` of `recording`; `digest` (of its bytes) makes the ids."""
+def envelope(spans: list[Any]) -> dict[str, Any]:
+    """The `ExportTraceServiceRequest` holding `spans`: one resource, one scope, the schema."""
+    return {
+        "resourceSpans": [
+            {
+                "resource": {"attributes": [attribute("service.name", "openprogram")]},
+                "scopeSpans": [
+                    {
+                        "scope": {"name": "openprogram.recordings", "version": "1"},
+                        "spans": spans,
+                        "schemaUrl": SCHEMA_URL,
+                    }
+                ],
+                "schemaUrl": SCHEMA_URL,
+            }
+        ]
+    }
+
+
+def spans_of(recording: Recording, digest: bytes) -> Iterator[dict[str, Any]]:
+    """The session span, then one span per call; `digest` (of the file's bytes) makes the ids."""
     trace_id, session_id = digest[:16].hex(), digest[16:24].hex()
     base = _session_start_ns(recording)
-    spans = [
-        call_span(call, trace_id, session_id, base, _span_id(digest, call.call_index))
+    ends = [
+        base + (call.start_ms + call.duration_ms) * 1_000_000
         for call in recording.calls
+        if call.start_ms is not None and call.duration_ms is not None
     ]
-    ends = [int(span["endTimeUnixNano"]) for span in spans if span["endTimeUnixNano"] != "0"]
     recording_id = (recording.header.model_extra or {}).get("recording_id")
     name = recording_id if isinstance(recording_id, str) else recording.path.stem
-    session = {
+    yield {
         "traceId": trace_id,
         "spanId": session_id,
         "name": f"session {name}",
@@ -108,21 +138,8 @@ def trace_of(recording: Recording, digest: bytes) -> dict[str, Any]:
             attribute("openprogram.recording.calls", len(recording.calls)),
         ],
     }
-    return {
-        "resourceSpans": [
-            {
-                "resource": {"attributes": [attribute("service.name", "openprogram")]},
-                "scopeSpans": [
-                    {
-                        "scope": {"name": "openprogram.recordings", "version": "1"},
-                        "spans": [session, *spans],
-                        "schemaUrl": SCHEMA_URL,
-                    }
-                ],
-                "schemaUrl": SCHEMA_URL,
-            }
-        ]
-    }
+    for call in recording.calls:
+        yield call_span(call, trace_id, session_id, base, _span_id(digest, call.call_index))
 
 
 def _span_id(digest: bytes, call_index: int) -> str:
@@ -141,7 +158,7 @@ def _answer(call: RecordedCall) -> AssistantMessage | None:
     try:
         for event in call.events:
             accumulator.apply(event)
-    except Exception:
+    except AccumulatorError:  # a stream cut short may not fold: its answer is unknown
         return None
     return accumulator.message
 

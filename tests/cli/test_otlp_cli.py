@@ -1,6 +1,7 @@
 """`recordings export --otlp` and `recordings import` through the real CLI (issue #44): a recorded
 session goes out as a trace and back, a trace the OpenTelemetry SDK made becomes a recording that
-`check -- CMD` compares field by field, and a 100 MB trace imports under a memory cap."""
+`check -- CMD` compares field by field, and a 100 MB trace imports (and goes back out) under a
+memory cap."""
 
 from __future__ import annotations
 
@@ -17,7 +18,7 @@ from tests.recording_files import REPO_ROOT, run_cli, subprocess_env
 from tests.recordings.test_otlp import sdk_trace
 
 ECHO = [sys.executable, "examples/echo_agent.py"]
-CAP = 200 << 20
+CAP = 150 << 20
 """Address space for the 100 MB import: enough for the interpreter, its imports and the largest
 span; `json.load` of the whole trace does not fit (asserted below, so the cap means something)."""
 
@@ -106,7 +107,9 @@ def run_capped(home: Path, *argv: str) -> subprocess.CompletedProcess[str]:
     )
 
 
-def test_a_100_mb_trace_imports_in_bounded_memory_and_shows_progress(tmp_path: Path) -> None:
+def test_a_100_mb_trace_imports_and_exports_in_bounded_memory_and_shows_progress(
+    tmp_path: Path,
+) -> None:
     trace = write_agent_trace(tmp_path / "big.json", calls=220, result_bytes=4096)
     assert trace.stat().st_size > 100_000_000
     whole = run_capped(
@@ -132,3 +135,19 @@ def test_a_100_mb_trace_imports_in_bounded_memory_and_shows_progress(tmp_path: P
     assert len(progress) >= 10 and progress[-1].endswith("(100 %)")
     recording = home / "recordings" / "big.jsonl"
     assert recording.stat().st_size < trace.stat().st_size // 20  # the conversation stored once
+
+    # and back out: the trace repeats each call's conversation, and is written span by span
+    again = tmp_path / "again.json"
+    exported = run_capped(
+        home,
+        sys.executable,
+        "-m",
+        "openprogram",
+        "recordings",
+        "export",
+        "big",
+        "--otlp",
+        str(again),
+    )
+    assert exported.returncode == 0, exported.stderr[-1000:]
+    assert again.stat().st_size > 100_000_000
