@@ -385,3 +385,81 @@ def test_a_hostile_trace_is_refused_with_one_line_naming_file_and_span(
     message = str(refused.value)
     assert "\n" not in message and reason in message and str(trace) in message
     assert not managed_path("prod").exists()
+
+
+def structured_value(value: Any) -> dict[str, Any]:
+    """`value` as OTLP's structured AnyValue (kvlist for objects), as some exporters send messages."""
+    if isinstance(value, dict):
+        entries = [{"key": k, "value": structured_value(v)} for k, v in value.items()]
+        return {"kvlistValue": {"values": entries}}
+    if isinstance(value, list):
+        return {"arrayValue": {"values": [structured_value(item) for item in value]}}
+    if isinstance(value, bool):
+        return {"boolValue": value}
+    if isinstance(value, int):
+        return {"intValue": str(value)}
+    return {"stringValue": value}
+
+
+def test_messages_as_structured_values_import_as_messages_as_json_strings(tmp_path: Path) -> None:
+    context = Context(messages=[UserMessage(content="hi", timestamp=3)])
+    original = record_session(
+        tmp_path / "s.jsonl",
+        [
+            {
+                "context": context,
+                "answer": [ToolCallStep(name="echo", arguments={"n": [1, {"a": 2}]})],
+            }
+        ],
+    )
+    target = tmp_path / "trace.json"
+    export_recording(str(original), target)
+    trace = json.loads(target.read_text())
+    for span in trace["resourceSpans"][0]["scopeSpans"][0]["spans"]:
+        for entry in span["attributes"]:
+            if entry["key"] in ("gen_ai.input.messages", "gen_ai.output.messages"):
+                entry["value"] = structured_value(json.loads(entry["value"]["stringValue"]))
+    target.write_text(json.dumps(trace))
+    parsed(target)
+    assert_same_calls(original, Path(import_trace(target, "structured").path))
+
+
+def test_a_call_that_failed_mid_stream_comes_back_failed_with_what_it_had_said(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "failed.jsonl"
+    sink = RecordingSink(path, {"created_at": "2026-12-01T10:00:00Z"})
+    request = {
+        "model": MODEL.model_dump(mode="json"),
+        "context": Context(messages=[UserMessage(content="hi", timestamp=3)]).model_dump(
+            mode="json"
+        ),
+        "options": None,
+    }
+    index = sink.begin_call(request, start_ms=40)
+    partial = AssistantMessage(api="scripted", provider="scripted", model="echo-1", timestamp=9)
+    said = [
+        {"type": "start", "partial": partial.model_dump(mode="json")},
+        {"type": "text_start", "content_index": 0},
+        {"type": "text_delta", "content_index": 0, "delta": "half an ans"},
+    ]
+    for number, event in enumerate(said):
+        sink.write_event(index, number, event, ms=5 * number)
+    sink.end_call(index, 3, "error", "ConnectionResetError: peer went away", duration_ms=70)
+    sink.close()
+    target = tmp_path / "trace.json"
+    export_recording(str(path), target)
+    span = parsed(target).resource_spans[0].scope_spans[0].spans[1]
+    assert span.status.message == "ConnectionResetError: peer went away"
+    assert attributes(span)["error.type"] == "ConnectionResetError"
+    (old,) = read_recording(path).calls
+    (new,) = read_recording(Path(import_trace(target, "failed").path)).calls
+    assert (new.outcome, new.error, new.start_ms, new.duration_ms) == (
+        "error",
+        "ConnectionResetError: peer went away",
+        40,
+        70,
+    )
+    assert new.request_payload() == old.request_payload()
+    assert folded(new) == folded(old)
+    assert not any(event.type in ("done", "error") for event in new.events)
