@@ -191,6 +191,16 @@ def call_span(
     answer = _answer(call)
     if answer is not None:
         attributes += _answer_attributes(answer)
+    first_chunk = next(
+        (
+            ms
+            for event, ms in zip(call.events, call.event_ms, strict=False)
+            if event.type != "start"
+        ),
+        None,
+    )
+    if first_chunk is not None:  # seconds, as the conventions count it
+        attributes.append(attribute("gen_ai.response.time_to_first_chunk", first_chunk / 1000))
     span: dict[str, Any] = {
         "traceId": trace_id,
         "spanId": span_id,

@@ -17,6 +17,7 @@ from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTrace
 from opentelemetry.sdk.trace import TracerProvider
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+from opentelemetry.semconv._incubating.attributes import gen_ai_attributes
 from opentelemetry.trace import SpanKind, Status, StatusCode
 
 from openprogram.providers import Context, UserMessage
@@ -156,6 +157,37 @@ def test_an_export_is_an_export_trace_service_request_with_one_inference_span_pe
     assert [part["type"] for part in output["parts"]] == ["reasoning", "tool_call"]
     assert output["parts"][1]["arguments"] == {"text": "hi"}
     assert json.loads(found["gen_ai.tool.definitions"])[0]["name"] == "echo"
+
+
+def test_every_gen_ai_attribute_exported_is_one_the_conventions_define(tmp_path: Path) -> None:
+    defined = {
+        value
+        for name, value in vars(gen_ai_attributes).items()
+        if name.startswith("GEN_AI_") and isinstance(value, str)
+    }
+    context = Context(system_prompt="s", messages=[UserMessage(content="hi", timestamp=1)])
+    tools = Context(messages=context.messages, tools=[Tool(name="echo")])
+    path = record_session(
+        tmp_path / "s.jsonl",
+        [
+            {
+                "context": context,
+                "options": StreamOptions(temperature=1.0, max_tokens=9),
+                "answer": [TextStep(text="a")],
+            },
+            {"context": tools, "answer": [ToolCallStep(name="echo", arguments={})]},
+        ],
+    )
+    target = tmp_path / "trace.json"
+    export_recording(str(path), target)
+    used = {
+        key
+        for span in parsed(target).resource_spans[0].scope_spans[0].spans
+        for key in attributes(span)
+        if key.startswith("gen_ai.")
+    }
+    assert "gen_ai.response.time_to_first_chunk" in used and "gen_ai.tool.definitions" in used
+    assert used <= defined, used - defined
 
 
 def test_a_call_without_recorded_times_has_none_in_the_trace(tmp_path: Path) -> None:
