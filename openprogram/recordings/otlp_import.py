@@ -156,12 +156,13 @@ def import_trace(
         fd = os.open(spool_path, os.O_RDWR | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
         with os.fdopen(fd, "w+b") as spool:
             spans, read, base_ns = _spool_spans(trace, spool, on_progress)
-            header = {
+            header: dict[str, Any] = {
                 "recording_id": recording_id,
-                "created_at": _iso(base_ns),
                 "redaction_version": REDACTION_VERSION,
                 "imported_from": "otlp",
             }
+            if base_ns:  # the first span's start; a trace without times has no creation time
+                header["created_at"] = _iso(base_ns)
             sink = RecordingSink(staged, header, durable=False)  # linked in once whole
             try:
                 calls = _write_calls(trace, spool, spans, base_ns, sink, scrub)
@@ -180,9 +181,7 @@ def import_trace(
                 temporary.unlink()
 
 
-def _iso(ns: int) -> str | None:
-    if ns <= 0:
-        return None
+def _iso(ns: int) -> str:
     moment = datetime.fromtimestamp(ns // 1_000_000 / 1000, UTC)
     return moment.strftime("%Y-%m-%dT%H:%M:%S.") + f"{moment.microsecond // 1000:03d}Z"
 

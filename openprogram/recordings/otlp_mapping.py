@@ -206,6 +206,21 @@ def answer_facts(message: AssistantMessage) -> dict[str, Any]:
     }
 
 
+ANSWER_FACTS = frozenset(
+    {
+        "api",
+        "provider",
+        "model",
+        "usage",
+        "stop_reason",
+        "error_message",
+        "timestamp",
+        "vendor_items",
+    }
+)
+"""The keys `answer_facts` writes: the only ones read back (a trace may hold anything there)."""
+
+
 def message_form(message: Message) -> dict[str, Any]:
     """One of our messages in the conventions' form (`role`, `parts`)."""
     if isinstance(message, UserMessage):
@@ -306,7 +321,8 @@ def answer_message(item: Any, field: str, defaults: dict[str, Any]) -> Assistant
                     signature=own.get("signature"),
                 )
             )
-    facts = {**defaults, **{k: v for k, v in _own(item).items() if v is not None}}
+    own = {k: v for k, v in _own(item).items() if k in ANSWER_FACTS and v is not None}
+    facts = {**defaults, **own}
     if "stop_reason" not in _own(item) and "finish_reason" in item:
         facts["stop_reason"] = STOP_REASONS.get(str(item["finish_reason"]), "stop")
     return AssistantMessage(content=content, **facts)

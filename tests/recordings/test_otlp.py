@@ -401,8 +401,15 @@ def test_an_imported_answer_is_redacted_by_the_recorders_redaction(tmp_path: Pat
             "less than or equal to 1000000000000",
         ),
         (lambda s: s[: len(s) // 2], "is not OTLP/JSON"),
+        (
+            lambda s: s.replace(
+                '\\"finish_reason\\": \\"stop\\"',
+                '\\"openprogram\\": {\\"content\\": 1, \\"model\\": []}',
+            ),
+            "model: Input should be a valid string",
+        ),
     ],
-    ids=["negative time", "deep nesting", "huge token count", "cut short"],
+    ids=["negative time", "deep nesting", "huge token count", "cut short", "odd own facts"],
 )
 def test_a_hostile_trace_is_refused_with_one_line_naming_file_and_span(
     tmp_path: Path, change: Any, reason: str
