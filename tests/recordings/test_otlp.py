@@ -502,3 +502,74 @@ def test_a_call_that_failed_mid_stream_comes_back_failed_with_what_it_had_said(
     assert new.request_payload() == old.request_payload()
     assert folded(new) == folded(old)
     assert not any(event.type in ("done", "error") for event in new.events)
+
+
+JSON_VALUE = st.recursive(
+    st.none()
+    | st.booleans()
+    | st.integers(-(10**20), 10**20)
+    | st.floats(allow_nan=False, allow_infinity=False)
+    | st.text(max_size=6),
+    lambda inner: (
+        st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=6), inner, max_size=3)
+    ),
+    max_leaves=12,
+)
+PART = st.fixed_dictionaries(
+    {
+        "type": st.sampled_from(
+            ["text", "reasoning", "tool_call", "tool_call_response", "blob", "x"]
+        )
+    },
+    optional={
+        "content": JSON_VALUE,
+        "id": JSON_VALUE,
+        "name": JSON_VALUE,
+        "arguments": JSON_VALUE,
+        "response": JSON_VALUE,
+        "mime_type": JSON_VALUE,
+        "openprogram": st.dictionaries(
+            st.sampled_from(["signature", "refusal", "redacted", "timestamp", "usage", "blocks"]),
+            JSON_VALUE,
+        ),
+    },
+)
+MESSAGE = st.fixed_dictionaries(
+    {"role": st.sampled_from(["user", "assistant", "tool", "system", "x"])},
+    optional={"parts": st.lists(PART, max_size=3) | JSON_VALUE, "finish_reason": JSON_VALUE},
+)
+MESSAGES = st.lists(MESSAGE, max_size=3) | JSON_VALUE
+
+
+@settings(
+    max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(inputs=MESSAGES, outputs=MESSAGES, tools=st.none() | JSON_VALUE, status=JSON_VALUE)
+def test_any_message_shape_in_a_span_imports_or_is_one_trace_import_error(
+    tmp_path_factory: pytest.TempPathFactory, inputs: Any, outputs: Any, tools: Any, status: Any
+) -> None:
+    """A trace is untrusted: whatever its attributes hold, the import writes a recording the strict
+    reader accepts or refuses with a `TraceImportError`, never another exception."""
+    folder = tmp_path_factory.mktemp("fuzz")
+    values = {
+        "gen_ai.operation.name": "chat",
+        "gen_ai.input.messages": json.dumps(inputs),
+        "gen_ai.output.messages": json.dumps(outputs),
+    }
+    if tools is not None:
+        values["gen_ai.tool.definitions"] = json.dumps(tools)
+    span = {
+        "spanId": "01",
+        "startTimeUnixNano": "1000000000",
+        "endTimeUnixNano": "2000000000",
+        "attributes": [{"key": k, "value": {"stringValue": v}} for k, v in values.items()],
+        "status": status,
+    }
+    trace = folder / "trace.json"
+    trace.write_text(json.dumps({"resourceSpans": [{"scopeSpans": [{"spans": [span]}]}]}))
+    try:
+        report = import_trace(trace, folder.name.replace("_", "-"))
+    except TraceImportError as refused:
+        assert "\n" not in str(refused)
+    else:
+        assert len(read_recording(Path(report.path)).calls) == 1
