@@ -36,6 +36,8 @@ an `OSError`). The tree, with the module that defines each error:
     │   ├── VersionError (ValueError) ................ recordings.versions: no such kept version
     │   ├── UnusedListMissing (FileNotFoundError) .... recordings.unused_removal: no pytest list here
     │   ├── MigrationError (ValueError) .............. recordings.migrate: a file that cannot be migrated
+    │   ├── TraceImportError (ValueError) ............ recordings.otlp_import: a trace not imported
+    │   ├── TraceContentError (ValueError) ........... recordings.otlp_mapping: a span's value unread
     │   ├── CommandNotStarted ........................ recordings.oneshot: `record --` could not start it
     │   ├── AgentTurnLimitError (RuntimeError) ....... agent.loop: the loop did not stop in time
     │   ├── RecordingUnavailable ..................... testing.session: no recording for a test
