@@ -22,8 +22,8 @@ cache instead (written to the cache first, then plain input), with the bundled p
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field, replace
 from decimal import Decimal
 from typing import Any, Literal
 
@@ -35,7 +35,7 @@ from openprogram.providers.recording.differences import (
 )
 from openprogram.providers.recording.reader import RecordedCall
 from openprogram.providers.recording.request_references import RequestReferenceError, json_text
-from openprogram.providers.types import Usage
+from openprogram.providers.types import AssistantMessage, Usage
 from openprogram.recordings.cost import call_cost
 
 __all__ = [
@@ -44,6 +44,7 @@ __all__ = [
     "CacheBreaks",
     "CallCache",
     "PrefixBreak",
+    "PromptCacheReader",
     "PromptCacheReport",
     "better_kept",
     "prompt_cache_report",
@@ -176,6 +177,12 @@ class PromptCacheReport:
 
     calls: tuple[CallCache, ...]
     breaks: tuple[CacheBreaks, ...] = field(default=())
+
+    @classmethod
+    def of(cls, calls: Iterable[CallCache]) -> PromptCacheReport:
+        """The report of calls whose facts were read one by one (the TUI's rows)."""
+        facts = sorted(calls, key=lambda call: call.call_index)
+        return cls(tuple(facts), _grouped(facts))
 
     @property
     def broken_calls(self) -> int:
@@ -382,13 +389,17 @@ def _added_cost(seen: _Seen, lost: int) -> Decimal | None:
     return None if actual is None or hoped is None else actual - hoped
 
 
-def _seen(call: RecordedCall, base: _Seen | None) -> _Seen:
+def _fold_events(call: RecordedCall) -> AssistantMessage | None:
+    """The call's answer folded from `call.events` (None: none, or events no stream makes)."""
     try:
-        answer = assemble_message(list(call.events))
+        return assemble_message(list(call.events))
     except AccumulatorError:
-        answer = None
+        return None
+
+
+def _seen(call: RecordedCall, base: _Seen | None, answer: AssistantMessage | None) -> _Seen:
     return _Seen(
-        call,
+        replace(call, events=(), event_ms=()),  # folded: its events are not kept
         _message_count(call, base),
         _settings_of_row(call, base),
         answer.usage if answer is not None else None,
@@ -434,23 +445,60 @@ def _call_cache(
     )  # fmt: skip
 
 
-def prompt_cache_report(calls: Sequence[RecordedCall], *, priced: bool = True) -> PromptCacheReport:
-    """Every call's prompt-cache facts and the breaks grouped by kind and path, in one pass over
-    the calls in order. `priced=False` leaves costs out without loading the price table."""
-    seen: dict[int, _Seen] = {}
-    facts: list[CallCache] = []
-    previous: _Seen | None = None
-    for call in calls:
-        base_index = call.stored.base
-        base = seen.get(base_index) if base_index is not None else None
+class PromptCacheReader:
+    """Reads calls' prompt-cache facts one at a time, keeping per call only what a later call
+    needs (its message count, model, options and context fields as shared objects, its usage and
+    answer), never its events or its full request: a reader of calls in order does work linear in
+    the file, and one that reads out of order (the TUI's visible rows) hands in the predecessor."""
+
+    def __init__(
+        self, fold: Callable[[RecordedCall], AssistantMessage | None] = _fold_events
+    ) -> None:
+        """`fold`: a call's answer from its events (by default `call.events`; a reader that reads
+        events one at a time folds them as they come)."""
+        self._fold = fold
+        self._seen: dict[int, _Seen] = {}
+
+    @staticmethod
+    def predecessor_of(call: RecordedCall) -> int:
+        """The call `call` continues: its row's base, else the call before it."""
+        base = call.stored.base
+        return base if base is not None else call.call_index - 1
+
+    def knows(self, call_index: int) -> bool:
+        """Whether call `call_index` was read (a later call can be read without handing it in)."""
+        return call_index in self._seen
+
+    def read(
+        self, call: RecordedCall, predecessor: RecordedCall | None = None, *, priced: bool = True
+    ) -> CallCache | None:
+        """`call`'s facts (None when its request cannot be followed); `predecessor`, the call it
+        continues, is read first when it was not read yet (reading out of order). `priced=False`
+        leaves the cost out without loading the price table."""
         try:
-            me = _seen(call, base)
-            predecessor = base if base_index is not None else previous
-            facts.append(_call_cache(call, me, predecessor, priced))
+            if predecessor is not None and predecessor.call_index not in self._seen:
+                self._remember(predecessor)
+            before = self._seen.get(self.predecessor_of(call))
+            me = self._remember(call, before)
+            return _call_cache(call, me, before, priced)
         except RequestReferenceError:
-            continue  # a request the reader could not follow has no facts
-        seen[call.call_index] = me
-        previous = me
+            return None  # a request the reader could not follow has no facts
+
+    def _remember(self, call: RecordedCall, before: _Seen | None = None) -> _Seen:
+        base = call.stored.base
+        if before is None or before.call.call_index != base:
+            before = self._seen.get(base) if base is not None else None
+        me = _seen(call, before if base is not None else None, self._fold(call))
+        self._seen[call.call_index] = me
+        return me
+
+
+def prompt_cache_report(calls: Iterable[RecordedCall], *, priced: bool = True) -> PromptCacheReport:
+    """Every call's prompt-cache facts and the breaks grouped by kind and path, in one pass over
+    the calls in order, each call's events folded and let go (a reader may read them one call at
+    a time). `priced=False` leaves costs out without loading the price table."""
+    reader = PromptCacheReader()
+    facts = [fact for call in calls if (fact := reader.read(call, priced=priced)) is not None]
     return PromptCacheReport(tuple(facts), _grouped(facts))
 
 
