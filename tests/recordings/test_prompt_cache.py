@@ -154,3 +154,21 @@ def test_diff_says_which_recording_kept_its_cache_better(tmp_path: Path, home: P
     summary = json.loads(run_cli(home, "diff", str(kept), str(edited), "--json").stdout)["summary"]
     assert summary["cache"]["kept_better"] == "a"
     assert summary["cache"]["b"]["broken_calls"] == 1 and summary["cache"]["a"]["broken_calls"] == 0
+
+
+def test_an_answer_rewritten_before_it_is_sent_back_breaks_the_prefix(tmp_path: Path) -> None:
+    from openprogram.providers.types import TextContent
+
+    def rewrite_last_answer(call: int, messages: list[Any]) -> None:
+        if call == 3:  # the agent trims call 2's answer before sending it back
+            answer = messages[-2]
+            messages[-2] = answer.model_copy(update={"content": [TextContent(text="(trimmed)")]})
+
+    recording = record_session(tmp_path / "session.jsonl", 5, before_call=rewrite_last_answer)
+    report = prompt_cache_report(read_recording(recording).calls)
+    [group] = report.breaks
+    assert (group.kind, group.path, group.calls) == (
+        "answer_changed",
+        "context.messages[5].content[0].text",
+        (3,),
+    )

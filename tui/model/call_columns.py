@@ -149,6 +149,7 @@ def cache_line(fact: CallCache | None) -> str:
     if fact is None:
         return "prompt cache: not known (no answer or an unreadable request)"
     from openprogram.recordings.cost import format_cost
+    from openprogram.visible_text import visible_line
 
     read = "–" if fact.cache_read is None else format_tokens(fact.cache_read)
     broken = fact.prefix_break
@@ -159,9 +160,8 @@ def cache_line(fact: CallCache | None) -> str:
             f"prompt cache: kept the prefix of call {fact.follows} "
             f"({fact.kept_messages} messages) · read {read}"
         )
-    line = (
-        f"{BROKE_MARK} prompt cache broke after call {fact.follows}: {broken.text} at {broken.path}"
-    )
+    where = visible_line(broken.path)  # the path names the file's keys: text from a file
+    line = f"{BROKE_MARK} prompt cache broke after call {fact.follows}: {broken.text} at {where}"
     if fact.cacheable_tokens is not None:
         line += f" · could read {format_tokens(fact.cacheable_tokens)}, read {read}"
     if fact.lost_tokens is not None:
