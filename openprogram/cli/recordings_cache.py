@@ -8,6 +8,7 @@ from collections.abc import Sequence
 from openprogram.cli.commands import declare_command
 from openprogram.cli.completion import add_recording_argument
 from openprogram.cli.output import Output
+from openprogram.errors import OpenProgramError
 from openprogram.providers.recording.reader import read_recording
 from openprogram.providers.recording.store import locate_recording
 from openprogram.recordings.cost import format_cost, price_table
@@ -107,7 +108,11 @@ def _totals_line(report: PromptCacheReport) -> str:
 
 def cache_command(args: argparse.Namespace, out: Output) -> int:
     """Print the breaks, grouped (one line per kind and path), and the session's totals."""
-    recording = read_recording(locate_recording(args.selector).path)
+    try:
+        recording = read_recording(locate_recording(args.selector).path)
+    except (OpenProgramError, OSError) as exc:  # 2, apart from a break's 1 (as `diff` does)
+        out.error(exc)
+        return 2
     report = prompt_cache_report(recording.calls)
     broken = report.broken_calls
     if args.json:

@@ -101,6 +101,11 @@ def test_a_session_that_keeps_its_prefix_passes_in_ci(tmp_path: Path, home: Path
     assert text.returncode == 0, text.stderr
     assert "never broke" in text.stdout and "lost" not in text.stdout
 
+    truncated = tmp_path / "truncated.jsonl"
+    truncated.write_bytes(path.read_bytes()[:-5])
+    failed = run_cli(home, "cache", str(truncated), "--fail-on-break")
+    assert failed.returncode == 2 and "truncated" in failed.stderr  # an error is not a break
+
 
 def _removed_at_3(call: int, messages: list[Any]) -> None:
     if call == 3:
