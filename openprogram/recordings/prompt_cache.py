@@ -352,8 +352,9 @@ def _answer_break(call: RecordedCall, predecessor: _Seen, at: int) -> PrefixBrea
         return None
     stored = call.stored
     own = stored.context.get("messages")
-    if stored.base == predecessor.call.call_index and isinstance(own, list):
-        sent = own[0] if own and (stored.keep or 0) == at else None
+    if stored.base == predecessor.call.call_index:  # its row holds what follows the kept ones
+        added = own if isinstance(own, list) else []
+        sent = added[0] if added and (stored.keep or 0) == at else None
     else:
         messages = _messages(call)
         sent = messages[at] if len(messages) > at else None
