@@ -439,7 +439,8 @@ def _call_cache(
         kept = 0 if not prefix_break.kind.startswith(("message", "answer")) else kept
         if cacheable is not None and prompt is not None and read is not None:
             lost = max(0, min(cacheable, prompt) - read)
-            cost = _added_cost(me, lost) if priced else None
+            if priced:  # nothing lost costs nothing, whatever the model's price
+                cost = _added_cost(me, lost) if lost else Decimal(0)
     return CallCache(
         call.call_index, predecessor.call.call_index, kept, prefix_break, prompt, read, write,
         cacheable, lost, cost,
