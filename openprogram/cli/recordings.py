@@ -89,6 +89,11 @@ SUBCOMMANDS = (
         "openprogram.cli.recordings_diff:declare_diff",
     ),
     Subcommand(
+        "cache",
+        "Show where the prompt-cache prefix broke, why, and what each break cost.",
+        "openprogram.cli.recordings_cache:declare_cache",
+    ),
+    Subcommand(
         "accept",
         "Keep the program's new requests with the recorded answers (offline, no call made).",
         "openprogram.cli.recordings_resolve:declare_accept",

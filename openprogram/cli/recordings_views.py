@@ -231,7 +231,7 @@ def show_command(args: argparse.Namespace, out: Output) -> int:
     mode = os.lstat(location.path).st_mode
     if not (stat.S_ISREG(mode) or stat.S_ISLNK(mode)):  # a folder, a FIFO: one line, not a report
         raise RecordingFileError(location.path, None, None, NOT_REGULAR)
-    details = describe_recording(args.selector)
+    details = describe_recording(args.selector, with_cache=args.json)
     if args.json:
         document = details.to_json()
         document["header"], cut = bounded(document["header"], JSON_VALUE_LIMIT)

@@ -8,6 +8,7 @@ from typing import Any
 
 from openprogram.providers.recording.reader import RecordedCall
 from openprogram.providers.recording.store import locate_recording
+from openprogram.recordings.prompt_cache import PromptCacheReport, prompt_cache_report
 from openprogram.recordings.summary import (
     RecordingSummary,
     configured_mode_and_file,
@@ -47,13 +48,23 @@ class RecordingDetails:
     calls: tuple[CallRow, ...]
     problems: tuple[str, ...]
     unfinished_calls: tuple[int, ...] = field(default=())
+    cache: PromptCacheReport | None = None
+    """The prompt-cache facts of the calls (without prices), when asked for."""
 
     def to_json(self) -> dict[str, Any]:
-        """Stable JSON fields for `show --json`."""
+        """Stable JSON fields for `show --json`: each call's `cache` facts when they were read."""
+        facts = {} if self.cache is None else {c.call_index: c for c in self.cache.calls}
+        calls = []
+        for row in self.calls:
+            fact = facts.get(row.call_index)
+            cache = None if fact is None else fact.to_json()
+            if cache is not None:
+                del cache["call_index"], cache["added_cost_usd"]
+            calls.append({**asdict(row), **({"cache": cache} if self.cache else {})})
         return {
             **self.summary.to_json(),
             "header": self.header,
-            "calls": [asdict(row) for row in self.calls],
+            "calls": calls,
             "problems": list(self.problems),
             "unfinished_calls": list(self.unfinished_calls),
         }
@@ -149,8 +160,9 @@ def describe_calls(calls: Iterable[RecordedCall]) -> tuple[CallRow, ...]:
     return describer.rows()
 
 
-def describe_recording(selector: str) -> RecordingDetails:
-    """Everything `show` needs about a managed ID or a path, from one scan of the file."""
+def describe_recording(selector: str, *, with_cache: bool = False) -> RecordingDetails:
+    """Everything `show` needs about a managed ID or a path, from one scan of the file;
+    `with_cache` adds the prompt-cache facts of each call (`show --json`)."""
     location = locate_recording(selector)
     config, _ = configured_mode_and_file()
     describer = CallDescriber()  # each call described as it is read, none kept
@@ -165,4 +177,5 @@ def describe_recording(selector: str) -> RecordingDetails:
         describer.rows(),
         tuple(problem.describe() for problem in summary.facts.problems),
         scan.facts.unfinished_calls,
+        prompt_cache_report(scan.calls, priced=False) if with_cache else None,
     )
