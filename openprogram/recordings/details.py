@@ -8,7 +8,7 @@ from typing import Any
 
 from openprogram.providers.recording.reader import RecordedCall
 from openprogram.providers.recording.store import locate_recording
-from openprogram.recordings.prompt_cache import PromptCacheReport, prompt_cache_report
+from openprogram.recordings.prompt_cache import CallCache, PromptCacheReader, PromptCacheReport
 from openprogram.recordings.summary import (
     RecordingSummary,
     configured_mode_and_file,
@@ -166,7 +166,15 @@ def describe_recording(selector: str, *, with_cache: bool = False) -> RecordingD
     location = locate_recording(selector)
     config, _ = configured_mode_and_file()
     describer = CallDescriber()  # each call described as it is read, none kept
-    info, scan = scan_location(location, each=describer)
+    cache_reader = PromptCacheReader() if with_cache else None
+    cache_facts: list[CallCache] = []
+
+    def each(call: RecordedCall) -> None:
+        describer(call)
+        if cache_reader is not None and (fact := cache_reader.read(call, priced=False)):
+            cache_facts.append(fact)
+
+    info, scan = scan_location(location, each=each)
     summary = summary_from_scan(location, info, scan, config)
     if isinstance(scan, str):
         return RecordingDetails(summary, None, (), (scan,))
@@ -177,5 +185,7 @@ def describe_recording(selector: str, *, with_cache: bool = False) -> RecordingD
         describer.rows(),
         tuple(problem.describe() for problem in summary.facts.problems),
         scan.facts.unfinished_calls,
-        prompt_cache_report(scan.calls, priced=False) if with_cache else None,
+        PromptCacheReport.of(sorted(cache_facts, key=lambda f: f.call_index))
+        if with_cache
+        else None,
     )
