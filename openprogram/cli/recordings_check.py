@@ -15,6 +15,7 @@ from pydantic import ValidationError
 from openprogram.cli.commands import declare_command
 from openprogram.cli.completion import add_recording_argument
 from openprogram.cli.output import Output, UsageRefused
+from openprogram.cli.recordings_check_faults import add_fault_arguments, check_faults
 from openprogram.errors import OpenProgramError
 from openprogram.providers.recording.rules import IgnoreRule, MatchingRules, NormalizeRule
 from openprogram.providers.recording.store import locate_recording
@@ -44,6 +45,8 @@ CHECK_EPILOG = """\
   openprogram recordings check echo --timeout 60
   openprogram recordings check echo --ignore options.metadata.request_id
   openprogram recordings check echo --normalize context.system_prompt iso-datetime
+  openprogram recordings check echo --fault cut@0:2 -- python examples/echo_agent.py hi
+  openprogram recordings check echo --faults -- python examples/echo_agent.py hi
 
 The program runs in a fresh process against the code on disk, with replay forced on the
 recording and no access to your own configuration. It reports:
@@ -106,6 +109,7 @@ def declare_check(parser: argparse.ArgumentParser) -> None:
         help="compare fields matching PATTERN after rewriting values PRESET recognises "
         "(iso-datetime, uuid, tmp-path, hex-id, unix-ms; repeatable)",
     )
+    add_fault_arguments(parser)
     parser.add_argument(
         "command",
         nargs="*",
@@ -270,6 +274,8 @@ def check(args: argparse.Namespace, out: Output) -> int:
                 for p, preset in args.normalize
             ),
         )
+        if args.fault is not None or args.faults:
+            return check_faults(args, out, rules, args.command)
         result = run_check(
             args.selector,
             args.command or None,
