@@ -18,8 +18,8 @@ from openprogram.recordings.fault_runs import (
     DEFAULT_FAULT_TIMEOUT,
     OUTCOME_WORDS,
     FaultRun,
-    fault_variants,
     run_faults,
+    variants_of,
 )
 from openprogram.text import plural
 
@@ -68,7 +68,7 @@ def _faults(args: argparse.Namespace) -> list[StreamFault]:
     seconds = {} if args.stall is None else {"seconds": args.stall}
     try:
         if args.faults:
-            faults = fault_variants(args.selector, **seconds)
+            faults = variants_of(args.selector, **seconds)
             if len(faults) > args.max_runs:
                 raise UsageRefused(
                     f"--faults would run {len(faults)} variants, more than --max-runs "

@@ -27,7 +27,7 @@ from openprogram.providers.recording.stream_faults import (
     FAULT_KINDS,
     FaultKind,
     StreamFault,
-    StreamFaultError,
+    fault_variants,
 )
 from openprogram.recordings.check import CheckResult, run_check
 
@@ -78,22 +78,13 @@ def classify(result: CheckResult) -> tuple[FaultOutcome, str]:
     return "raised", f"exit code {result.exit_code}: {last}"
 
 
-def fault_variants(
+def variants_of(
     selector: str, kinds: Sequence[FaultKind] = FAULT_KINDS, seconds: float = DEFAULT_STALL_SECONDS
 ) -> list[StreamFault]:
     """Each kind against each call of the recording (at the middle of its stream), call by call;
     a call too short to break that way is left out."""
     recording = read_recording(locate_recording(selector).path)
-    variants = []
-    for call in recording.calls:
-        for kind in kinds:
-            fault = StreamFault(kind=kind, call=call.call_index, seconds=seconds)
-            try:
-                fault.event_in(call.events)
-            except StreamFaultError:
-                continue
-            variants.append(fault)
-    return variants
+    return fault_variants([call.events for call in recording.calls], kinds, seconds)
 
 
 def run_fault(

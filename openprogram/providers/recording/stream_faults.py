@@ -136,6 +136,38 @@ class StreamFault(BaseModel):
         return event
 
 
+def fault_variants(
+    calls: Sequence[Sequence[AssistantMessageEvent]],
+    kinds: Sequence[FaultKind] = FAULT_KINDS,
+    seconds: float = DEFAULT_STALL_SECONDS,
+) -> list[StreamFault]:
+    """Each kind against each call (the events of each, in order), at the middle of its stream;
+    a call too short to break that way is left out."""
+    variants = []
+    for number, events in enumerate(calls):
+        for kind in kinds:
+            fault = StreamFault(kind=kind, call=number, seconds=seconds)
+            try:
+                fault.event_in(events)
+            except StreamFaultError:
+                continue
+            variants.append(fault)
+    return variants
+
+
+def parse_kinds(text: str) -> tuple[FaultKind, ...]:
+    """`all` or `KIND[,KIND…]` as fault kinds, in the order given."""
+    if text.strip() == "all":
+        return FAULT_KINDS
+    kinds = tuple(word.strip() for word in text.split(","))
+    unknown = [k for k in kinds if k not in FAULT_KINDS]
+    if unknown:
+        raise StreamFaultError(
+            f"unknown fault kind {unknown[0]!r}: expected all or some of {', '.join(FAULT_KINDS)}"
+        )
+    return kinds  # type: ignore[return-value]  # each one checked against FAULT_KINDS
+
+
 FAULT_SYNTAX = re.compile(r"(?P<kind>[a-z]+)(?:@(?P<call>\d{1,9})(?::(?P<event>\d{1,9}))?)?")
 
 
