@@ -277,6 +277,12 @@ def check(args: argparse.Namespace, out: Output) -> int:
                 for p, preset in args.normalize
             ),
         )
+        if (args.fault is not None or args.faults) and args.runs is not None:
+            raise UsageRefused(
+                "--runs and --fault/--faults do not go together: run one, then the other"
+            )
+        if args.fault is not None and args.faults:
+            raise UsageRefused("--fault names one variant and --faults runs them all: give one")
         if args.fault is not None or args.faults:
             return check_faults(args, out, rules, args.command)
         if args.runs is not None:

@@ -260,6 +260,8 @@ def test_a_fault_the_recording_cannot_have_is_one_line(openprogram_home: Path) -
         done = run_cli(openprogram_home, "check", "echo", "--fault", fault, "--", *ECHO, "hi")
         assert done.returncode == 2 and said in done.stderr, done.stderr
         assert len(done.stderr.strip().splitlines()) == 1
+    both = run_cli(openprogram_home, "check", "echo", "--faults", "--runs", "2")
+    assert both.returncode == 2 and "--runs and --fault/--faults do not go together" in both.stderr
     bounded = run_cli(openprogram_home, "check", "echo", "--faults", "--max-runs", "3")
     assert bounded.returncode == 2
     assert "--faults would run 8 variants, more than --max-runs 3" in bounded.stderr
