@@ -56,6 +56,24 @@ async def main():
 asyncio.run(main())
 """
 
+RETRYING_PROGRAM = """
+import asyncio, os, sys
+from openprogram.providers import Context, Model, TextContent, UserMessage, complete_simple
+
+async def main():
+    model = Model(id="gpt-test", api="openai-completions", provider="openai",
+                  base_url=os.environ["AGENT_BASE_URL"])
+    for attempt in range(3):
+        answer = await complete_simple(model, Context(messages=[UserMessage(content="a poem")]))
+        if answer.stop_reason != "error":
+            break
+        print(f"attempt {attempt} broke: {answer.error_message}", file=sys.stderr)
+    print("".join(b.text for b in answer.content if isinstance(b, TextContent)))
+    return 0 if answer.stop_reason != "error" else 1
+
+sys.exit(asyncio.run(main()))
+"""
+
 
 def chunk(delta: dict[str, Any] | None = None, finish: str | None = None) -> str:
     choices = (
@@ -248,6 +266,38 @@ def test_a_program_that_prints_a_broken_answer_took_it_as_complete(
     assert done.returncode == 1
     assert "took a partial answer as complete" in done.stdout
     assert "exited 0 without the whole answer of call 0" in done.stdout
+
+
+def test_a_program_that_asks_again_gets_the_whole_answer_and_ends_cleanly(
+    openprogram_home: Path, tmp_path: Path
+) -> None:
+    command, base_url = record(
+        openprogram_home,
+        tmp_path,
+        "retrying",
+        RETRYING_PROGRAM,
+        text_stream(["Roses ", "are ", "red"]),
+    )
+    done = run_cli(
+        openprogram_home,
+        "check",
+        "retrying",
+        "--faults",
+        "--stall",
+        "0.3",
+        "--json",
+        "--",
+        *command,
+        cwd=tmp_path,
+        AGENT_BASE_URL=base_url,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    runs = {run["fault"]["kind"]: run for run in json.loads(done.stdout)["runs"]}
+    for kind in ("cut", "error"):
+        assert runs[kind]["outcome"] == "clean", runs[kind]
+        assert runs[kind]["detail"] == "asked call 0 again and finished with exit 0"
+    # A cancellation is not an answer to retry: the program's task ends there.
+    assert runs["cancel"]["outcome"] == "raised"
 
 
 def test_a_fault_the_recording_cannot_have_is_one_line(openprogram_home: Path) -> None:
