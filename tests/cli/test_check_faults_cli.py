@@ -74,6 +74,21 @@ async def main():
 sys.exit(asyncio.run(main()))
 """
 
+CARRYING_ON_PROGRAM = """
+import asyncio, os
+from openprogram.providers import Context, Model, UserMessage, complete_simple
+
+async def main():
+    model = Model(id="gpt-test", api="openai-completions", provider="openai",
+                  base_url=os.environ["AGENT_BASE_URL"])
+    context = Context(messages=[UserMessage(content="a poem")])
+    context.messages.append(await complete_simple(model, context))  # whatever came back
+    context.messages.append(UserMessage(content="another"))
+    await complete_simple(model, context)
+
+asyncio.run(main())
+"""
+
 
 def chunk(delta: dict[str, Any] | None = None, finish: str | None = None) -> str:
     choices = (
@@ -266,6 +281,35 @@ def test_a_program_that_prints_a_broken_answer_took_it_as_complete(
     assert done.returncode == 1
     assert "took a partial answer as complete" in done.stdout
     assert "exited 0 without the whole answer of call 0" in done.stdout
+
+
+def test_a_program_that_goes_on_with_a_broken_answer_is_named_at_its_next_request(
+    openprogram_home: Path, tmp_path: Path
+) -> None:
+    command, base_url = record(
+        openprogram_home,
+        tmp_path,
+        "carrying",
+        CARRYING_ON_PROGRAM,
+        text_stream(["Roses ", "are ", "red"]),
+        text_stream(["Violets"]),
+    )
+    done = run_cli(
+        openprogram_home,
+        "check",
+        "carrying",
+        "--fault",
+        "cut@0:2",
+        "--json",
+        "--",
+        *command,
+        cwd=tmp_path,
+        AGENT_BASE_URL=base_url,
+    )
+    assert done.returncode == 1
+    [run] = json.loads(done.stdout)["runs"]
+    assert run["outcome"] == "partial", run
+    assert run["detail"].startswith("went on with the broken answer: replay mismatch at call 0")
 
 
 def test_a_program_that_asks_again_gets_the_whole_answer_and_ends_cleanly(
