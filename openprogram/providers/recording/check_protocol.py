@@ -176,8 +176,9 @@ class MismatchRow(BaseModel):
 
 
 class FaultRow(BaseModel):
-    """Replay reached the fault at event `event_index`; when it `broke` the stream (all but a
-    stall shorter than the read timeout), the call counts as not consumed until asked again."""
+    """Replay reached the fault at event `event_index`; `broke`: the stream broke (all but a stall
+    shorter than the read timeout) and the call counts as not consumed until asked again (unless
+    a concurrent call was matched meanwhile)."""
 
     type: Literal["fault"] = "fault"
     fault: StreamFault

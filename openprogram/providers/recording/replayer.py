@@ -248,8 +248,10 @@ class ReplayProvider:
         """The fault happened at `event_index`: a broken call counts as not consumed, so that a
         retry of it is answered whole."""
         assert self.fault is not None
-        if broke:
-            with self._lock:
+        with self._lock:
+            # Not when a concurrent call was matched meanwhile: the next call is that one's.
+            broke = broke and self._consumed == self.fault.call + 1
+            if broke:
                 self._consumed -= 1
         self._report(FaultRow(fault=self.fault, event_index=event_index, broke=broke))
 
