@@ -31,6 +31,7 @@ from openprogram.providers.recording.check_protocol import (
     AcceptedRow,
     ChildRunSpec,
     ConsumedRow,
+    FaultRow,
     MismatchRow,
     ReportReader,
     RerecordSpec,
@@ -50,6 +51,7 @@ from openprogram.providers.recording.rules_sources import (
     rules_from_header,
 )
 from openprogram.providers.recording.store import locate_recording
+from openprogram.providers.recording.stream_faults import StreamFault
 from openprogram.recordings.child_process import die_with_parent
 
 CheckStatus = Literal["ok", "mismatch", "incomplete", "error"]
@@ -101,11 +103,17 @@ class CheckResult(BaseModel):
     """Every request difference the rules absorbed, per call."""
     accepted: list[AcceptedCall] = []
     """In accept mode (`openprogram recordings accept`): each call whose new request was kept."""
+    fault: FaultRow | None = None
+    """With a stream fault (`check --fault`): where replay broke the stream; None when the
+    program never read that far."""
 
     def json_value(self) -> dict[str, Any]:
         """The `--json` form: every field, the absorbing rules as their one-line description
-        (`rule`, `source`) as before, without the structured rule the TUI reads in process."""
-        return self.model_dump(mode="json", exclude={"absorbed": {"__all__": {"absorbed_by"}}})
+            (`rule`, `source`) as before, without the structured rule the TUI reads in process (nor
+        `fault`: `check --fault` reports its runs in its own JSON)."""
+        return self.model_dump(
+            mode="json", exclude={"absorbed": {"__all__": {"absorbed_by"}}, "fault": True}
+        )
 
     def summary(self) -> str:
         """One line a person reads first."""
@@ -233,6 +241,7 @@ def run_check(
     accept_into: Path | None = None,
     rerecord: RerecordSpec | None = None,
     pace: float | None = None,
+    fault: StreamFault | None = None,
 ) -> CheckResult:
     """Rerun the program that made a recording (or `argv`) with replay forced on it; report how it went.
 
@@ -241,6 +250,7 @@ def run_check(
     call is written into that file with its recorded answer (`openprogram.recordings.accept`).
     With `rerecord`, calls replay while they match, then go live into a new file
     (`openprogram.recordings.rerecord`). `pace` replays at the recorded pace times that factor.
+    `fault` breaks one call's stream once (`openprogram.providers.recording.stream_faults`).
     """
     location = locate_recording(selector)
     require_usable(location, tighten=True)
@@ -271,6 +281,7 @@ def run_check(
         accept_into=str(accept_into) if accept_into is not None else None,
         rerecord=rerecord,
         pace=pace,
+        fault=fault,
     )
     write_run_spec(home, spec)
     env = child_environment(home, live=rerecord is not None)
@@ -324,7 +335,7 @@ def run_check(
                 exit_code = child.wait()
                 break
             if any(isinstance(row, ConsumedRow) for row in report.read_new()):
-                consumed = len(report.of_type(ConsumedRow))
+                consumed = consumed_calls(report)
                 if on_progress is not None:
                     on_progress(CheckProgress(calls_consumed=consumed, calls_recorded=total))
         # A grandchild may hold the pipes open after the child ended: wait for it a little only.
@@ -333,7 +344,7 @@ def run_check(
         report.read_new()
     finally:
         shutil.rmtree(home, ignore_errors=True)
-    consumed = len(report.of_type(ConsumedRow))
+    consumed = consumed_calls(report)
     mismatch = next((row.mismatch for row in report.of_type(MismatchRow)), None)
     status: CheckStatus
     if mismatch is not None:
@@ -362,4 +373,17 @@ def run_check(
         rules=next((row.rules for row in report.of_type(RulesRow)), []),
         absorbed=[row.absorbed for row in report.of_type(AbsorbedRow)],
         accepted=[row.accepted for row in report.of_type(AcceptedRow)],
+        fault=next(iter(report.of_type(FaultRow)), None),
     )
+
+
+def consumed_calls(report: ReportReader) -> int:
+    """How many recorded calls the child consumed: a call whose stream a fault broke counts only
+    once the program asked for it again."""
+    calls: set[int] = set()
+    for row in report.rows:
+        if isinstance(row, ConsumedRow):
+            calls.add(row.call_index)
+        elif isinstance(row, FaultRow) and row.broke:
+            calls.discard(row.fault.call)
+    return len(calls)
