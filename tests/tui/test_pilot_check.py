@@ -163,7 +163,7 @@ async def test_progress_counts_the_calls_consumed_so_far(monkeypatch: pytest.Mon
         release.wait(10)
         return fixtures.ok_result()
 
-    monkeypatch.setattr("tui.screens.check.run_tui_check", run)
+    monkeypatch.setattr("tui.model.check_session.run_tui_check", run)
     app = host(CheckScreen(Path("echo.jsonl"), ["python", "agent.py"]))
     async with app.run_test(size=SIZE) as pilot:
         await until(pilot, lambda: bool(app.screen.query("#rerun-progress-text")))
@@ -358,7 +358,7 @@ async def test_a_failure_of_the_rerun_itself_is_a_result_not_a_traceback(
     def broken(*args: object, **kwargs: object) -> CheckResult:
         raise RuntimeError("disk on fire")
 
-    monkeypatch.setattr("tui.screens.check.run_tui_check", broken)
+    monkeypatch.setattr("tui.model.check_session.run_tui_check", broken)
     app = host(CheckScreen(Path("echo.jsonl"), ["true"]))
     async with app.run_test(size=SIZE) as pilot:
         await until(pilot, lambda: bool(app.screen.query(CheckOutcome)))
@@ -418,7 +418,7 @@ async def test_run_at_once_uses_the_recorded_command_as_check_does(
         ran.append(argv)
         return fixtures.ok_result()
 
-    monkeypatch.setattr("tui.screens.check.run_tui_check", run)
+    monkeypatch.setattr("tui.model.check_session.run_tui_check", run)
     app = host(CheckScreen(echo_recording, edit_first=False))
     async with app.run_test(size=SIZE) as pilot:
         await finished(pilot)
