@@ -9,6 +9,7 @@ from textual.widget import Widget
 from openprogram.recordings import CheckProgress
 from tui.model.check import (
     RequestComparison,
+    explanation,
     headline,
     outcome_kind,
     program_output,
@@ -72,9 +73,9 @@ class CheckBody(Vertical):
             widgets.append(JsonPane(f"Incoming request · call {call} (not recorded)", id="extra"))
         await self._replace(*widgets)
         output = program_output(result, cancelled)
-        outcome.show_outcome(
-            kind, headline(result, cancelled), result_facts(result, cancelled), output
-        )
+        facts = result_facts(result, cancelled)
+        said = explanation(result, cancelled)
+        outcome.show_outcome(kind, headline(result, cancelled), facts, output, said)
         if timeline is not None and self.query("#rerun-timeline"):
             self.query_one(EventTimelineView).show_timeline(timeline)
         if self.query("#extra"):
