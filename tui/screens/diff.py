@@ -201,8 +201,7 @@ class DiffScreen(Screen[None]):
         if found <= calls.option_count:
             return
         calls.list_found(found)
-        if self.diff is None or not self.diff.rows:
-            self.query_one(TitleBar).set_facts(f"comparing… {plural(found, 'call')}")
+        self._show_progress()
         if not calls.has_focus and self.focused is None:
             calls.focus()
 
@@ -238,13 +237,19 @@ class DiffScreen(Screen[None]):
         if 0 <= self.row < len(diff.rows):
             self._answer_shown(self.row, diff.rows[self.row])
 
+    def _show_progress(self) -> None:
+        """`comparing… 128/300 calls`: the rows compared of the calls found; both only grow."""
+        found = self.pair.common_calls if self.pair is not None else 0
+        compared = len(self.diff.rows) if self.diff is not None else 0
+        self.query_one(TitleBar).set_facts(f"comparing… {compared}/{plural(found, 'call')}")
+
     def _set_title(self) -> None:
         from tui.model.recording_diff import summary_text
 
         assert self.diff is not None
         diff = self.diff
         if not diff.complete:
-            self.query_one(TitleBar).set_facts(f"comparing… {plural(len(diff.rows), 'call')}")
+            self._show_progress()
             return
         warnings = self.pair.truncation_warnings() if self.pair is not None else []
         warning = self.query_one("#diff-warning", Static)
