@@ -269,3 +269,16 @@ async def test_the_title_counts_up_while_comparing(
     for before, after in itertools.pairwise(progress):
         assert all(x <= y for x, y in zip(before, after, strict=True)), said
     assert said[-1].startswith("300 calls · 300 request changed · tokens")
+
+
+async def test_the_answer_word_diff_reads_without_colour(tmp_path: Path) -> None:
+    """Issue #42, item 25: the removed and the added words ran together (`echo:hiecho:bye`)
+    where strike and underline do not show; they are enclosed as `recordings diff` does."""
+    a = await record(tmp_path / "a.jsonl", [("say", text("you said echo:hi today"))])
+    b = await record(tmp_path / "b.jsonl", [("say", text("you said echo:bye today"))])
+    app = OpenProgramTUI(diff=(a, b))
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await diff_shown(pilot)
+        await pilot.press("right_square_bracket")
+        answer = str(screen.query_one("#diff-answer", Static).render())
+        assert "you said [-echo:hi-]{+echo:bye+} today" in answer

@@ -76,11 +76,10 @@ class DiffAnswer(Static):
 
     @staticmethod
     def _words(text: Text, changes: tuple[WordChange, ...]) -> None:
+        from openprogram.word_diff import MARKS
+
+        styles = {"equal": "", "delete": "strike red", "insert": "underline green"}
         for change in changes:  # the answers' words are file text, laid out here
-            if change.op == "equal":
-                text.append(visible(change.text))
-            elif change.op == "delete":
-                text.append(visible(change.text), "strike red")
-            else:
-                text.append(visible(change.text), "underline green")
+            opening, closing = MARKS[change.op]  # readable without colour, as `recordings diff`
+            text.append(opening + visible(change.text) + closing, styles[change.op])
         text.append("\n\n")
