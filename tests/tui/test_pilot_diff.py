@@ -282,3 +282,22 @@ async def test_the_answer_word_diff_reads_without_colour(tmp_path: Path) -> None
         await pilot.press("right_square_bracket")
         answer = str(screen.query_one("#diff-answer", Static).render())
         assert "you said [-echo:hi-]{+echo:bye+} today" in answer
+
+
+async def test_at_80_columns_the_requests_show_the_values_that_differ(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue #42, item 10: at 80x24 the call list took 28 columns and each request pane ~24, so
+    the differing value was cut (`content: "hello`). The list narrows to index and mark."""
+    from tests.tui.diff_fixtures import record_diff_pair
+    from tests.tui.svg_text import svg_rows
+
+    monkeypatch.chdir(tmp_path)  # the file names take one line, as in the snapshots
+    a, b = await record_diff_pair(tmp_path)  # call 0: 'hello' in A, 'hello there' in B
+    app = OpenProgramTUI(diff=(Path(a.name), Path(b.name)))
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await diff_shown(pilot)
+        assert screen.row == 0 and screen.query_one(TabbedContent).active == "diff-tab-request"
+        shown = svg_rows(app.export_screenshot())
+    assert any('content: "hello"' in row and 'content: "hello there"' in row for row in shown)
+    assert any(row.startswith("│#3") and "+" in row for row in shown)  # each call's mark stays

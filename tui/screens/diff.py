@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
 
 from rich.text import Text
-from textual import work
+from textual import events, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, VerticalScroll
@@ -41,6 +41,8 @@ if TYPE_CHECKING:
     from tui.widgets.check.mismatch_view import MismatchView
 
 TABS = ("diff-tab-request", "diff-tab-answer")
+NARROW = 100
+"""Below this many columns the call list narrows to the index and the status mark."""
 
 
 class DiffScreen(Screen[None]):
@@ -150,6 +152,9 @@ class DiffScreen(Screen[None]):
             self.post_message(self.CallsFound())
 
         self.pair.start(calls_found, first_screen=self.app.size.height)
+
+    def on_resize(self, event: events.Resize) -> None:
+        self.set_class(event.size.width < NARROW, "-narrow")
 
     def on_unmount(self) -> None:
         if self.pair is not None:
