@@ -195,7 +195,7 @@ class CheckScreen(Screen[None]):
             self.query_one(TitleBar).set_facts("the rerun failed", problem=True)
             await self.query_one(CheckBody).show_failure(event.worker.error)
 
-    # -- rules --
+    # -- from the mismatch view: open a call, add a rule --
 
     def on_call_open_requested(self, message: CallOpenRequested) -> None:
         if message.recording is None:  # from the mismatch view: in this screen's recording
