@@ -23,7 +23,6 @@ from openprogram.html_report.page import write_page
 from openprogram.html_report.reports import show_page
 from openprogram.providers import Context, Model, ToolResultMessage, UserMessage
 from openprogram.providers.recording import RecordingProvider
-from openprogram.providers.recording.reader import scan_recording
 from openprogram.providers.recording.writer import RecordingSink
 from openprogram.providers.scripted import ScriptedProvider, echo_responder
 from openprogram.providers.types import TextContent
@@ -58,8 +57,8 @@ def agent_session(path: Path, calls: int, result_bytes: int) -> Path:
 
 def measure(label: str, recording: Path, folder: Path) -> None:
     started = time.perf_counter()
-    scan = scan_recording(recording)
-    page = write_page(folder / f"{recording.stem}.html", show_page(scan))
+    html, scan = show_page(recording)
+    page = write_page(folder / f"{recording.stem}.html", html)
     written = time.perf_counter() - started
     from playwright.sync_api import sync_playwright
 

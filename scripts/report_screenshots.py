@@ -24,7 +24,7 @@ from openprogram.html_report.page import write_page  # noqa: E402
 from openprogram.html_report.reports import check_page, diff_page, show_page  # noqa: E402
 from openprogram.providers import Context, Model  # noqa: E402
 from openprogram.providers.recording.mismatch import ReplayMismatch  # noqa: E402
-from openprogram.providers.recording.reader import read_recording, scan_recording  # noqa: E402
+from openprogram.providers.recording.reader import read_recording  # noqa: E402
 from openprogram.providers.recording.replayer import ReplayProvider  # noqa: E402
 from openprogram.providers.recording.rules import NO_RULES  # noqa: E402
 from openprogram.testing.ci_report import check_result  # noqa: E402
@@ -83,7 +83,7 @@ def pages(folder: Path) -> dict[str, tuple[Path, Callable[[Any], None]]]:
     written = {
         "show": write_page(
             folder / "show.html",
-            show_page(scan_recording(demo), "tests/recordings/test_agent/test_greets.jsonl"),
+            show_page(demo, "tests/recordings/test_agent/test_greets.jsonl")[0],
         ),
         "check": write_page(folder / "check.html", _mismatch_page(demo)),
         "diff": write_page(folder / "diff.html", diff_page(compared, b_calls)),

@@ -18,7 +18,6 @@ from openprogram.providers.recording.errors import NOT_REGULAR, RecordingFileErr
 from openprogram.providers.recording.file_policy import require_usable
 from openprogram.providers.recording.reader import (
     read_recording_bytes,
-    scan_recording,
 )
 from openprogram.providers.recording.redaction import remove_secret_text
 from openprogram.recordings import (
@@ -219,8 +218,8 @@ def show_command(args: argparse.Namespace, out: Output) -> int:
         return _print_content(args.selector, out)
     location = locate_recording(args.selector)
     if args.html is not None:
-        scan = scan_recording(location.path)
-        write_page(args.html, show_page(scan))
+        html, scan = show_page(location.path)
+        write_page(args.html, html)
         out.line(f"wrote {args.html} ({scan.facts.totals()})")
         return 0 if scan.valid else 1
     if args.textconv:

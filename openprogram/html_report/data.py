@@ -8,13 +8,13 @@ page grows with what the session said, not with calls × history.
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Container, Iterable, Sequence
 from typing import Any
 
 from openprogram.providers.recording.reader import RecordedCall
 from openprogram.recordings.call_stats import CallStats, calls_stats, session_stats
 from openprogram.recordings.cost import format_cost, price_table
-from openprogram.recordings.details import describe_calls
+from openprogram.recordings.details import CallRow, describe_calls
 from openprogram.recordings.prompt_cache import CallCache, PromptCacheReport, prompt_cache_report
 from openprogram.visible_text import visible
 
@@ -81,7 +81,7 @@ def _event_text(event: dict[str, Any]) -> str:
     return ""
 
 
-def call_details(call: RecordedCall, pool: Pool, on_page: frozenset[int]) -> dict[str, Any]:
+def call_details(call: RecordedCall, pool: Pool, on_page: Container[int]) -> dict[str, Any]:
     """What the page shows of one call when it is opened: request (by pool refs), events, answer.
 
     The request is kept as the file keeps it: a call whose base call is on the page (`on_page`)
@@ -133,11 +133,19 @@ def call_rows(
     (`stats_of_calls`, when the caller has them already, saves folding every call again)."""
     calls = tuple(calls)
     stats_of_calls = calls_stats(calls) if stats_of_calls is None else stats_of_calls
-    cache = {fact.call_index: fact for fact in prompt_cache_report(calls).calls}
+    return table_rows(describe_calls(calls), stats_of_calls, prompt_cache_report(calls).calls)
+
+
+def table_rows(
+    described: Sequence[CallRow], stats_of_calls: Sequence[CallStats], cache: Iterable[CallCache]
+) -> list[dict[str, Any]]:
+    """`call_rows` of calls already described, counted and read for their prompt cache (each
+    sequence in call order; `cache` may miss a call whose request could not be followed)."""
+    facts = {fact.call_index: fact for fact in cache}
     rows = []
-    for row, stats in zip(describe_calls(calls), stats_of_calls, strict=True):
+    for row, stats in zip(described, stats_of_calls, strict=True):
         usage = stats.usage
-        share, broke = cache_cell(cache.get(row.call_index))
+        share, broke = cache_cell(facts.get(row.call_index))
         rows.append(
             {
                 "index": row.call_index,

@@ -11,6 +11,7 @@ from __future__ import annotations
 import base64
 import hashlib
 import json
+from collections.abc import Iterable
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -45,12 +46,29 @@ def _sha256(text: str) -> str:
 _ENVIRONMENT = jinja2.Environment(autoescape=True, undefined=jinja2.StrictUndefined)
 
 
-def render(page: dict[str, Any], calls: tuple[RecordedCall, ...]) -> str:
+class CallDetails:
+    """What the page holds of each call that opens (`call_details` as script JSON), built as the
+    calls are handed in, one by one: their events are let go once written. A call whose base was
+    handed in before it keeps its request as the file does (a reference); any other, whole."""
+
+    def __init__(self) -> None:
+        self.pool = Pool()
+        self.blocks: dict[int, Markup] = {}
+
+    def add(self, call: RecordedCall) -> None:
+        self.blocks[call.call_index] = script_json(call_details(call, self.pool, self.blocks))
+
+    @classmethod
+    def of(cls, calls: Iterable[RecordedCall]) -> CallDetails:
+        details = cls()
+        for call in calls:
+            details.add(call)
+        return details
+
+
+def render(page: dict[str, Any], calls: CallDetails) -> str:
     """The whole page: `page` is what is shown first (title, facts, calls table, mismatch, diff),
-    `calls` are the calls whose details open on demand."""
-    pool = Pool()
-    on_page = frozenset(call.call_index for call in calls)
-    details = [(call.call_index, script_json(call_details(call, pool, on_page))) for call in calls]
+    `calls` the details of the calls that open on demand."""
     style, script = _asset("page.css"), _asset("page.js")
     template = _ENVIRONMENT.from_string(_asset("page.html"))
     return template.render(
@@ -60,8 +78,8 @@ def render(page: dict[str, Any], calls: tuple[RecordedCall, ...]) -> str:
         style_hash=_sha256(style),
         script_hash=_sha256(script),
         page=script_json(page),
-        pool=script_json(pool.values),
-        details=details,
+        pool=script_json(calls.pool.values),
+        details=sorted(calls.blocks.items()),
     )
 
 

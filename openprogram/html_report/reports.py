@@ -2,15 +2,23 @@
 
 from __future__ import annotations
 
+import os
 import shlex
 from typing import Any
 
-from openprogram.html_report.data import cache_facts, call_rows, safe, session_facts
-from openprogram.html_report.page import render
-from openprogram.providers.recording.reader import RecordedCall, RecordingScan
-from openprogram.recordings.call_stats import calls_stats
+from openprogram.html_report.data import (
+    cache_facts,
+    call_rows,
+    safe,
+    session_facts,
+    table_rows,
+)
+from openprogram.html_report.page import CallDetails, render
+from openprogram.providers.recording.reader import RecordedCall, RecordingScan, scan_recording
+from openprogram.recordings.call_stats import CallStats, folded_call_stats, with_gaps
 from openprogram.recordings.check import CheckResult
-from openprogram.recordings.prompt_cache import prompt_cache_report
+from openprogram.recordings.details import CallDescriber
+from openprogram.recordings.prompt_cache import CallCache, PromptCacheReader, PromptCacheReport
 from openprogram.visible_text import visible
 
 
@@ -28,16 +36,32 @@ def _session_facts(scan: RecordingScan) -> list[list[str]]:
     return [[label, visible(value)] for label, value in found]
 
 
-def show_page(scan: RecordingScan, title: str | None = None) -> str:
-    """A recording: its facts, problems, and every whole call (`title`: the path by default)."""
-    stats = calls_stats(scan.calls)
+def show_page(path: str | os.PathLike[str], title: str | None = None) -> tuple[str, RecordingScan]:
+    """A recording: its facts, problems, and every whole call (`title`: the path by default);
+    and the scan that read it. Each call is described, counted, read for its prompt cache and
+    written as page data as the reader finishes it, then let go: memory is the page and the
+    file's request rows, not every event of the file."""
+    details = CallDetails()
+    described = CallDescriber()
+    cache = PromptCacheReader()
+    facts: list[CallCache] = []
+    stats: list[CallStats] = []
+
+    def each(call: RecordedCall) -> None:
+        details.add(call)
+        described(call)
+        if (fact := cache.read(call)) is not None:
+            facts.append(fact)
+        stats.append(folded_call_stats(call))
+
+    scan = scan_recording(path, each)
+    stats = with_gaps(sorted(stats, key=lambda numbers: numbers.call_index))
+    report = PromptCacheReport.of(facts)
     page: dict[str, Any] = {
         "view": "show",
         "title": visible(title or str(scan.path)),
-        "facts": _session_facts(scan)
-        + session_facts(stats)
-        + cache_facts(prompt_cache_report(scan.calls)),
-        "calls": call_rows(scan.calls, stats),
+        "facts": _session_facts(scan) + session_facts(stats) + cache_facts(report),
+        "calls": table_rows(described.rows(), stats, report.calls),
         "check": None,
         "diff": None,
     }
@@ -47,7 +71,7 @@ def show_page(scan: RecordingScan, title: str | None = None) -> str:
             "summary": visible(f"{scan.facts.validity()}; the whole calls are shown"),
             "notes": [visible(problem.describe()) for problem in scan.facts.problems[:20]],
         }
-    return render(page, scan.calls)
+    return render(page, details), scan
 
 
 def _commands(result: CheckResult) -> list[list[str]]:
@@ -121,7 +145,7 @@ def check_page(
         },
         "diff": None,
     }
-    return render(page, calls)
+    return render(page, CallDetails.of(calls))
 
 
 def diff_page(diff_json: dict[str, Any], b_calls: tuple[RecordedCall, ...]) -> str:
@@ -147,4 +171,4 @@ def diff_page(diff_json: dict[str, Any], b_calls: tuple[RecordedCall, ...]) -> s
         "check": None,
         "diff": safe(diff_json),
     }
-    return render(page, b_calls)
+    return render(page, CallDetails.of(b_calls))

@@ -9,8 +9,9 @@ not installed).
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from decimal import Decimal
+from itertools import pairwise
 from typing import Any
 
 from openprogram.providers.accumulator import (
@@ -159,10 +160,18 @@ def _stats(
 
 def calls_stats(calls: Sequence[RecordedCall]) -> list[CallStats]:
     """Every call's numbers, each with the gap before the next call of the file."""
-    return [
-        folded_call_stats(call, calls[i + 1] if i + 1 < len(calls) else None)
-        for i, call in enumerate(calls)
-    ]
+    return with_gaps([folded_call_stats(call) for call in calls])
+
+
+def with_gaps(stats: Sequence[CallStats]) -> list[CallStats]:
+    """Calls' numbers (in call order) each with the gap from its end to the next one's start,
+    where both times are recorded (for numbers read one call at a time)."""
+    gapped = list(stats)
+    for i, (call, after) in enumerate(pairwise(stats)):
+        start, duration, next_start = call.start_ms, call.duration_ms, after.start_ms
+        if start is not None and duration is not None and next_start is not None:
+            gapped[i] = replace(call, gap_after_ms=max(0, next_start - start - duration))
+    return gapped
 
 
 def folded_call_stats(call: RecordedCall, next_call: RecordedCall | None = None) -> CallStats:

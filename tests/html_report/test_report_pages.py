@@ -144,7 +144,7 @@ def test_the_page_holds_each_repeated_message_once(tmp_path: Path) -> None:
     scan = scan_recording(path)
     sent = sum(len(json.dumps(call.request.context)) for call in scan.calls)
     assert sent > 900_000  # 30 × 31 / 2 messages of 2 KB went out
-    html = show_page(scan)
+    html, _ = show_page(path)
     # Each distinct message once (30 × 2 KB), each answer in its events and its message (2 × 30 ×
     # 2 KB), and the page itself (its script and style, under 60 KB): linear in what was said.
     assert len(html.encode()) < 30 * 2_100 * 3 + 60_000
@@ -153,10 +153,9 @@ def test_the_page_holds_each_repeated_message_once(tmp_path: Path) -> None:
 @pytest.mark.parametrize("text", ["</script>", "<!--", "\u2028", "&amp;"])
 def test_no_recorded_text_can_end_a_data_block(tmp_path: Path, text: str) -> None:
     from openprogram.html_report.reports import show_page
-    from openprogram.providers.recording.reader import scan_recording
 
     recording = write_recording(tmp_path / "s.jsonl", said=[f"a {text} b"])
-    html = show_page(scan_recording(recording))
+    html, _ = show_page(recording)
     data = html.split('<script type="application/json" id="call-0">', 1)[1].split("</script>")[0]
     assert text not in data
     assert json.loads(data)  # still the JSON the page reads
@@ -191,7 +190,6 @@ def test_the_timeline_has_a_bar_per_call_that_opens_it_or_says_times_are_missing
 ) -> None:
     from openprogram.html_report.page import write_page
     from openprogram.html_report.reports import show_page
-    from openprogram.providers.recording.reader import scan_recording
 
     timed = write_recording(tmp_path / "timed.jsonl", said=["one", "two", "three"])
     untimed = tmp_path / "untimed.jsonl"  # as a migrated recording: no time fields at all
@@ -201,7 +199,7 @@ def test_the_timeline_has_a_bar_per_call_that_opens_it_or_says_times_are_missing
             row.pop(key, None)
     untimed.write_text("".join(json.dumps(row) + "\n" for row in rows))
     pages = {
-        name: write_page(tmp_path / f"{name}.html", show_page(scan_recording(path)))
+        name: write_page(tmp_path / f"{name}.html", show_page(path)[0])
         for name, path in (("timed", timed), ("untimed", untimed))
     }
     with chromium() as browser:
