@@ -126,11 +126,7 @@ class CheckUsageError(OpenProgramError, ValueError):
 
 def check_refused(selector: str, argv: Sequence[str] | None, error: BaseException) -> CheckResult:
     """The result of a check that could not start: status `error`, nothing run."""
-    problem = None
-    if isinstance(error, RecordingFileError):
-        problem = RecordingProblem(
-            line_number=error.line_number, call_index=error.call_index, reason=error.reason
-        )
+    problem = error.problem if isinstance(error, RecordingFileError) else None
     return CheckResult(
         status="error",
         recording=str(getattr(error, "path", None) or selector),
