@@ -44,7 +44,6 @@ from openprogram.providers.recording.reader import Recording, read_header, read_
 from openprogram.providers.recording.redaction import remove_secret_text
 from openprogram.providers.recording.rules import MatchingRules, validate_rules
 from openprogram.providers.recording.rules_sources import (
-    header_rules_value,
     project_rules,
     rules_from_header,
 )
@@ -209,6 +208,20 @@ class OutputTail:
         return [remove_secret_text(line) for line in self._lines]
 
 
+COMMAND_LINE_RULES = "the command line's rules"
+"""The source a check's own rules are reported with (`rule: ignore PATH  (the command line's rules)`)."""
+
+
+def _as_given_to_the_child(rules: MatchingRules) -> MatchingRules:
+    """`rules` as the child applies and reports them: each with the source `COMMAND_LINE_RULES`."""
+    source = {"source": COMMAND_LINE_RULES}
+    return MatchingRules(
+        ignore=tuple(rule.model_copy(update=source) for rule in rules.ignore),
+        normalize=tuple(rule.model_copy(update=source) for rule in rules.normalize),
+        scrub=tuple(rule.model_copy(update=source) for rule in rules.scrub),
+    )
+
+
 def _child_home() -> Path:
     return Path(tempfile.mkdtemp(prefix="openprogram-check-"))  # mkdtemp makes it 0700
 
@@ -258,7 +271,7 @@ def run_check(
         mode="replay",
         recording=str(location.path.resolve()),
         report=str(report.path),
-        rules=header_rules_value(validate_rules(rules)) if rules else None,
+        rules=_as_given_to_the_child(validate_rules(rules)) if rules else None,
         accept_into=str(accept_into) if accept_into is not None else None,
         rerecord=rerecord,
         pace=pace,

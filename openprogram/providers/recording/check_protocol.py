@@ -26,7 +26,7 @@ from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 
 from openprogram.errors import OpenProgramError
 from openprogram.providers.recording.mismatch import MismatchReport
-from openprogram.providers.recording.rules import IgnoreRule, NormalizeRule
+from openprogram.providers.recording.rules import IgnoreRule, MatchingRules, NormalizeRule
 
 RowT = TypeVar("RowT", bound=BaseModel)
 RUN_SPEC_NAME = "check-run.json"
@@ -56,8 +56,8 @@ class ChildRunSpec(BaseModel):
     """A managed recording ID (of the child's home) or an absolute path."""
     report: str | None = None
     """Where replay appends its `ReportRow`s (a file in the child's home)."""
-    rules: dict[str, object] | None = None
-    """Matching rules given on the command line, as the header's `rules` value."""
+    rules: MatchingRules | None = None
+    """The caller's matching rules (a check's `--ignore` and `--normalize`), merged last."""
     accept_into: str | None = None
     """Accept mode: every call is written there, a differing request taken as the new one."""
     rerecord: RerecordSpec | None = None
