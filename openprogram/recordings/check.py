@@ -102,8 +102,12 @@ class CheckResult(BaseModel):
 
     def json_value(self) -> dict[str, Any]:
         """The `--json` form: every field, the absorbing rules as their one-line description
-        (`rule`, `source`) as before, without the structured rule the TUI reads in process."""
-        return self.model_dump(mode="json", exclude={"absorbed": {"__all__": {"absorbed_by"}}})
+        (`rule`, `source`) as before, without the structured rule the TUI reads in process, and
+        the mismatch as `MismatchReport.json_value` gives it."""
+        value = self.model_dump(mode="json", exclude={"absorbed": {"__all__": {"absorbed_by"}}})
+        if self.mismatch is not None:
+            value["mismatch"] = self.mismatch.json_value()
+        return value
 
     def summary(self) -> str:
         """One line a person reads first."""
