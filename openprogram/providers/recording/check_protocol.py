@@ -20,7 +20,7 @@ import os
 import stat
 from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated, Literal, TypeVar
+from typing import Annotated, Any, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 
@@ -123,9 +123,9 @@ class AcceptedDifference(BaseModel):
     field_path: str
     recorded: str
     incoming: str
-    absorbed_by: str | None = None
-    """The rule (as `describe()` writes it) that already absorbs this difference: it would not
-    have mismatched, but the new version stores the incoming value too, so it is listed."""
+    absorbed_by: AbsorbingRule | None = None
+    """The rule that already absorbs this difference: it would not have mismatched, but the new
+    version stores the incoming value too, so it is listed."""
 
 
 class AcceptedCall(BaseModel):
@@ -134,6 +134,15 @@ class AcceptedCall(BaseModel):
 
     call_index: int
     differences: list[AcceptedDifference]
+
+    def json_value(self) -> dict[str, Any]:
+        """The stable JSON form users read (`check --json`, `accept --json`): each absorbing rule
+        as its one-line description (`ignore options.metadata.id`)."""
+        value = self.model_dump(mode="json")
+        for shown, difference in zip(value["differences"], self.differences, strict=True):
+            rule = difference.absorbed_by
+            shown["absorbed_by"] = None if rule is None else rule.describe()
+        return value
 
 
 class ConsumedRow(BaseModel):

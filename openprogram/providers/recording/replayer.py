@@ -207,7 +207,7 @@ class ReplayProvider:
                 field_path=r.difference.field_path,
                 recorded=format_value(r.difference.recorded, ACCEPTED_VALUE_LIMIT),
                 incoming=format_value(r.difference.incoming, ACCEPTED_VALUE_LIMIT),
-                absorbed_by=None if r.absorbed_by is None else r.absorbed_by.describe(),
+                absorbed_by=r.absorbed_by,
             )
             for r in ruled
         ]
