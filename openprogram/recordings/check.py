@@ -104,7 +104,9 @@ class CheckResult(BaseModel):
         """The `--json` form: every field, the absorbing rules as their one-line description
         (`rule`, `source`) as before, without the structured rule the TUI reads in process, and
         the mismatch and the accepted calls as their `json_value` gives them."""
-        value = self.model_dump(mode="json", exclude={"absorbed": {"__all__": {"absorbed_by"}}})
+        value = self.model_dump(
+            mode="json", exclude={"absorbed": {"__all__": {"absorbed_by", "path_tokens"}}}
+        )
         if self.mismatch is not None:
             value["mismatch"] = self.mismatch.json_value()
         value["accepted"] = [call.json_value() for call in self.accepted]

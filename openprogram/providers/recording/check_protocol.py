@@ -109,6 +109,8 @@ class AbsorbedDifference(BaseModel):
 
     call_index: int
     field_path: str
+    path_tokens: list[str | int] = []
+    """`field_path` as its keys and indices: what a difference is matched by."""
     rule: str | None
     """The rule, as `describe()` writes it: `ignore options.metadata.request_id`."""
     source: str | None = None

@@ -191,6 +191,7 @@ class ReplayProvider:
                         absorbed=AbsorbedDifference(
                             call_index=call_index,
                             field_path=r.difference.field_path,
+                            path_tokens=list(r.difference.path_tokens),
                             rule=rule.describe(),
                             source=rule.source,
                             absorbed_by=rule
