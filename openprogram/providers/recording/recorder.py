@@ -25,7 +25,7 @@ from openprogram.providers.recording.rules import (
     scrub_value,
     validate_rules,
 )
-from openprogram.providers.recording.sent_again import StoredMessages
+from openprogram.providers.recording.sent_again import StoredForms
 from openprogram.providers.recording.writer import RecordingSink, RecordingWriteError
 from openprogram.providers.types import (
     AssistantMessageEvent,
@@ -36,7 +36,14 @@ from openprogram.providers.types import (
 from openprogram.providers.wrapper import Forward, WrapperProvider
 from openprogram.text import one_line, shorten
 
-__all__ = ["RecordingProvider", "redact_request_dump", "request_dump", "request_payload"]
+__all__ = [
+    "RecordingProvider",
+    "StoredMessages",
+    "event_redactor",
+    "redact_request_dump",
+    "request_dump",
+    "request_payload",
+]
 
 MAX_ERROR_TEXT = 500
 
@@ -65,9 +72,45 @@ def redact_request_dump(dump: dict[str, Any]) -> dict[str, Any]:
     return remove_secret_values(dump)
 
 
+class StoredMessages:
+    """Requests as they are stored (redacted, then scrubbed by `scrub`), call after call: a
+    message whose dump is the same JSON text as last time's at its place keeps the form stored
+    then (`sent_again.StoredForms`). Used by the recorder and by `recordings import`."""
+
+    def __init__(self, scrub: tuple[ScrubRule, ...]) -> None:
+        self._scrub = scrub
+        self._forms = StoredForms(
+            lambda dump, place: scrub_value(
+                remove_secret_values(dump), scrub, ("context", "messages", place)
+            )
+        )
+
+    def payload(
+        self, model: Model, context: Context, options: StreamOptions | None
+    ) -> dict[str, Any]:
+        """`scrub_value(request_payload(model, context, options), scrub)`, with the stored forms
+        of the messages the previous call sent unchanged."""
+        dump = request_dump(model, context.model_copy(update={"messages": []}), options)
+        payload = scrub_value(redact_request_dump(dump), self._scrub)
+        payload["context"]["messages"] = self._forms.stored(context.messages)
+        return payload
+
+
 def event_dump(event: AssistantMessageEvent) -> dict[str, Any]:
     """The event as its row stores it: the redacted JSON dump."""
     return remove_secret_values(event.model_dump(mode="json"))
+
+
+def event_redactor(scrub: tuple[ScrubRule, ...]) -> BlockRedactor:
+    """The redaction of one call's events as the recorder writes them: the built-in redaction,
+    then the scrub rules that cover every field (a fresh redactor per call)."""
+    everywhere = tuple(rule for rule in scrub if rule.covers_everything)
+    if not everywhere:
+        return BlockRedactor(event_dump)
+    return BlockRedactor(
+        lambda event: scrub_value(event_dump(event), everywhere),
+        lambda text: scrub_text(text, everywhere),
+    )
 
 
 def describe_error(exc: BaseException) -> str:
@@ -96,12 +139,8 @@ class RecordingProvider(WrapperProvider):
         )
         self.scrub: tuple[ScrubRule, ...] = validate_rules(rules or MatchingRules()).scrub
         """The user's scrub rules, applied after redaction."""
-        self._messages = StoredMessages(
-            lambda dump, place: scrub_value(
-                remove_secret_values(dump), self.scrub, ("context", "messages", place)
-            )
-        )
-        """The last call's messages and their stored forms (redacted, scrubbed at their place)."""
+        self._messages = StoredMessages(self.scrub)
+        """The last call's messages and their stored forms, reused when sent again."""
 
     def wrap_call(
         self, model: Model, context: Context, options: StreamOptions | None, forward: Forward
@@ -116,18 +155,9 @@ class RecordingProvider(WrapperProvider):
         context: Context,
         options: StreamOptions | None,
     ) -> AsyncIterator[AssistantMessageEvent]:
-        dump = request_dump(model, context.model_copy(update={"messages": []}), options)
-        payload = scrub_value(redact_request_dump(dump), self.scrub)
-        payload["context"]["messages"] = self._messages.stored(context.messages)
+        payload = self._messages.payload(model, context, options)
         call_index = self.sink.begin_call(payload)
-        everywhere = tuple(rule for rule in self.scrub if rule.covers_everything)
-        if everywhere:
-            blocks = BlockRedactor(
-                lambda event: scrub_value(event_dump(event), everywhere),
-                lambda text: scrub_text(text, everywhere),
-            )
-        else:
-            blocks = BlockRedactor(event_dump)
+        blocks = event_redactor(self.scrub)
         written = 0
         outcome: CallOutcome | None = "abandoned"
         error: str | None = None

@@ -6,11 +6,12 @@ and every pass that compares messages by identity. The recorder, the writer and 
 it; nothing else compares messages by identity. docs/design-decisions.md has the numbers that keep
 each part ("Messages sent again have one owner").
 
-**The recorder** (`StoredMessages`) dumps every message of every call, and a message is unchanged
-when its dump is the same JSON text (`json_text`: `1` is not `true`) as last time's at its place:
-it keeps the form stored then, without being redacted and scrubbed again. The writer finds the
-start a request shares with the last one it stored by `identical_prefix` of those stored forms
-(the recorder hands back the very objects), then by value (`request_references.referring_row`).
+**The recorder** (`StoredForms`, under `recorder.StoredMessages`) dumps every message of every
+call, and a message is unchanged when its dump is the same JSON text (`json_text`: `1` is not
+`true`) as last time's at its place: it keeps the form stored then, without being redacted and
+scrubbed again. The writer finds the start a request shares with the last one it stored by
+`identical_prefix` of those stored forms (the recorder hands back the very objects), then by value
+(`request_references.referring_row`).
 
 **Replay** (`ReplayedMessages`) skips the dump too. Comparing objects instead of dumps is only
 sound when every value they hold is compared: agents edit messages in place (an old tool result
@@ -66,7 +67,7 @@ from openprogram.providers.types import (
 __all__ = [
     "ReplayedMessages",
     "Resent",
-    "StoredMessages",
+    "StoredForms",
     "UnchangedMessages",
     "dump_message",
     "identical_prefix",
@@ -294,7 +295,7 @@ class UnchangedMessages:
         )
 
 
-class StoredMessages:
+class StoredForms:
     """The recorder's side: the last request's messages as JSON text, each with its stored form.
 
     Every message is dumped on every call; one whose JSON text is the same as last time's at its
