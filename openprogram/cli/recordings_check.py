@@ -232,12 +232,9 @@ def print_check(result: CheckResult, out: Output, command: Sequence[str] = ()) -
     )
     for rule in result.rules:
         out.line("rule:    ", rule)
-    if result.absorbed:
-        calls = len({a.call_index for a in result.absorbed})
-        out.line(
-            f"absorbed: {plural(len(result.absorbed), 'difference')} in {plural(calls, 'call')} "
-            "by the rules"
-        )
+    absorbed = result.absorbed_summary()
+    if absorbed is not None:
+        out.line(f"absorbed: {absorbed}")
     if result.mismatch is not None:
         out.raw(result.mismatch.message + "\n")
         _print_suggestion(result, out, command)

@@ -21,13 +21,14 @@ from openprogram.recordings.call_stats import (
     session_stats,
 )
 from openprogram.recordings.cost import price_table
-from openprogram.recordings.diff import CallPair, RecordingDiff, WordChange, diff_recordings
+from openprogram.recordings.diff import CallPair, RecordingDiff, diff_recordings
 from openprogram.recordings.prompt_cache import (
     PromptCacheReport,
     better_kept,
     prompt_cache_report,
 )
 from openprogram.text import plural
+from openprogram.word_diff import marked_words
 
 STATUS_TEXT = {
     "same": "same",
@@ -148,11 +149,6 @@ def cache_line(diff: RecordingDiff) -> str:
     return f"prompt cache: {verdict} (A {_kept(a)}; B {_kept(b)})"
 
 
-def _words(changes: tuple[WordChange, ...]) -> str:
-    marks = {"equal": "{}", "delete": "[-{}-]", "insert": "{{+{}+}}"}
-    return "".join(marks[change.op].format(change.text) for change in changes)
-
-
 def print_diff(diff: RecordingDiff, out: Output) -> None:
     """The summary, then every call that is not the same with its differences."""
     out.line(("A ", "bold"), str(diff.a))
@@ -169,9 +165,9 @@ def print_diff(diff: RecordingDiff, out: Output) -> None:
             out.line(f"  {format_path(d.field_path)}: {diff_change(d)}", (absorbed, "dim"))
         answer = pair.answer
         if answer.text:
-            out.line("  answer text: ", format_value(_words(answer.text), 400))
+            out.line("  answer text: ", format_value(marked_words(answer.text), 400))
         if answer.thinking:
-            out.line("  thinking: ", format_value(_words(answer.thinking), 400))
+            out.line("  thinking: ", format_value(marked_words(answer.thinking), 400))
         for d in answer.tool_calls:
             out.line(f"  {format_path(d.field_path)}: {diff_change(d)}")
         if answer.stop_reason:

@@ -52,6 +52,7 @@ from openprogram.providers.recording.rules_sources import (
 from openprogram.providers.recording.store import locate_recording
 from openprogram.providers.recording.stream_faults import StreamFault
 from openprogram.recordings.child_process import die_with_parent
+from openprogram.text import plural
 
 CheckStatus = Literal["ok", "mismatch", "incomplete", "error"]
 OUTPUT_TAIL_LINES = 20
@@ -119,6 +120,13 @@ class CheckResult(BaseModel):
             value["mismatch"] = self.mismatch.json_value()
         value["accepted"] = [call.json_value() for call in self.accepted]
         return value
+
+    def absorbed_summary(self) -> str | None:
+        """`3 differences in 2 calls by the rules` (None when the rules absorbed nothing)."""
+        if not self.absorbed:
+            return None
+        calls = len({a.call_index for a in self.absorbed})
+        return f"{plural(len(self.absorbed), 'difference')} in {plural(calls, 'call')} by the rules"
 
     def summary(self) -> str:
         """One line a person reads first."""
