@@ -5,7 +5,6 @@ from __future__ import annotations
 import argparse
 import json
 import math
-import re
 import shlex
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -192,19 +191,14 @@ def _print_tail(out: Output, stream: str, lines: Sequence[str]) -> None:
         out.line(("  | ", "dim"), line)
 
 
-SUGGESTION = re.compile(r"normalize (?P<path>.+?) (?P<presets>[\w-]+(?:, [\w-]+)*)")
-"""The mismatch's `suggestion`: `normalize PATH PRESET[, PRESET…]`."""
-
-
 def suggestion_fixes(result: CheckResult, command: Sequence[str] = ()) -> dict[str, str] | None:
     """The mismatch's suggested rule as what to type: `command`, the same check with it
     (`--normalize PATH PRESET`, repeated), and `pyproject`, the lines that keep it for every
     replay of the project; None without a suggestion."""
     suggestion = result.mismatch.suggestion if result.mismatch is not None else None
-    matched = SUGGESTION.fullmatch(suggestion or "")
-    if matched is None:
+    if suggestion is None:
         return None
-    path, presets = matched["path"], matched["presets"].split(", ")
+    path, presets = suggestion.path, suggestion.presets
     line = ["openprogram", "recordings", "check", result.recording]
     for preset in presets:
         line += ["--normalize", path, preset]

@@ -115,7 +115,7 @@ def _json(run: RewriteRun, written: bool, kept: str | None) -> dict[str, Any]:
         "status": "accepted" if written else ("refused" if run.refusal else "not_written"),
         "recording": str(run.recording),
         "refusal": run.refusal,
-        "accepted": [call.model_dump(mode="json") for call in run.accepted],
+        "accepted": [call.json_value() for call in run.accepted],
         "previous_version": kept,
         "check": run.result.json_value(),
     }
@@ -131,7 +131,10 @@ def _print_accepted(run: RewriteRun, out: Output) -> None:
                 out.line(
                     "  ",
                     difference.field_path,
-                    (f"  (written too; {difference.absorbed_by} already absorbs it)", "dim"),
+                    (
+                        f"  (written too; {difference.absorbed_by.describe()} already absorbs it)",
+                        "dim",
+                    ),
                 )
             out.line(("    recorded  ", "dim"), (difference.recorded, "red"))
             out.line(("    incoming  ", "dim"), (difference.incoming, "green"))

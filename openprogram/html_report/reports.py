@@ -135,9 +135,7 @@ def check_page(
             "summary": visible(result.summary()),
             "mismatch": None
             if mismatch is None
-            else safe(
-                mismatch.model_dump(mode="json", exclude={"recorded_request", "incoming_request"})
-            ),
+            else safe(mismatch.json_value(exclude={"recorded_request", "incoming_request"})),
             "commands": _commands(result)
             if commands is None
             else [[label, visible(command)] for label, command in commands],

@@ -46,7 +46,6 @@ from openprogram.providers.recording.reader import Recording, read_header, verif
 from openprogram.providers.recording.redaction import remove_secret_text
 from openprogram.providers.recording.rules import MatchingRules, validate_rules
 from openprogram.providers.recording.rules_sources import (
-    header_rules_value,
     project_rules,
     rules_from_header,
 )
@@ -110,11 +109,17 @@ class CheckResult(BaseModel):
 
     def json_value(self) -> dict[str, Any]:
         """The `--json` form: every field, the absorbing rules as their one-line description
-            (`rule`, `source`) as before, without the structured rule the TUI reads in process (nor
-        `fault`: `check --fault` reports its runs in its own JSON)."""
-        return self.model_dump(
-            mode="json", exclude={"absorbed": {"__all__": {"absorbed_by"}}, "fault": True}
+        (`rule`, `source`) as before, without the structured rule the TUI reads in process (nor
+        `fault`: `check --fault` reports its runs in its own JSON), and the mismatch and the
+        accepted calls as their `json_value` gives them."""
+        value = self.model_dump(
+            mode="json",
+            exclude={"absorbed": {"__all__": {"absorbed_by", "path_tokens"}}, "fault": True},
         )
+        if self.mismatch is not None:
+            value["mismatch"] = self.mismatch.json_value()
+        value["accepted"] = [call.json_value() for call in self.accepted]
+        return value
 
     def absorbed_summary(self) -> str | None:
         """`3 differences in 2 calls by the rules` (None when the rules absorbed nothing)."""
@@ -143,11 +148,7 @@ class CheckUsageError(OpenProgramError, ValueError):
 
 def check_refused(selector: str, argv: Sequence[str] | None, error: BaseException) -> CheckResult:
     """The result of a check that could not start: status `error`, nothing run."""
-    problem = None
-    if isinstance(error, RecordingFileError):
-        problem = RecordingProblem(
-            line_number=error.line_number, call_index=error.call_index, reason=error.reason
-        )
+    problem = error.problem if isinstance(error, RecordingFileError) else None
     return CheckResult(
         status="error",
         recording=str(getattr(error, "path", None) or selector),
@@ -233,6 +234,20 @@ class OutputTail:
         return [remove_secret_text(line) for line in self._lines]
 
 
+COMMAND_LINE_RULES = "the command line's rules"
+"""The source a check's own rules are reported with (`rule: ignore PATH  (the command line's rules)`)."""
+
+
+def _as_given_to_the_child(rules: MatchingRules) -> MatchingRules:
+    """`rules` as the child applies and reports them: each with the source `COMMAND_LINE_RULES`."""
+    source = {"source": COMMAND_LINE_RULES}
+    return MatchingRules(
+        ignore=tuple(rule.model_copy(update=source) for rule in rules.ignore),
+        normalize=tuple(rule.model_copy(update=source) for rule in rules.normalize),
+        scrub=tuple(rule.model_copy(update=source) for rule in rules.scrub),
+    )
+
+
 def _child_home() -> Path:
     return Path(tempfile.mkdtemp(prefix="openprogram-check-"))  # mkdtemp makes it 0700
 
@@ -285,7 +300,7 @@ def run_check(
         mode="replay",
         recording=str(location.path.resolve()),
         report=str(report.path),
-        rules=header_rules_value(validate_rules(rules)) if rules else None,
+        rules=_as_given_to_the_child(validate_rules(rules)) if rules else None,
         accept_into=str(accept_into) if accept_into is not None else None,
         rerecord=rerecord,
         pace=pace,

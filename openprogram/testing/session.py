@@ -11,7 +11,7 @@ import os
 import shlex
 import tempfile
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from contextlib import ExitStack, suppress
 from pathlib import Path
 from typing import Any, Literal, get_args
@@ -313,12 +313,9 @@ class OpenProgramRecording:
     def _finish_accepting(self, passed: bool) -> str | None:
         """Save the accepted version when the test passed, made every recorded call and no
         more; otherwise the recording stays as it was (and the reason fails the test)."""
-        assert self.replay is not None and self._partial is not None
-        partial, self._partial = self._partial, None
-        self.replay.close()
-        try:
-            if not passed:
-                return None
+        assert self.replay is not None
+
+        def settle(partial: Path) -> str | None:
             if self.mismatches:  # more calls than recorded, or a read past a stream's end
                 return (
                     "openprogram: not accepted, the run needs a live answer (record again)\n"
@@ -328,34 +325,45 @@ class OpenProgramRecording:
                 self.assert_consumed()
             except ReplayMismatch as mismatch:
                 return "openprogram: not accepted\n" + self.mismatch_report(mismatch)
-            if not self.accepted_calls:
-                return None  # every request matched: nothing to write
-            self._commit(partial, {"how": "accept", "accepted_calls": len(self.accepted_calls)})
+            if self.accepted_calls:  # otherwise every request matched: nothing to write
+                self._commit(partial, {"how": "accept", "accepted_calls": len(self.accepted_calls)})
             return None
-        except (RecordingFileError, OSError) as exc:
-            return f"openprogram: the accepted version was not saved to {self.display_path}: {exc}"
-        finally:
-            if not self.committed:
-                partial.unlink(missing_ok=True)
+
+        return self._commit_or_discard(passed, "the accepted version", self.replay.close, settle)
 
     def _finish_recording(self, passed: bool) -> str | None:
-        assert self._sink is not None and self._partial is not None
+        assert self._sink is not None
+        sink = self._sink
+
+        def settle(partial: Path) -> str | None:
+            if not self.rerecording:
+                self._commit(partial)
+                return None
+            state = self._rerecord
+            assert state is not None
+            if state.live_from is not None or sink.calls != state.replay.recorded_call_count:
+                self._commit(partial, {"how": "rerecord", "from_call": state.live_from})
+            return None  # otherwise every call replayed as recorded: nothing new to write
+
+        return self._commit_or_discard(passed, "the recording", sink.close, settle)
+
+    def _commit_or_discard(
+        self,
+        passed: bool,
+        what: str,
+        close: Callable[[], None],
+        settle: Callable[[Path], str | None],
+    ) -> str | None:
+        """The frame of both rewrites: `close` the writer; after a passing test, `settle` the
+        partial file (commit it, or return why the test fails); a file error is the reason
+        `what` was not saved; the partial file is removed unless it was committed."""
+        assert self._partial is not None
         partial, self._partial = self._partial, None
         try:
-            self._sink.close()
-            if not passed:
-                return None
-            if self.rerecording:
-                state = self._rerecord
-                assert state is not None
-                if state.live_from is None and self._sink.calls == state.replay.recorded_call_count:
-                    return None  # every call replayed as recorded: nothing new to write
-                self._commit(partial, {"how": "rerecord", "from_call": state.live_from})
-            else:
-                self._commit(partial)
-            return None
+            close()
+            return settle(partial) if passed else None
         except (RecordingFileError, OSError) as exc:
-            return f"openprogram: the recording was not saved to {self.display_path}: {exc}"
+            return f"openprogram: {what} was not saved to {self.display_path}: {exc}"
         finally:
             if not self.committed:
                 partial.unlink(missing_ok=True)

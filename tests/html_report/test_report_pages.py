@@ -243,3 +243,35 @@ def test_the_show_report_marks_the_call_whose_prompt_cache_prefix_broke(tmp_path
         page.locator("#calls tbody tr").nth(2).click()
         assert page.locator("#call p.cache-break").count() == 0
         assert opened.errors == [] and opened.requests == []
+
+
+def test_the_check_page_shows_the_suggested_rule_as_its_line() -> None:
+    """The page's script shows `mismatch.suggestion` as text: the one line, not the typed value."""
+    from openprogram.html_report.reports import check_page
+    from openprogram.providers.recording.differences import FieldDifference
+    from openprogram.providers.replay import MismatchReport
+    from openprogram.recordings import CheckResult
+
+    recorded = {"model": {}, "context": {"system_prompt": "on 2026-12-01"}, "options": None}
+    incoming = {"model": {}, "context": {"system_prompt": "on 2026-12-02"}, "options": None}
+    difference = FieldDifference(
+        ("context", "system_prompt"), "on 2026-12-01", "on 2026-12-02", "changed"
+    )
+    result = CheckResult(
+        status="mismatch",
+        recording="said.jsonl",
+        argv=["true"],
+        cwd="/",
+        calls_recorded=1,
+        calls_consumed=0,
+        never_requested=[],
+        duration_seconds=0.1,
+        exit_code=1,
+        mismatch=MismatchReport.of_difference(0, difference, recorded, incoming),
+        error=None,
+        stderr_tail=[],
+    )
+    html = check_page(result, ())
+    data = html.split('<script type="application/json" id="page-data">', 1)[1].split("</script>")[0]
+    mismatch = json.loads(data)["check"]["mismatch"]
+    assert mismatch["suggestion"] == "normalize context.system_prompt iso-datetime"

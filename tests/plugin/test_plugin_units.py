@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import shlex
 from collections.abc import AsyncIterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -21,8 +22,9 @@ from openprogram.providers.recording.differences import MISSING, FieldDifference
 from openprogram.providers.replay import MismatchReport, ReplayMismatch
 from openprogram.pytest_plugin import ALIASES, CHOICES, resolve_record_mode
 from openprogram.testing import RECORD_MODES, tui_command
-from openprogram.testing.session import RECORD_MODE_ALIASES
+from openprogram.testing.session import RECORD_MODE_ALIASES, OpenProgramRecording
 from openprogram.text import file_stem
+from tests.recording_files import write_recording
 
 
 class Named:
@@ -172,3 +174,45 @@ def test_wrappers_nest_and_are_removed_on_error() -> None:
         assert get_api_provider("a").name == "x"  # type: ignore[attr-defined]
         raise ValueError("the test failed")
     assert isinstance(get_api_provider("a"), Named) and get_api_provider("a").name == "a"  # type: ignore[attr-defined]
+
+
+def partial_file(folder: Path) -> Path:
+    (partial,) = (entry for entry in folder.iterdir() if entry.name.endswith(".partial"))
+    return partial
+
+
+def test_a_recording_the_strict_reader_refuses_is_not_saved_and_the_old_one_stays(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)  # no project rules
+    path = write_recording(tmp_path / "said.jsonl")
+    old = path.read_bytes()
+    session = OpenProgramRecording(path, "rewrite", node_id="test_said")
+    session.start()
+    with partial_file(tmp_path).open("ab") as partial:
+        partial.write(b"not a row\n")
+    reason = session.finish(passed=True)
+    assert reason is not None
+    assert reason.startswith(f"openprogram: the recording was not saved to {path}: ")
+    assert path.read_bytes() == old
+    assert list(tmp_path.iterdir()) == [path]
+
+
+@pytest.mark.parametrize("passed", [False, True])
+def test_an_accept_run_that_saves_nothing_keeps_the_recording_and_no_partial(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, passed: bool
+) -> None:
+    """A failed test saves nothing; a passing one that never made the recorded call is told so."""
+    monkeypatch.chdir(tmp_path)
+    path = write_recording(tmp_path / "said.jsonl")
+    old = path.read_bytes()
+    session = OpenProgramRecording(path, "accept", node_id="test_said")
+    session.start()
+    assert partial_file(tmp_path).exists()
+    reason = session.finish(passed=passed)
+    if passed:
+        assert reason is not None and reason.startswith("openprogram: not accepted\n")
+    else:
+        assert reason is None
+    assert path.read_bytes() == old
+    assert list(tmp_path.iterdir()) == [path]

@@ -9,6 +9,9 @@ from pathlib import Path
 import pytest
 
 from openprogram.providers.recording.check_protocol import (
+    AcceptedCall,
+    AcceptedDifference,
+    AcceptedRow,
     ConsumedRow,
     MismatchRow,
     ReportReader,
@@ -16,6 +19,7 @@ from openprogram.providers.recording.check_protocol import (
     report_writer,
 )
 from openprogram.providers.recording.config import RecordReplayConfig, write_record_replay_config
+from openprogram.providers.recording.rules import IgnoreRule
 from openprogram.providers.replay import MismatchReport
 from openprogram.recordings import ensure_recordings_dir, run_check
 from tests.recording_files import run_echo_program, write_recording
@@ -107,3 +111,21 @@ def test_report_rows_are_read_from_where_the_last_read_stopped(tmp_path: Path) -
     write(MismatchRow(mismatch=mismatch))
     assert reader.read_new() == [MismatchRow(mismatch=mismatch)]
     assert len(reader.of_type(ConsumedRow)) == 2
+
+
+def test_an_accepted_difference_crosses_the_boundary_with_its_rule_and_reads_as_one_line() -> None:
+    """The child reports the absorbing rule itself; users' JSON shows its one-line description."""
+    rule = IgnoreRule(path="options.metadata.id", source="pyproject.toml")
+    call = AcceptedCall(
+        call_index=2,
+        differences=[
+            AcceptedDifference(field_path="options.metadata.id", recorded='"a"', incoming='"b"',
+                               absorbed_by=rule),
+            AcceptedDifference(field_path="model.id", recorded='"m"', incoming='"n"'),
+        ],
+    )  # fmt: skip
+    row = AcceptedRow(accepted=call)
+    read = AcceptedRow.model_validate_json(row.model_dump_json())
+    assert read.accepted.differences[0].absorbed_by == rule
+    shown = read.accepted.json_value()["differences"]
+    assert [d["absorbed_by"] for d in shown] == ["ignore options.metadata.id", None]

@@ -13,6 +13,7 @@ from openprogram.providers import Context, Model, StreamOptions, UserMessage
 from openprogram.providers.recording import RecordingProvider
 from openprogram.providers.recording.check_protocol import MismatchRow, ReportRow
 from openprogram.providers.recording.differences import MISSING
+from openprogram.providers.recording.rules import RuleSuggestion
 from openprogram.providers.recording.writer import RecordingSink
 from openprogram.providers.replay import MismatchReport, ReplayMismatch, ReplayProvider
 from openprogram.providers.scripted import ScriptedProvider, TextStep
@@ -79,6 +80,23 @@ def test_a_report_read_back_makes_the_same_exception_without_a_second_suggestion
     assert mismatch.report == written
     assert str(mismatch) == written.message and mismatch.report.suggestion is None
     assert mismatch.recorded == "Today is 2026-12-01."
+
+
+def test_a_suggestion_crosses_the_process_boundary_typed_and_reads_as_one_line() -> None:
+    """The child writes the suggested rule as its path and presets; the parent reads them back
+    as they were (nothing parses the line), and users' JSON shows the one line."""
+    suggestion = RuleSuggestion(path="context.system_prompt", presets=("iso-datetime", "uuid"))
+    written = MismatchReport(
+        kind="request",
+        call_index=0,
+        field_path="context.system_prompt",
+        message="replay mismatch at call 0, field context.system_prompt:\nchanged",
+        suggestion=suggestion,
+    )
+    read = MismatchReport.model_validate_json(written.model_dump_json())
+    assert read.suggestion == suggestion
+    assert read.json_value()["suggestion"] == "normalize context.system_prompt iso-datetime, uuid"
+    assert written.model_copy(update={"suggestion": None}).json_value()["suggestion"] is None
 
 
 def test_a_field_on_one_side_only_reads_as_missing_on_the_other(tmp_path: Path) -> None:

@@ -11,7 +11,12 @@ import pytest
 from openprogram.providers import Context, Model, UserMessage
 from openprogram.providers.recording import RecordingProvider
 from openprogram.providers.recording.check_protocol import AbsorbedRow, ReportRow
-from openprogram.providers.recording.rules import IgnoreRule, MatchingRules, NormalizeRule
+from openprogram.providers.recording.rules import (
+    IgnoreRule,
+    MatchingRules,
+    NormalizeRule,
+    RuleSuggestion,
+)
 from openprogram.providers.recording.rules_sources import header_rules_value, project_rules
 from openprogram.providers.recording.writer import RecordingSink
 from openprogram.providers.replay import ReplayMismatch, ReplayProvider
@@ -47,7 +52,9 @@ def test_without_rules_tomorrow_mismatches_and_suggests_the_rule(tmp_path: Path)
     provider = ReplayProvider(record(tmp_path / "r.jsonl"))
     with pytest.raises(ReplayMismatch) as caught:
         replay(provider, context("2026-12-02"))
-    assert caught.value.report.suggestion == "normalize context.system_prompt iso-datetime"
+    assert caught.value.report.suggestion == RuleSuggestion(
+        path="context.system_prompt", presets=("iso-datetime",)
+    )
     assert "the rule `normalize context.system_prompt iso-datetime` would absorb it" in str(
         caught.value
     )

@@ -17,6 +17,7 @@ from openprogram.providers.recording.rules import (
     MatchingRules,
     NormalizeRule,
     RulesConfigError,
+    RuleSuggestion,
     first_counting_difference,
     fitting_presets,
     iter_ruled_differences,
@@ -160,10 +161,14 @@ def test_suggestions_name_the_preset_and_never_ordinary_text() -> None:
     date = FieldDifference(
         ("context", "system_prompt"), "on 2026-12-01", "on 2026-12-02", "changed"
     )
-    assert suggest_rule(date) == "normalize context.system_prompt iso-datetime"
+    assert suggest_rule(date) == RuleSuggestion(
+        path="context.system_prompt", presets=("iso-datetime",)
+    )
     path = ("context", "messages", 3, "content", 0, "text")
     tmp = FieldDifference(path, "at /tmp/pytest-1/x", "at /tmp/pytest-2/x", "changed")
-    assert suggest_rule(tmp) == "normalize context.messages[*].content[*].text tmp-path"
+    assert suggest_rule(tmp) == RuleSuggestion(
+        path="context.messages[*].content[*].text", presets=("tmp-path",)
+    )
     prose = FieldDifference(("context", "system_prompt"), "Be brief.", "Be long.", "changed")
     assert suggest_rule(prose) is None
     both = FieldDifference(
@@ -186,7 +191,9 @@ def test_a_date_and_a_uuid_in_one_prompt_are_two_presets_never_the_values_seen()
         "normalize context.system_prompt iso-datetime",
         "normalize context.system_prompt uuid",
     ]
-    assert suggest_rule(difference) == "normalize context.system_prompt iso-datetime, uuid"
+    suggestion = suggest_rule(difference)
+    assert suggestion is not None
+    assert suggestion.line == "normalize context.system_prompt iso-datetime, uuid"
     # The rules hold on the next run too: a new UUID and another day are absorbed.
     later = SESSION.format("0d4e9f1c-2b3a-4f5a-8b6c-7d8e9f0a1b2c", "2027-01-15")
     in_force = MatchingRules(normalize=rules)
@@ -199,7 +206,9 @@ def test_the_suggestion_leaves_out_a_preset_already_in_force() -> None:
     difference = FieldDifference(("context", "system_prompt"), recorded, incoming, "changed")
     uuid = NormalizeRule(path="context.system_prompt", preset="uuid")
     in_force = MatchingRules(normalize=(uuid,))
-    assert suggest_rule(difference, in_force) == "normalize context.system_prompt iso-datetime"
+    assert suggest_rule(difference, in_force) == RuleSuggestion(
+        path="context.system_prompt", presets=("iso-datetime",)
+    )
 
 
 @pytest.mark.parametrize(

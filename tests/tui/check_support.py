@@ -185,6 +185,7 @@ def absorbed_mismatch() -> CheckResult:
         AbsorbedDifference(
             call_index=1,
             field_path=r.difference.field_path,
+            path_tokens=list(r.difference.path_tokens),
             rule=r.absorbed_by.describe(),
             source=r.absorbed_by.source,
             absorbed_by=r.absorbed_by,

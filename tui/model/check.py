@@ -192,8 +192,8 @@ class RequestComparison:
     incoming_request: dict[str, Any] | None
     differences: tuple[FieldDifference, ...]
     first: int
-    absorbed: Mapping[str, AbsorbingRule] = field(default_factory=dict)
-    """Field path → the rule that absorbed that difference (kind, path, preset, source)."""
+    absorbed: Mapping[tuple[PathToken, ...], AbsorbingRule] = field(default_factory=dict)
+    """Path tokens → the rule that absorbed that difference (kind, path, preset, source)."""
 
     @classmethod
     def from_mismatch(
@@ -219,7 +219,7 @@ class RequestComparison:
             differences=tuple(found),
             first=tokens.index(reported.path_tokens),
             absorbed={
-                row.field_path: row.absorbed_by
+                tuple(row.path_tokens): row.absorbed_by
                 for row in absorbed
                 if row.call_index == mismatch.call_index and row.absorbed_by is not None
             },
@@ -227,12 +227,12 @@ class RequestComparison:
 
     def rule_of(self, position: int) -> str | None:
         """The rule that absorbed difference `position` with its source, or None when it counts."""
-        rule = self.absorbed.get(self.differences[position].field_path)
+        rule = self.absorbed.get(self.differences[position].path_tokens)
         return None if rule is None else f"{rule.describe()}  ({rule.source})"
 
     def effect_of(self, position: int) -> str | None:
         """What the rule did to difference `position`, briefly: `ignored`, `≈ iso-datetime`."""
-        rule = self.absorbed.get(self.differences[position].field_path)
+        rule = self.absorbed.get(self.differences[position].path_tokens)
         if rule is None:
             return None
         if isinstance(rule, IgnoreRule):

@@ -58,7 +58,7 @@ def request_comparison(diff: LazyDiff, row: DiffRow) -> RequestComparison:
     """Both requests of a row side by side, every difference (absorbed ones with their rule)."""
     differences = tuple(ruled.difference for ruled in row.request)
     absorbed = {
-        ruled.difference.field_path: ruled.absorbed_by
+        ruled.difference.path_tokens: ruled.absorbed_by
         for ruled in row.request
         if ruled.absorbed_by is not None
     }

@@ -27,7 +27,7 @@ def review_text(accepted: list[AcceptedCall], variables: Mapping[str, str]) -> T
         for difference in call.differences:
             text.append(f"  {visible_line(difference.field_path)}")
             if difference.absorbed_by is not None:
-                rule = visible_line(difference.absorbed_by)
+                rule = visible_line(difference.absorbed_by.describe())
                 text.append(f"  (written too; {rule} already absorbs it)", "dim")
             text.append("\n")
             text.append("    recorded  ", "dim")

@@ -33,7 +33,7 @@ from openprogram.providers.recording.recorder import RecordingProvider
 from openprogram.providers.recording.redaction import remove_secret_text
 from openprogram.providers.recording.rerecord import RerecordingApi, RerecordState
 from openprogram.providers.recording.rules import MatchingRules, RulesConfigError, validate_rules
-from openprogram.providers.recording.rules_sources import project_rules, rules_from_tables
+from openprogram.providers.recording.rules_sources import project_rules
 from openprogram.providers.recording.store import (
     RecordingSelectorError,
     ensure_recordings_dir,
@@ -115,14 +115,11 @@ def _start_replay(
     require_usable(location, tighten=True)
     if spec is None:
         return ReplayProvider(location.path, project_rules=project)
-    rules = rules_from_tables(
-        spec.rules or {}, {}, "the command line's rules", "the command line's rules"
-    )
     report = report_writer(spec.report) if spec.report else None
     replay = ReplayProvider(
         location.path,
         project_rules=project,
-        rules=rules,
+        rules=spec.rules,
         on_report=report,
         accept_into=spec.accept_into,
         pace=spec.pace,

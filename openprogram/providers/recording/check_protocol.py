@@ -20,13 +20,13 @@ import os
 import stat
 from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated, Literal, TypeVar
+from typing import Annotated, Any, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 
 from openprogram.errors import OpenProgramError
 from openprogram.providers.recording.mismatch import MismatchReport
-from openprogram.providers.recording.rules import IgnoreRule, NormalizeRule
+from openprogram.providers.recording.rules import IgnoreRule, MatchingRules, NormalizeRule
 from openprogram.providers.recording.stream_faults import StreamFault
 
 RowT = TypeVar("RowT", bound=BaseModel)
@@ -57,8 +57,8 @@ class ChildRunSpec(BaseModel):
     """A managed recording ID (of the child's home) or an absolute path."""
     report: str | None = None
     """Where replay appends its `ReportRow`s (a file in the child's home)."""
-    rules: dict[str, object] | None = None
-    """Matching rules given on the command line, as the header's `rules` value."""
+    rules: MatchingRules | None = None
+    """The caller's matching rules (a check's `--ignore` and `--normalize`), merged last."""
     accept_into: str | None = None
     """Accept mode: every call is written there, a differing request taken as the new one."""
     rerecord: RerecordSpec | None = None
@@ -112,6 +112,8 @@ class AbsorbedDifference(BaseModel):
 
     call_index: int
     field_path: str
+    path_tokens: list[str | int] = []
+    """`field_path` as its keys and indices: what a difference is matched by."""
     rule: str | None
     """The rule, as `describe()` writes it: `ignore options.metadata.request_id`."""
     source: str | None = None
@@ -126,9 +128,9 @@ class AcceptedDifference(BaseModel):
     field_path: str
     recorded: str
     incoming: str
-    absorbed_by: str | None = None
-    """The rule (as `describe()` writes it) that already absorbs this difference: it would not
-    have mismatched, but the new version stores the incoming value too, so it is listed."""
+    absorbed_by: AbsorbingRule | None = None
+    """The rule that already absorbs this difference: it would not have mismatched, but the new
+    version stores the incoming value too, so it is listed."""
 
 
 class AcceptedCall(BaseModel):
@@ -137,6 +139,15 @@ class AcceptedCall(BaseModel):
 
     call_index: int
     differences: list[AcceptedDifference]
+
+    def json_value(self) -> dict[str, Any]:
+        """The stable JSON form users read (`check --json`, `accept --json`): each absorbing rule
+        as its one-line description (`ignore options.metadata.id`)."""
+        value = self.model_dump(mode="json")
+        for shown, difference in zip(value["differences"], self.differences, strict=True):
+            rule = difference.absorbed_by
+            shown["absorbed_by"] = None if rule is None else rule.describe()
+        return value
 
 
 class ConsumedRow(BaseModel):

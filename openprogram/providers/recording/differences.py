@@ -364,7 +364,7 @@ def _surely_equal(recorded: Any, incoming: Any) -> bool:
             return False
         for value, other in zip(recorded, incoming, strict=True):
             if value is other:
-                continue  # one object (replay's settled messages): equal to itself
+                continue  # one object on both sides (`sent_again.without_settled`): equal
             leaf = type(value)
             if leaf is type(other) and leaf in _PLAIN_TYPES:
                 if value != other:

@@ -33,7 +33,7 @@ from openprogram.providers.recording.differences import (
     FieldDifference,
 )
 from openprogram.providers.recording.redaction import remove_secret_values
-from openprogram.providers.recording.rules import suggest_rule
+from openprogram.providers.recording.rules import RuleSuggestion, suggest_rule
 
 MismatchKind = Literal["request", "extra_call", "unconsumed", "read_past_end"]
 
@@ -61,13 +61,22 @@ class MismatchReport(BaseModel):
     message: str
     recorded_request: dict[str, Any] | None = None
     incoming_request: dict[str, Any] | None = None
-    suggestion: str | None = None
-    """For a value that changes by itself (two dates, two UUIDs...): the rule that would absorb it."""
+    suggestion: RuleSuggestion | None = None
+    """For a value that changes by itself (two dates, two UUIDs...): the rules that would absorb
+    it (as one line, `suggestion.line`, in the message and in `json_value`)."""
 
     @property
     def one_line(self) -> str:
         """The message on one line."""
         return self.message.replace("\n", " ")
+
+    def json_value(self, exclude: set[str] | None = None) -> dict[str, Any]:
+        """The stable JSON form users read (`check --json`, the HTML report): every field but
+        those in `exclude`, the suggestion as its one line."""
+        value = self.model_dump(mode="json", exclude=exclude)
+        if "suggestion" in value:
+            value["suggestion"] = None if self.suggestion is None else self.suggestion.line
+        return value
 
     @classmethod
     def of_difference(
@@ -87,7 +96,7 @@ class MismatchReport(BaseModel):
             )
         hint = (
             f"\nthis value looks like one that changes by itself; the rule "
-            f"`{format_path(suggestion)}` would absorb it "
+            f"`{format_path(suggestion.line)}` would absorb it "
             "(docs/replay-and-mismatches.md)"
             if suggestion
             else ""

@@ -11,17 +11,13 @@ from __future__ import annotations
 import asyncio
 import os
 import sys
-import threading
 from collections.abc import AsyncIterator
 from typing import Any
-
-from pydantic import TypeAdapter
 
 from openprogram.providers.api_registry import ApiProvider
 from openprogram.providers.recording.block_redaction import BlockRedactor
 from openprogram.providers.recording.format import CallOutcome
 from openprogram.providers.recording.redaction import remove_secret_text, remove_secret_values
-from openprogram.providers.recording.request_references import json_text
 from openprogram.providers.recording.rules import (
     MatchingRules,
     ScrubRule,
@@ -29,12 +25,11 @@ from openprogram.providers.recording.rules import (
     scrub_value,
     validate_rules,
 )
-from openprogram.providers.recording.unchanged_messages import UnchangedMessages
+from openprogram.providers.recording.sent_again import StoredForms
 from openprogram.providers.recording.writer import RecordingSink, RecordingWriteError
 from openprogram.providers.types import (
     AssistantMessageEvent,
     Context,
-    Message,
     Model,
     StreamOptions,
 )
@@ -77,62 +72,27 @@ def redact_request_dump(dump: dict[str, Any]) -> dict[str, Any]:
     return remove_secret_values(dump)
 
 
-_MESSAGE = TypeAdapter(Message)
-"""Dumps one message as `Context.model_dump` dumps each item of `messages`."""
-
-
 class StoredMessages:
-    """The previous call's message dumps and their stored forms (redacted and scrubbed).
-
-    A session sends its conversation again on every call. The leading messages that are the very
-    objects of the previous call, holding the very values they held (`UnchangedMessages`: every
-    field, list and JSON object compared by identity), keep their stored forms without a new dump.
-    Every other message is dumped (in pydantic-core); one whose dump is the same JSON as last
-    time's dump at its place (`json_text`: `1` is not `true`) keeps its stored form without being redacted and scrubbed again (redaction and
-    scrubbing map each item of a list on its own, at its place). The writer finds the shared start
-    by identity of those stored forms. A message edited in place (an old tool result cleared, a
-    block appended) is dumped again: a recording holds what was sent.
-    """
+    """Requests as they are stored (redacted, then scrubbed by `scrub`), call after call: a
+    message whose dump is the same JSON text as last time's at its place keeps the form stored
+    then (`sent_again.StoredForms`). Used by the recorder and by `recordings import`."""
 
     def __init__(self, scrub: tuple[ScrubRule, ...]) -> None:
         self._scrub = scrub
-        self._lock = threading.Lock()
-        self._unchanged = UnchangedMessages()
-        self._json: list[bytes] = []
-        """Each message's dump as JSON text (`json_text`): equal texts, equal stored forms."""
-        self._stored: list[Any] = []
+        self._forms = StoredForms(
+            lambda dump, place: scrub_value(
+                remove_secret_values(dump), scrub, ("context", "messages", place)
+            )
+        )
 
     def payload(
         self, model: Model, context: Context, options: StreamOptions | None
     ) -> dict[str, Any]:
-        """`scrub_value(request_payload(model, context, options), scrub)`, reusing what the
-        previous call stored for the messages it shares with this one."""
-        dump = {
-            "model": model.model_dump(mode="json"),
-            "context": context.model_dump(mode="json", exclude={"messages"}),
-            "options": options.model_dump(mode="json") if options is not None else None,
-        }
+        """`scrub_value(request_payload(model, context, options), scrub)`, with the stored forms
+        of the messages the previous call sent unchanged."""
+        dump = request_dump(model, context.model_copy(update={"messages": []}), options)
         payload = scrub_value(redact_request_dump(dump), self._scrub)
-        messages = context.messages
-        with self._lock:
-            unchanged = self._unchanged.count(messages)
-            known, known_stored = self._json, self._stored
-            texts = known[:unchanged]
-            stored = known_stored[:unchanged]
-            for place in range(unchanged, len(messages)):
-                dumped = _MESSAGE.dump_python(messages[place], mode="json")
-                text = json_text(dumped)
-                texts.append(text)
-                stored.append(
-                    known_stored[place]
-                    if place < len(known) and known[place] == text
-                    else scrub_value(
-                        remove_secret_values(dumped), self._scrub, ("context", "messages", place)
-                    )
-                )
-            self._unchanged.remember(messages, unchanged)
-            self._json, self._stored = texts, stored
-        payload["context"]["messages"] = list(stored)
+        payload["context"]["messages"] = self._forms.stored(context.messages)
         return payload
 
 
@@ -180,6 +140,7 @@ class RecordingProvider(WrapperProvider):
         self.scrub: tuple[ScrubRule, ...] = validate_rules(rules or MatchingRules()).scrub
         """The user's scrub rules, applied after redaction."""
         self._messages = StoredMessages(self.scrub)
+        """The last call's messages and their stored forms, reused when sent again."""
 
     def wrap_call(
         self, model: Model, context: Context, options: StreamOptions | None, forward: Forward

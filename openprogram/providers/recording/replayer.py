@@ -9,14 +9,11 @@ from __future__ import annotations
 
 import asyncio
 import math
-import operator
 import os
 import threading
 import time
 from collections.abc import AsyncIterator, Callable
 from typing import Any
-
-from pydantic import TypeAdapter
 
 from openprogram.errors import OpenProgramError
 from openprogram.providers.recording.check_protocol import (
@@ -43,22 +40,22 @@ from openprogram.providers.recording.rules import (
     MatchingRules,
     NormalizeRule,
     RuledDifference,
+    first_counting_difference,
     iter_ruled_differences,
     scrub_value,
     validate_rules,
 )
 from openprogram.providers.recording.rules_sources import rules_from_header
+from openprogram.providers.recording.sent_again import ReplayedMessages, without_settled
 from openprogram.providers.recording.stream_faults import (
     StreamFault,
     StreamFaultError,
     faulted_stream,
 )
-from openprogram.providers.recording.unchanged_messages import UnchangedMessages
 from openprogram.providers.recording.writer import RecordingSink
 from openprogram.providers.types import (
     AssistantMessageEvent,
     Context,
-    Message,
     Model,
     SimpleStreamOptions,
     StreamOptions,
@@ -81,9 +78,6 @@ def copy_call(sink: RecordingSink, request: dict[str, Any], call: RecordedCall) 
 
 
 __all__ = ["RecordedCallError", "ReplayProvider"]
-
-_MESSAGE = TypeAdapter(Message)
-"""Dumps one message as `Context.model_dump` dumps each item of `messages`."""
 
 
 def _keeping_unchanged(recorded: dict[str, Any], incoming: dict[str, Any]) -> dict[str, Any]:
@@ -119,38 +113,6 @@ def _messages_of(request: dict[str, Any] | None) -> list[Any] | None:
     context = request.get("context") if request is not None else None
     messages = context.get("messages") if isinstance(context, dict) else None
     return messages if isinstance(messages, list) else None
-
-
-def _without_settled(
-    recorded: dict[str, Any], incoming: dict[str, Any], settled: int
-) -> tuple[dict[str, Any], dict[str, Any]]:
-    """Both requests with their first `settled` messages replaced by one empty object (the same on
-    both sides): what is compared when those messages are known to be equal. Paths, list
-    alignment and rules see the rest unchanged (alignment starts after the equal leading items)."""
-    if not settled:
-        return recorded, incoming
-    same: dict[str, Any] = {}
-    pruned = []
-    for request in (recorded, incoming):
-        context = request["context"]
-        messages = context["messages"]
-        pruned.append(
-            {**request, "context": {**context, "messages": [same] * settled + messages[settled:]}}
-        )
-    return pruned[0], pruned[1]
-
-
-def _exact_messages(ruled: list[RuledDifference], count: int) -> int:
-    """How many leading messages no difference (absorbed or kept) touches."""
-    exact = count
-    for r in ruled:
-        for path in (r.difference.recorded_path_tokens, r.difference.incoming_path_tokens):
-            if path[:2] != ("context", "messages"):
-                continue
-            if len(path) < 3 or not isinstance(path[2], int):
-                return 0
-            exact = min(exact, path[2])
-    return exact
 
 
 class RecordedCallError(OpenProgramError, RuntimeError):
@@ -211,15 +173,8 @@ class ReplayProvider:
         """The matching rules in force: `pyproject.toml`, then the header, then the caller's."""
         self._lock = threading.Lock()
         self._consumed = 0
-        self._sent = UnchangedMessages()
-        """The messages of the last matched request, to skip those sent again unchanged."""
-        self._sent_dumps: list[Any] = []
-        """Their dumps (what `request_dump` made of each)."""
-        self._matched_recorded: list[Any] = []
-        """The recorded messages that request was matched with."""
-        self._exact = 0
-        """How many leading messages of it matched their recorded ones with no difference at all
-        (none a rule absorbed, none accepted)."""
+        self._sent = ReplayedMessages()
+        """The last matched request's messages, to skip those sent again unchanged."""
         self._on_report = on_report
         """Told a `ConsumedRow` per matched call, a `MismatchRow`, `AbsorbedRow`s, `AcceptedRow`s."""
         self.mismatches: list[ReplayMismatch] = []
@@ -265,6 +220,7 @@ class ReplayProvider:
                         absorbed=AbsorbedDifference(
                             call_index=call_index,
                             field_path=r.difference.field_path,
+                            path_tokens=list(r.difference.path_tokens),
                             rule=rule.describe(),
                             source=rule.source,
                             absorbed_by=rule
@@ -281,7 +237,7 @@ class ReplayProvider:
                 field_path=r.difference.field_path,
                 recorded=format_value(r.difference.recorded, ACCEPTED_VALUE_LIMIT),
                 incoming=format_value(r.difference.incoming, ACCEPTED_VALUE_LIMIT),
-                absorbed_by=None if r.absorbed_by is None else r.absorbed_by.describe(),
+                absorbed_by=r.absorbed_by,
             )
             for r in ruled
         ]
@@ -300,10 +256,7 @@ class ReplayProvider:
         with self._lock:
             recorded = self.recording.calls[self._consumed].request_payload()
         incoming = scrub_value(redact_request_dump(dump), self.rules.scrub)
-        for ruled in iter_ruled_differences(recorded, incoming, self.rules):
-            if not ruled.absorbed:
-                return ruled.difference
-        return None
+        return first_counting_difference(recorded, incoming, self.rules)
 
     def take(self, dump: dict[str, Any]) -> RecordedCall:
         """Consume the next recorded call for `dump` (as a replayed call does); raises
@@ -349,34 +302,16 @@ class ReplayProvider:
         self, model: Model, context: Context, options: StreamOptions | None
     ) -> RecordedCall:
         """`_take(request_dump(model, context, options))`, without dumping or comparing again the
-        leading messages that are the very ones the last matched call sent, unchanged since
-        (`UnchangedMessages`), that matched their recorded messages exactly then and face the
-        very same recorded messages now: a session resends its whole conversation every call."""
+        messages the last matched call sent that are settled (`sent_again.ReplayedMessages`): a
+        session resends its whole conversation every call."""
         __tracebackhide__ = True  # pytest shows the caller's line, not ours
-        messages = context.messages
         with self._lock:
-            unchanged = self._sent.count(messages)
-            if unchanged:
-                dump = request_dump(model, context.model_copy(update={"messages": []}), options)
-                dumps = self._sent_dumps[:unchanged]
-                dumps += (
-                    _MESSAGE.dump_python(message, mode="json") for message in messages[unchanged:]
-                )
-                dump["context"]["messages"] = dumps
-            else:  # nothing to reuse: one dump, as `request_dump` makes it
-                dump = request_dump(model, context, options)
-                dumps = dump["context"]["messages"]
+            resent = self._sent.dump(context.messages)
+            dump = request_dump(model, context.model_copy(update={"messages": []}), options)
+            dump["context"]["messages"] = resent.dumps
             recorded = _messages_of(self._recorded_request(self._consumed))
-            settled = 0
-            if recorded is not None:
-                limit = min(unchanged, self._exact, len(recorded), len(self._matched_recorded))
-                same = list(map(operator.is_, recorded[:limit], self._matched_recorded))
-                settled = same.index(False) if False in same else len(same)
-            call, ruled = self._match(dump, settled)
-            self._sent.remember(messages, unchanged)
-            self._sent_dumps = dumps
-            self._matched_recorded = recorded or []
-            self._exact = _exact_messages(ruled, len(dumps))
+            call, ruled = self._match(dump, self._sent.settled(resent, recorded))
+            self._sent.matched(resent, recorded, (r.difference for r in ruled))
             return call
 
     def _recorded_request(self, index: int) -> dict[str, Any] | None:
@@ -410,13 +345,13 @@ class ReplayProvider:
             )
         recorded_call = self.recording.calls[index]
         recorded = recorded_call.request_payload()
-        ruled = list(iter_ruled_differences(*_without_settled(recorded, dump, settled), self.rules))
+        ruled = list(iter_ruled_differences(*without_settled(recorded, dump, settled), self.rules))
         if any(not r.absorbed for r in ruled):
             # Most differing requests are fully absorbed by the rules as they are; only a
             # difference that remains is worth redacting (and scrubbing) to compare again.
             incoming = scrub_value(redact_request_dump(dump), self.rules.scrub)
             ruled = list(
-                iter_ruled_differences(*_without_settled(recorded, incoming, settled), self.rules)
+                iter_ruled_differences(*without_settled(recorded, incoming, settled), self.rules)
             )
             self._report_absorbed(index, ruled)
             counting = [r.difference for r in ruled if not r.absorbed]

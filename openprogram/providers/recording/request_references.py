@@ -7,33 +7,23 @@ without `base` is the full request (always valid). docs/recording-format.md#refe
 
 from __future__ import annotations
 
-import itertools
-import operator
 import threading
 from collections import OrderedDict
 from collections.abc import Callable
 from typing import Any
 
-import pydantic_core
-
 from openprogram.errors import OpenProgramError
 from openprogram.providers.recording.format import RequestRow
+from openprogram.providers.recording.sent_again import identical_prefix, json_text
 
 __all__ = [
     "RequestChain",
     "RequestReferenceError",
-    "json_text",
     "reference_problem",
     "referring_row",
 ]
 
 REQUEST_KEYS = frozenset({"model", "context", "options"})
-
-
-def json_text(value: Any) -> bytes:
-    """`value` as compact JSON (NaN and infinities as their constants): two values are stored the
-    same exactly when these are equal. Python's `==` is not enough: `1 == True == 1.0`."""
-    return pydantic_core.to_json(value, inf_nan_mode="constants")
 
 
 def _same(a: Any, b: Any) -> bool:
@@ -64,10 +54,9 @@ def referring_row(
         return dict(request)
     if not set(base_context) <= set(context):  # a key gone since the base cannot be said
         return dict(request)
-    # The recorder hands back the very objects it stored last time: find where they stop (a loop
-    # in C), then compare by value from there.
-    differing = itertools.compress(itertools.count(), map(operator.is_not, messages, base_messages))
-    keep = next(differing, min(len(messages), len(base_messages)))
+    # The recorder hands back the very objects it stored last time: find where they stop, then
+    # compare by value from there.
+    keep = identical_prefix(messages, base_messages)
     for new, old in zip(messages[keep:], base_messages[keep:], strict=False):
         if not _same(new, old):
             break

@@ -401,13 +401,32 @@ def suggested_rules(
     return tuple(NormalizeRule(path=general, preset=name, source="suggested") for name in names)
 
 
-def suggest_rule(difference: FieldDifference, in_force: MatchingRules = NO_RULES) -> str | None:
-    """The rules that would absorb a difference of values that change by themselves, in one line
-    (`normalize PATH uuid, iso-datetime`), or None (`suggested_rules`)."""
+class RuleSuggestion(BaseModel):
+    """The rules that would absorb a difference of values that change by themselves: one field
+    pattern and a preset per kind of value (`suggested_rules`)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    path: str
+    presets: tuple[PresetName, ...]
+
+    @property
+    def line(self) -> str:
+        """`normalize PATH uuid, iso-datetime`: what a mismatch's message and `--json` show."""
+        return f"normalize {self.path} {', '.join(self.presets)}"
+
+
+def suggest_rule(
+    difference: FieldDifference, in_force: MatchingRules = NO_RULES
+) -> RuleSuggestion | None:
+    """The rules that would absorb a difference of values that change by themselves, or None
+    when ordinary text changed (`suggested_rules`)."""
     rules = suggested_rules(difference, in_force)
     if not rules:
         return None
-    return f"normalize {rules[0].path} {', '.join(str(rule.preset) for rule in rules)}"
+    return RuleSuggestion(
+        path=rules[0].path, presets=tuple(rule.preset for rule in rules if rule.preset is not None)
+    )
 
 
 def scrub_value(value: Any, rules: Iterable[ScrubRule], path: tuple[PathToken, ...] = ()) -> Any:

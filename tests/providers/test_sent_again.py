@@ -1,7 +1,8 @@
-"""Messages sent again unchanged are not dumped again, and any change made in place is seen.
+"""Messages sent again (`sent_again`): any change made in place is seen.
 
-The recorder and replay skip the leading messages that are the very objects of the last call,
-holding the very values (`UnchangedMessages`). These tests make every kind of in-place edit an
+The recorder reuses the stored form of a message whose dump is the same as last time's; replay
+skips the leading messages that are the very objects of the last call, holding the very values
+(`UnchangedMessages`). These tests make every kind of in-place edit an
 agent can make between calls and check that the file holds each request as sent (the same as a
 dump of the whole request at that moment), that replaying the same session is green, and that a
 replay whose session edits a message differently fails on that call and field.
@@ -26,7 +27,7 @@ from openprogram.providers.recording.reader import read_recording
 from openprogram.providers.recording.recorder import request_payload
 from openprogram.providers.recording.replayer import ReplayProvider
 from openprogram.providers.recording.rules import IgnoreRule, MatchingRules
-from openprogram.providers.recording.unchanged_messages import UnchangedMessages
+from openprogram.providers.recording.sent_again import UnchangedMessages
 from openprogram.providers.replay import ReplayMismatch
 from openprogram.providers.types import (
     AssistantMessage,
