@@ -11,6 +11,7 @@ import logging
 from collections.abc import AsyncIterator
 
 from openprogram.errors import OpenProgramError
+from openprogram.providers.api_provider import ApiProvider
 from openprogram.providers.api_registry import ProviderWrapper, wrap_api_providers
 from openprogram.providers.recording.check_protocol import (
     ChildRunSpec,
@@ -45,7 +46,6 @@ from openprogram.providers.types import (
     AssistantMessageEvent,
     Context,
     Model,
-    SimpleStreamOptions,
     StreamOptions,
 )
 
@@ -63,7 +63,7 @@ class RecordReplayBlockedError(OpenProgramError, RuntimeError):
         )
 
 
-class BlockedProvider:
+class BlockedProvider(ApiProvider):
     """A fail-closed provider: no credentials, no network; every stream raises the diagnostic."""
 
     requires_credentials = False
@@ -77,12 +77,6 @@ class BlockedProvider:
 
     def stream(
         self, model: Model, context: Context, options: StreamOptions | None = None
-    ) -> AsyncIterator[AssistantMessageEvent]:
-        """Refuse the call."""
-        return self._refuse()
-
-    def stream_simple(
-        self, model: Model, context: Context, options: SimpleStreamOptions | None = None
     ) -> AsyncIterator[AssistantMessageEvent]:
         """Refuse the call."""
         return self._refuse()

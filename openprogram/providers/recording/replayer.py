@@ -16,6 +16,7 @@ from collections.abc import AsyncIterator, Callable
 from typing import Any
 
 from openprogram.errors import OpenProgramError
+from openprogram.providers.api_provider import ApiProvider
 from openprogram.providers.recording.check_protocol import (
     AbsorbedDifference,
     AbsorbedRow,
@@ -57,7 +58,6 @@ from openprogram.providers.types import (
     AssistantMessageEvent,
     Context,
     Model,
-    SimpleStreamOptions,
     StreamOptions,
 )
 from openprogram.text import plural
@@ -126,7 +126,7 @@ class RecordedCallError(OpenProgramError, RuntimeError):
         )
 
 
-class ReplayProvider:
+class ReplayProvider(ApiProvider):
     """Answers every call from the recording at `path`, offline; never opens a socket.
 
     `project_rules`: the project's matching rules, which the caller reads once
@@ -374,12 +374,6 @@ class ReplayProvider:
         self, model: Model, context: Context, options: StreamOptions | None = None
     ) -> AsyncIterator[AssistantMessageEvent]:
         """Replay the next recorded call if this request matches it."""
-        return self._replay(model, context, options)
-
-    def stream_simple(
-        self, model: Model, context: Context, options: SimpleStreamOptions | None = None
-    ) -> AsyncIterator[AssistantMessageEvent]:
-        """Same as `stream`."""
         return self._replay(model, context, options)
 
     async def _replay(

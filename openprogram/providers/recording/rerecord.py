@@ -21,9 +21,9 @@ from openprogram.providers.types import (
     AssistantMessageEvent,
     Context,
     Model,
-    SimpleStreamOptions,
     StreamOptions,
 )
+from openprogram.providers.wrapper import Forward, WrapperProvider
 
 
 class RerecordState:
@@ -49,32 +49,23 @@ class RerecordState:
             return self.live_from is None
 
 
-class RerecordingApi:
-    """One api's provider in rerecord mode: replayed while the run matches, then live and recorded."""
-
-    requires_credentials = True
+class RerecordingApi(WrapperProvider):
+    """One api's provider in rerecord mode: replayed while the run matches, then live and recorded
+    (it wraps the recorder of the api's provider, by whichever entry point the call came in)."""
 
     def __init__(self, state: RerecordState, provider: ApiProvider) -> None:
+        super().__init__(RecordingProvider(provider, state.sink, rules=state.replay.rules))
+        self.requires_credentials = True
         self.state = state
-        self.recorder = RecordingProvider(provider, state.sink, rules=state.replay.rules)
 
-    def stream(
-        self, model: Model, context: Context, options: StreamOptions | None = None
+    def wrap_call(
+        self, model: Model, context: Context, options: StreamOptions | None, forward: Forward
     ) -> AsyncIterator[AssistantMessageEvent]:
         """Replay the next recorded call, or make this one live and record it."""
         dump = request_dump(model, context, options)
         if self.state.replayed(dump):
             return self._replay(dump)
-        return self.recorder.stream(model, context, options)
-
-    def stream_simple(
-        self, model: Model, context: Context, options: SimpleStreamOptions | None = None
-    ) -> AsyncIterator[AssistantMessageEvent]:
-        """Same as `stream`."""
-        dump = request_dump(model, context, options)
-        if self.state.replayed(dump):
-            return self._replay(dump)
-        return self.recorder.stream_simple(model, context, options)
+        return aiter(forward())
 
     async def _replay(self, dump: dict[str, Any]) -> AsyncIterator[AssistantMessageEvent]:
         call = self.state.replay.take(dump)
