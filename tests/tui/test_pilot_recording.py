@@ -60,14 +60,16 @@ async def test_keys_typed_fast_show_only_the_call_the_cursor_stops_on(demo_file:
     async with app.run_test(size=SIZE) as pilot:
         screen = await recording_ready(pilot)
         shown: list[int] = []
-        show_call = screen._show_call
+        browser = screen.browser
+        assert browser is not None
+        show_call = browser.show_call
 
         def recorded(ordinal: int, *args: object, **kwargs: object) -> None:
             shown.append(ordinal)
             show_call(ordinal, *args, **kwargs)  # type: ignore[arg-type]
 
-        screen._show_call = recorded  # type: ignore[method-assign]
-        screen.burst_seconds = 1.0  # wide enough that a slow machine's keys are one burst too
+        browser.show_call = recorded  # type: ignore[method-assign]
+        browser.burst_seconds = 1.0  # wide enough that a slow machine's keys are one burst too
         keys_at_once(app, "j")
         await until(pilot, lambda: shown == [1])  # a move on its own: its call is shown
         for _ in range(2):

@@ -32,7 +32,7 @@ from tui.model.call_columns import (
     columns_for,
     heading,
 )
-from tui.model.call_order import CallOrder, SortKey, order_calls
+from tui.model.call_order import CallFilter, CallOrder, SortKey, order_calls
 from tui.model.call_rows import BAD_OUTCOMES, IN_PROGRESS, PENDING, CallTable
 from tui.model.key_priority import KEYS
 from tui.widgets.common.row_list import RowList
@@ -103,6 +103,10 @@ class CallPane(Vertical):
     """The call list under its headings."""
 
     DEFAULT_CSS = "CallPane { height: 1fr; }"
+
+    def toggle_wide(self) -> None:
+        """Give the call list most of the width (every number column that fits), or its share."""
+        self.toggle_class("-wide")
 
 
 class CallList(RowList):
@@ -298,6 +302,21 @@ class CallList(RowList):
         self._keep = self.cursor_ordinal if keep is None else keep
         self._set_busy("reading calls…")
         self._work_out_order(order)
+
+    def sort_by_next(self) -> None:
+        """Sort by the next number (file order, duration, first token, ...)."""
+        current = self.ordering or self.order
+        self.set_order(CallOrder(current.key.next(), current.descending, current.filter))
+
+    def reverse_sort(self) -> None:
+        """Biggest first, or smallest first."""
+        current = self.ordering or self.order
+        self.set_order(CallOrder(current.key, not current.descending, current.filter))
+
+    def filter_calls(self, wanted: CallFilter) -> None:
+        """Show only the calls `wanted` accepts (in the order shown now)."""
+        current = self.ordering or self.order
+        self.set_order(CallOrder(current.key, current.descending, wanted))
 
     def cancel_order(self) -> bool:
         """Stop working out an order (escape); False when none is being worked out."""
