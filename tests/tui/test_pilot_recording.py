@@ -239,7 +239,9 @@ async def test_a_damaged_file_opens_with_its_problems_marked(damaged_file: Path)
         detail = screen.query_one(CallDetail)
         call_banner = str(detail.query_one("#call-problems", ProblemBanner).render())
         assert "line 93, call 3: call has no call_end" in call_banner
-        assert screen.table is not None and screen.table.summary(3).outcome == "unfinished"
+        assert (
+            screen.browser is not None and screen.browser.table.summary(3).outcome == "unfinished"
+        )
 
 
 async def test_a_missing_file_says_so(tmp_path: Path) -> None:

@@ -26,9 +26,7 @@ from textual.screen import Screen
 from textual.widgets import Input
 
 from openprogram.providers.recording.errors import RecordingFileError
-from openprogram.recordings import stamp_of
 from openprogram.text import plural
-from tui.model.call_rows import CallTable
 from tui.model.file_stamp import FileChange, FileWatch, FollowStep, WatchStep
 from tui.model.recording_index import RecordingIndex
 from tui.widgets.common.key_footer import KeyFooter
@@ -46,9 +44,6 @@ if TYPE_CHECKING:
     from tui.model.verdict import Verdict
     from tui.widgets.recording.goto_bar import GotoBar
     from tui.widgets.recording.timeline import CallTimeline
-
-LOOK_SECONDS = 0.5
-"""How often the file is stat-ed for changes (a change is noticed within a second)."""
 
 CALL_ACTIONS = frozenset(
     (
@@ -139,12 +134,10 @@ class RecordingScreen(Screen[None]):
         """The file on disk against what is shown: followed, changed, replaced."""
         self._start = (start_at, field)
         self.index: RecordingIndex | None = None
-        self.table: CallTable | None = None
         self.verdict: Verdict | None = None
         self.version_note: str | None = None
         """What accept or rerecord made of this recording, and the versions kept (title bar)."""
         self._open_error: RecordingFileError | None = None
-        self._first_rows_scheduled = False
         self.browser: CallBrowser | None = None
         """The calls and the call shown (None when the file cannot be opened)."""
         self._goto_bar: GotoBar | None = None
@@ -153,11 +146,6 @@ class RecordingScreen(Screen[None]):
     def following(self) -> bool:
         """True while what is appended to the file is indexed and shown as it comes."""
         return self.file_watch.following
-
-    @property
-    def file_change(self) -> FileChange | None:
-        """How the file on disk differs from what is shown, when it does."""
-        return self.file_watch.change
 
     @property
     def loaded(self) -> LoadedCall | None:
@@ -179,10 +167,9 @@ class RecordingScreen(Screen[None]):
         except RecordingFileError as exc:
             self._open_error = exc
         else:
-            self.table = CallTable(self.index)
             self.index.growing = self.following
             self.file_watch.seen = self.index.stamp
-            yield RecordingLoader(self.index, follow=self.following)
+            yield RecordingLoader(self.index, self.file_watch)
         yield TitleBar(self.path.name, "opening…")
         yield FileNotice()
         yield ProblemBanner(limit=1, id="file-problems")
@@ -199,9 +186,7 @@ class RecordingScreen(Screen[None]):
             self.query_one("#file-problems", ProblemBanner).show_problems((problem,))
             self.post_message(self.Built())
             return
-        self.query_one(CallList).show_table(self.table)
-        self.query_one(CallList).focus()
-        self.set_interval(LOOK_SECONDS, self.look_at_file)
+        self._browser.show_calls()
 
     @property
     def _browser(self) -> CallBrowser:
@@ -212,47 +197,25 @@ class RecordingScreen(Screen[None]):
     # -- the index and the verdict --
 
     def on_recording_loader_index_updated(self, message: RecordingLoader.IndexUpdated) -> None:
-        if self.closing or self.file_watch.stale:
-            return  # indexed as the screen went, or from a file no longer there as it was
-        self._browser.calls_indexed(message.calls, message.complete, message.appended)
-        if not self._first_rows_scheduled:
-            self._first_rows_scheduled = True
-            self.call_after_refresh(self._first_rows_shown)
-        if message.appended:
-            self.file_watch.grew()  # checked once the file stops growing
-            self._update_facts()
-        elif message.complete:
-            if self.index is not None and self.index.foreign:
-                self._show_raw_lines()
-            elif self._browser.detail is not None:  # else once the first call is drawn
-                self._browser.read_numbers()
-            self._update_facts()
-            self.query_one(RecordingLoader).check(self.following)
-        else:
-            self.query_one(TitleBar).set_facts(f"indexing {message.fraction:.0%}…")
-
-    def _first_rows_shown(self) -> None:
         if self.closing:
-            return  # closed before its first frame (the app ended: ctrl+q, SIGTERM)
-        if self.index is not None and self.index.foreign:
-            self._show_raw_lines()
-            self.call_after_refresh(self._built)
+            return  # indexed as the screen went
+        self._browser.calls_indexed(message.calls, message.complete, message.appended)
+        if self._goto_bar is None and not (self.index is None or self.index.foreign):
+            # Mounted once the first rows are drawn, like the call detail: not needed for them.
+            self.call_after_refresh(self._mount_goto_bar)
+        if not message.complete:
+            self.query_one(TitleBar).set_facts(f"indexing {message.fraction:.0%}…")
             return
-        self._browser.mount_detail()
-        self._mount_goto_bar()
+        self._update_facts()
+        if not message.appended:
+            self.query_one(RecordingLoader).check(self.following)
 
-    def _show_raw_lines(self) -> None:
-        self._browser.show_raw_lines()
-        self.refresh_bindings()
-
-    def _mount_goto_bar(self) -> GotoBar:
-        # Mounted once the first rows are drawn, like the call detail: not needed for them.
+    def _mount_goto_bar(self) -> None:
         from tui.widgets.recording.goto_bar import GotoBar
 
-        if self._goto_bar is None:
+        if self._goto_bar is None and not self.closing:
             self._goto_bar = GotoBar()
             self.mount(self._goto_bar)
-        return self._goto_bar
 
     def on_call_browser_detail_ready(self, message: CallBrowser.DetailReady) -> None:
         if not self.closing:
@@ -269,8 +232,6 @@ class RecordingScreen(Screen[None]):
         if self.index is not None and self.index.complete:
             self._browser.read_numbers()
         self.post_message(self.Built())
-        if self.file_watch.follow_default:
-            self._follow_if_recording_into()
 
     def on_recording_loader_failed(self, message: RecordingLoader.Failed) -> None:
         if not self.closing:
@@ -279,24 +240,13 @@ class RecordingScreen(Screen[None]):
     def on_recording_loader_verdict_reached(self, message: RecordingLoader.VerdictReached) -> None:
         if self.closing:
             return  # checked as the screen went
-        if not self.file_watch.takes_verdict(
-            message.verdict.following, message.verdict.stopped is not None
-        ):
-            return  # on a file no longer there as it was, or asked for before `f`
         self._show_verdict(message.verdict)
-        from tui.model.versions import version_note
-
-        self.version_note = version_note(self.path)
+        self.version_note = message.version_note
         self._update_facts()
 
     def _show_verdict(self, verdict: Verdict | None, unknown: str | None = None) -> None:
         """Mark the strict reader's problems, or drop them (`unknown` says why)."""
         self.verdict = verdict
-        if self.table is not None:
-            if verdict is None:
-                self.table.forget_verdict(unknown)
-            else:
-                self.table.set_verdict(verdict)
         problems = verdict.problems if verdict is not None else ()
         headline = verdict.headline() if verdict is not None else ""
         if self._older_format:
@@ -305,7 +255,7 @@ class RecordingScreen(Screen[None]):
             headline = migration_offer(self.path)
         self.query_one("#file-problems", ProblemBanner).show_problems(problems, headline)
         self.refresh_bindings()
-        self._browser.show_problems(problems)
+        self._browser.show_verdict(verdict, unknown)
 
     def _update_facts(self) -> None:
         if self.browser is not None and self.browser.raw_lines is not None:
@@ -313,90 +263,51 @@ class RecordingScreen(Screen[None]):
             lines = plural(self.index.line_count, "line")
             self.query_one(TitleBar).set_facts(f"{lines} · not an OpenProgram recording", True)
             return
-        if self.table is not None:
-            facts, problem = self.table.facts()
+        if self.browser is not None:
+            facts, problem = self.browser.table.facts()
             if self.version_note:
                 facts += f" · {self.version_note}"
             self.query_one(TitleBar).set_facts(facts, problem)
-            if self.following:
-                self.query_one(FileNotice).show_notice(self.table.following_note(), following=True)
-            else:
-                self.query_one(FileNotice).show_notice(self.file_watch.notice())
+            following = self.following
+            notice = self.browser.table.following_note() if following else self.file_watch.notice()
+            self.query_one(FileNotice).show_notice(notice, following=following)
 
     # -- the file on disk --
 
-    def look_at_file(self) -> None:
-        """Look at the file on disk: index what was appended (following), or say how it changed."""
-        index = self.index
-        if index is None or self.closing:
+    def on_recording_loader_file_changed(self, message: RecordingLoader.FileChanged) -> None:
+        if self.closing:
             return
-        now = stamp_of(self.path)
-        loader = self.query_one(RecordingLoader)
-        step = self.file_watch.look(now, index.size, index.complete, loader.extending)
-        if step is WatchStep.EXTEND:
-            loader.extend()
-        elif step is WatchStep.CHECK:
-            loader.check(following=True)
-        elif step is WatchStep.OFFER_RELOAD:
-            self.query_one(FileNotice).show_notice(self.file_watch.notice())
-        elif step is WatchStep.READ_AGAIN:
-            # A shortened file has lost bytes that were shown: read it again.
-            index.cut_short(now.size if now is not None else 0)
+        if message.step is WatchStep.READ_AGAIN:  # shortened: bytes on show are gone
             self._reload(self.file_watch.reload_follows, FileChange.SHRANK)
-        elif step is WatchStep.INVALIDATE and self.file_change is not None:
+            return
+        if message.step is WatchStep.INVALIDATE and self.file_watch.change is not None:
             # Replaced or removed, it is still the file read (its inode lives while it is
             # mapped): it stays on show, its verdict dropped.
-            self._following_changed()
-            loader.cancel_check()
-            self._show_verdict(None, self.file_change.notice())
-            self._update_facts()
+            self._browser.set_following(False)
+            self._show_verdict(None, self.file_watch.change.notice())
+        self._update_facts()
 
-    def _following_changed(self) -> None:
-        if self.index is not None:
-            self.index.growing = self.following
-        if self.table is not None:
-            self.table.refresh()
-        browser = self._browser
-        browser.following = self.following
-        browser.calls.clear_cache()
-        browser.show_again()
-
-    @work(thread=True, exclusive=True, group="follow-default", exit_on_error=False)
-    def _follow_if_recording_into(self) -> None:
-        """Follow this file when the configuration records into it (it is being written)."""
-        from tui.model.file_stamp import recorded_into
-
-        if recorded_into(self.path):
-            self.app.call_from_thread(self._follow_by_default)
-
-    def _follow_by_default(self) -> None:
+    def on_recording_loader_recorded_into(self, message: RecordingLoader.RecordedInto) -> None:
         if self.file_watch.follows_by_default and not self.closing:
             self.action_follow()
 
     def action_follow(self) -> None:
         """Follow the file as it is written: new calls and events appear as they come; again: stop."""
-        index = self.index
-        if index is None:
+        if self.index is None:
             return
-        loader = self.query_one(RecordingLoader)
-        step = self.file_watch.toggle_follow(index.truncated_tail)
-        if step is FollowStep.REFUSED and self.file_change is not None:
-            self.notify(f"The {self.file_change.notice()}: ctrl+r reloads it.", severity="warning")
+        step = self.query_one(RecordingLoader).toggle_follow()
+        if step is FollowStep.REFUSED and self.file_watch.change is not None:
+            notice = self.file_watch.change.notice()
+            self.notify(f"The {notice}: ctrl+r reloads it.", severity="warning")
             return
         if step is FollowStep.READ_AGAIN:
             self._reload(follow=True)  # its last line was read as cut off: read it again, followed
             return
+        self._browser.set_following(self.following)
         if step is FollowStep.STOPPED:
-            self._following_changed()
-            loader.cancel_check()
             self._show_verdict(None)
-            loader.check(following=False)
-        else:
-            self.query_one(FileNotice).show_notice(None)
-            self._following_changed()
-            if self.verdict is not None:
-                self._show_verdict(self.verdict.while_following(True))
-            self.look_at_file()
+        elif self.verdict is not None:
+            self._show_verdict(self.verdict.while_following(True))
         self._update_facts()
 
     def action_reload(self) -> None:
@@ -437,11 +348,11 @@ class RecordingScreen(Screen[None]):
             return
         # The prompt covers the footer: rebuilding it for the prompt's focus would be wasted.
         self.query_one(KeyFooter).hold()
-        bar.open(self.table.count if self.table else 0, self._goto)
+        bar.open(self.browser.table.count if self.browser else 0, self._goto)
 
     def _goto(self, target: GotoTarget | None) -> None:
-        if target is not None:
-            self._browser.go_to(target)
+        if self.browser is not None:  # else the file could not be opened
+            self.browser.go_to(target)
 
     def on_goto_bar_closed(self, message: GotoBar.Closed) -> None:
         self.query_one(KeyFooter).release()
@@ -455,11 +366,11 @@ class RecordingScreen(Screen[None]):
             self.notify("No matches: press / to find.", severity="information")
 
     def action_tab(self, step: int) -> None:
-        if detail := self._browser.detail:
-            detail.switch_tab(step)
+        if self.browser is not None and self.browser.detail is not None:
+            self.browser.detail.switch_tab(step)
 
     def action_unfold(self) -> None:
-        detail = self._browser.detail
+        detail = self.browser.detail if self.browser is not None else None
         if detail is not None and not detail.toggle_unfold():
             self.notify("Nothing to unfold: this call's request is shown whole.")
 
@@ -488,16 +399,16 @@ class RecordingScreen(Screen[None]):
         bars = self.query(FilterBar)
         bar = bars.first() if bars else FilterBar()
         if not bars:
-            self.mount(bar)
-        self.call_after_refresh(
-            bar.open, (calls.ordering or calls.order).filter, calls.filter_calls
-        )
+            self.mount(bar)  # mounted when first asked for: hidden, it must not take the focus
+        current = (calls.ordering or calls.order).filter
+        self.call_after_refresh(bar.open, current, calls.filter_calls)
 
     def action_widen_calls(self) -> None:
         self.query_one(CallPane).toggle_wide()
 
     def action_timeline(self) -> None:
-        self._browser.toggle_timeline()
+        if self.browser is not None:
+            self.browser.toggle_timeline()
 
     def on_call_timeline_bar_highlighted(self, message: CallTimeline.BarHighlighted) -> None:
         self._browser.bar_highlighted(message.ordinal)

@@ -12,6 +12,7 @@ from textual.app import ComposeResult
 from textual.containers import Horizontal
 from textual.message import Message
 
+from tui.model.call_rows import CallTable
 from tui.model.key_priority import KEYS
 from tui.widgets.common.row_list import RowList
 from tui.widgets.recording.call_list import CallHeading, CallList, CallPane
@@ -24,6 +25,7 @@ if TYPE_CHECKING:
     from tui.model.call_numbers import CallNumbers
     from tui.model.navigation import GotoTarget
     from tui.model.recording_index import RecordingIndex
+    from tui.model.verdict import Verdict
     from tui.widgets.recording.call_detail import CallDetail
     from tui.widgets.recording.find_bar import FindBar
     from tui.widgets.recording.raw_lines import RawLines
@@ -44,8 +46,8 @@ class CallBrowser(Horizontal):
 
     @dataclass(eq=False)
     class DetailReady(Message):
-        """The call detail is built and shows the cursor's call (or was dropped: not a
-        recording): work that waited for the first call may start."""
+        """The call detail is built and shows the cursor's call (or the file is not a
+        recording: its lines are shown): work that waited for the first call may start."""
 
     def __init__(
         self,
@@ -58,6 +60,8 @@ class CallBrowser(Horizontal):
         request there, once the list has that call."""
         super().__init__(id="browser")
         self.index = index
+        self.table = CallTable(index)
+        """Each call's row as listed (marked with the strict reader's verdict once it is in)."""
         self.start_at = start_at
         self.start_field = start_field
         self._listed: tuple[int, bool] = (0, False)
@@ -78,6 +82,7 @@ class CallBrowser(Horizontal):
         """Shown instead of the calls when the file is not a recording (`RecordingIndex.foreign`)."""
         self.timeline: TimelinePane | None = None
         """The session's timeline and totals, while shown (`t`)."""
+        self._first_rows_shown = False
         self._moved_at = 0.0
         """When the call list's cursor last moved (`time.monotonic()`)."""
         self._moves = 0
@@ -87,6 +92,11 @@ class CallBrowser(Horizontal):
         with CallPane(id="call-pane"):
             yield CallHeading()
             yield CallList(id="calls")
+
+    def show_calls(self) -> None:
+        """List the calls indexed so far, the cursor in the list."""
+        self.calls.show_table(self.table)
+        self.calls.focus()
 
     @property
     def closing(self) -> bool:
@@ -105,8 +115,14 @@ class CallBrowser(Horizontal):
             return self.raw_lines.query_one(RawLineList)
         return self.calls
 
-    def mount_detail(self) -> None:
+    def _build_detail(self) -> None:
         """Build the call detail (its modules are imported now: after the first rows)."""
+        if self.closing:
+            return  # closed before its first frame (the app ended: ctrl+q, SIGTERM)
+        if self.index.foreign:
+            self.show_raw_lines()
+            self.post_message(self.DetailReady())
+            return
         from tui.widgets.recording.call_detail import CallDetail
 
         self.mount(CallDetail(id="detail"))
@@ -124,6 +140,7 @@ class CallBrowser(Horizontal):
             self.detail.remove()
             self.detail = None
         self.mount(self.raw_lines)
+        self.screen.refresh_bindings()  # the keys for calls are off
 
     def on_call_detail_ready(self, message: CallDetail.Ready) -> None:
         message.stop()
@@ -139,14 +156,24 @@ class CallBrowser(Horizontal):
 
     def calls_indexed(self, count: int, complete: bool, appended: bool) -> None:
         """The index published `count` calls (all of them once `complete`; `appended` to a
-        followed file): list them, and go where the command line asked once that call is in."""
+        followed file): list them, and go where the command line asked once that call is in.
+        Once the first rows are drawn the detail is built; once the whole file is indexed the
+        calls' numbers are read (or, not a recording, its lines shown)."""
+        if not self._first_rows_shown:
+            self._first_rows_shown = True
+            self.call_after_refresh(self._build_detail)
+        if complete and not appended:
+            if self.index.foreign:
+                self.show_raw_lines()
+            elif self.detail is not None:  # else once the first call is drawn
+                self.read_numbers()
         calls = self.calls
         on_last = calls.row_count > 0 and calls.cursor == calls.row_count - 1
         calls.set_row_count(count)
         self._listed = (count, complete)
         calls.clear_cache()
-        if calls.table is not None and appended:
-            calls.table.refresh()
+        if appended:
+            self.table.refresh()
         if self.following and on_last and calls.cursor < count - 1:
             calls.move_to(count - 1)  # on the latest call: stay on the latest
         else:
@@ -196,8 +223,21 @@ class CallBrowser(Horizontal):
         if self.loaded is not None and not self.loaded.settled:
             self.show_call(self.loaded.span.ordinal, keep_position=True)
 
-    def show_problems(self, problems: tuple[RecordingProblem, ...]) -> None:
-        """Mark the strict reader's `problems` (in the call shown too)."""
+    def set_following(self, following: bool) -> None:
+        """The file is followed (calls `in progress`), or no longer."""
+        self.following = following
+        self.table.refresh()
+        self.calls.clear_cache()
+        self.show_again()
+
+    def show_verdict(self, verdict: Verdict | None, unknown: str | None = None) -> None:
+        """Mark the strict reader's problems in the rows and the call shown, or drop them
+        (`unknown` says why)."""
+        if verdict is None:
+            self.table.forget_verdict(unknown)
+        else:
+            self.table.set_verdict(verdict)
+        problems = verdict.problems if verdict is not None else ()
         self.problems = problems
         self.calls.clear_cache()
         if self.loaded is not None:
@@ -218,8 +258,10 @@ class CallBrowser(Horizontal):
             self.show_call(ordinal)
         detail.focus_content()
 
-    def go_to(self, target: GotoTarget) -> None:
+    def go_to(self, target: GotoTarget | None) -> None:
         """Show call `target.call_index` (at its event, on the Events tab), or say there is none."""
+        if target is None:
+            return
         table = self.calls.table
         ordinal = table.ordinal_of(target.call_index) if table else None
         if ordinal is None:
