@@ -45,6 +45,8 @@ if TYPE_CHECKING:
     from tui.widgets.recording.goto_bar import GotoBar
     from tui.widgets.recording.timeline import CallTimeline
 
+LOOK_SECONDS = 0.5
+"""How often the file is stat-ed for changes (a change is noticed within a second)."""
 CALL_ACTIONS = frozenset(
     (
         *("goto", "find", "match", "tab", "call", "open_call", "rerun", "follow"),
@@ -187,6 +189,7 @@ class RecordingScreen(Screen[None]):
             self.post_message(self.Built())
             return
         self._browser.show_calls()
+        self.set_interval(LOOK_SECONDS, self.look_at_file)
 
     @property
     def _browser(self) -> CallBrowser:
@@ -197,8 +200,8 @@ class RecordingScreen(Screen[None]):
     # -- the index and the verdict --
 
     def on_recording_loader_index_updated(self, message: RecordingLoader.IndexUpdated) -> None:
-        if self.closing:
-            return  # indexed as the screen went
+        if self.closing or self.file_watch.stale:
+            return  # indexed as the screen went, or from a file no longer there as it was
         self._browser.calls_indexed(message.calls, message.complete, message.appended)
         if self._goto_bar is None and not (self.index is None or self.index.foreign):
             # Mounted once the first rows are drawn, like the call detail: not needed for them.
@@ -238,8 +241,8 @@ class RecordingScreen(Screen[None]):
             self.query_one(TitleBar).set_facts(message.reason, problem=True)
 
     def on_recording_loader_verdict_reached(self, message: RecordingLoader.VerdictReached) -> None:
-        if self.closing:
-            return  # checked as the screen went
+        if self.closing or self.file_watch.stale:
+            return  # checked as the screen went, or a file no longer there as it was
         self._show_verdict(message.verdict)
         self.version_note = message.version_note
         self._update_facts()
@@ -274,13 +277,17 @@ class RecordingScreen(Screen[None]):
 
     # -- the file on disk --
 
-    def on_recording_loader_file_changed(self, message: RecordingLoader.FileChanged) -> None:
-        if self.closing:
+    def look_at_file(self) -> None:
+        """Look at the file on disk: what was appended is indexed (followed), a change is said."""
+        if self.index is None or self.closing:
             return
-        if message.step is WatchStep.READ_AGAIN:  # shortened: bytes on show are gone
+        step = self.query_one(RecordingLoader).look_at_file()
+        if step is WatchStep.READ_AGAIN:  # shortened: bytes on show are gone
             self._reload(self.file_watch.reload_follows, FileChange.SHRANK)
             return
-        if message.step is WatchStep.INVALIDATE and self.file_watch.change is not None:
+        if step in (WatchStep.EXTEND, WatchStep.CHECK, WatchStep.NOTHING):
+            return
+        if step is WatchStep.INVALIDATE and self.file_watch.change is not None:
             # Replaced or removed, it is still the file read (its inode lives while it is
             # mapped): it stays on show, its verdict dropped.
             self._browser.set_following(False)
@@ -306,8 +313,10 @@ class RecordingScreen(Screen[None]):
         self._browser.set_following(self.following)
         if step is FollowStep.STOPPED:
             self._show_verdict(None)
-        elif self.verdict is not None:
-            self._show_verdict(self.verdict.while_following(True))
+        else:
+            if self.verdict is not None:
+                self._show_verdict(self.verdict.while_following(True))
+            self.look_at_file()  # what was appended is indexed now
         self._update_facts()
 
     def action_reload(self) -> None:

@@ -22,8 +22,6 @@ if TYPE_CHECKING:
 
 FIRST_ROWS_WAIT = 2.0
 """The index pauses after its first batch until the screen is drawn, at most this long (seconds)."""
-LOOK_SECONDS = 0.5
-"""How often the file is stat-ed for changes (a change is noticed within a second)."""
 
 
 class RecordingLoader(Widget):
@@ -64,13 +62,6 @@ class RecordingLoader(Widget):
         reason: str
 
     @dataclass(eq=False)
-    class FileChanged(Message):
-        """The file on disk changed so that the view acts: `step` is `OFFER_RELOAD`,
-        `INVALIDATE` (the check on it is cancelled) or `READ_AGAIN` (the index is cut short)."""
-
-        step: WatchStep
-
-    @dataclass(eq=False)
     class RecordedInto(Message):
         """The configuration records into this file: it is followed, unless a key chose."""
 
@@ -84,14 +75,10 @@ class RecordingLoader(Widget):
         self.extending = False
         """True while appended bytes are being indexed."""
 
-    def on_mount(self) -> None:
-        self.set_interval(LOOK_SECONDS, self.look_at_file)
-
-    def look_at_file(self) -> None:
-        """Index what was appended (followed), check it once it stops growing, or tell the view
-        how it changed (`FileChanged`)."""
-        if not self.is_attached or self._pruning:
-            return
+    def look_at_file(self) -> WatchStep:
+        """Look at the file on disk: index what was appended (followed), check it once it stops
+        growing; a step the view shows (`OFFER_RELOAD`, `INVALIDATE`: its check cancelled,
+        `READ_AGAIN`: the index cut short) is returned."""
         index = self.index
         now = stamp_of(index.path)
         step = self.file_watch.look(now, index.size, index.complete, self.extending)
@@ -99,13 +86,12 @@ class RecordingLoader(Widget):
             self.extend()
         elif step is WatchStep.CHECK:
             self.check(following=True)
-        elif step is not WatchStep.NOTHING:
-            if step is WatchStep.READ_AGAIN:  # bytes on show are gone: read nothing past them
-                index.cut_short(now.size if now is not None else 0)
-            elif step is WatchStep.INVALIDATE:  # no longer followed, its check is moot
-                self.index.growing = False
-                self.cancel_check()
-            self.post_message(self.FileChanged(step))
+        elif step is WatchStep.READ_AGAIN:  # bytes on show are gone: read nothing past them
+            index.cut_short(now.size if now is not None else 0)
+        elif step is WatchStep.INVALIDATE:  # no longer followed, its check is moot
+            index.growing = False
+            self.cancel_check()
+        return step
 
     def on_recording_loader_index_updated(self, message: IndexUpdated) -> None:
         if self.file_watch.stale:
@@ -131,15 +117,12 @@ class RecordingLoader(Widget):
             self.post_message(self.RecordedInto())
 
     def toggle_follow(self) -> FollowStep:
-        """`f`: follow the file (what was appended is indexed now), or stop and check it as a
-        finished file."""
+        """`f`: follow the file, or stop and check it as a finished file."""
         step = self.file_watch.toggle_follow(self.index.truncated_tail)
         self.index.growing = self.file_watch.following
         if step is FollowStep.STOPPED:
             self.cancel_check()
             self.check(following=False)
-        elif step is FollowStep.STARTED:
-            self.look_at_file()
         return step
 
     def check(self, following: bool = False) -> None:
