@@ -398,12 +398,17 @@ class CallList(RowList):
         heading.update(text[indent:])
 
     def heading_text(self, width: int) -> Text:
-        """The headings over the rows of `width`; the model's says the order and the filter."""
+        """The headings over the rows of `width`; the model's says the filter, and the order
+        when its column is not shown (`by cost↓`, `first token↓`)."""
         if self.busy is not None:
             return Text(" " + self.busy)
         layout = self.row_layout(width)
         text = Text(" " * (layout.number_width + 3))
-        model = "model"
+        key, model = self.order.key, "model"
+        if key is not SortKey.FILE and all(column.sort_key is not key for column in layout.columns):
+            # Sorted by a number not on screen, the heading names it (else the order looks random).
+            model = f"{key.value}{'↓' if self.order.descending else '↑'}"
+            model = f"by {model}" if len(model) + 3 <= layout.model_width else model
         if self.order.active:
             shown = len(self.shown) if self.shown is not None else self.row_count
             total = self.table.count if self.table else 0
