@@ -320,6 +320,11 @@ class CallBrowser(Horizontal):
             KEYS.key_arrived()  # the indexers wait while it is read and drawn
             self.show_call(cursor)
 
+    def on_call_list_order_changed(self, message: CallList.OrderChanged) -> None:
+        """A filter that hides every call hides the call shown too (the list says `no calls`)."""
+        if self.detail is not None and message.busy is None:
+            self.detail.display = self.calls.row_count > 0
+
     def on_call_list_call_opened(self, message: CallList.CallOpened) -> None:
         message.stop()
         self.open_call()
