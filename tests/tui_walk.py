@@ -41,7 +41,9 @@ async def walk(path: Path, every_call: bool) -> dict[str, object]:
             await pilot.press("o")
         await until(pilot, lambda: calls.ordering is None, timeout=120)
         await pilot.press("t")
-        await until(pilot, lambda: screen._timeline is not None)
+        await until(
+            pilot, lambda: screen.browser is not None and screen.browser.timeline is not None
+        )
         await pilot.press("t")
         walked = 0
         if every_call:

@@ -10,7 +10,7 @@ from textual.widgets import Input
 
 from openprogram.recordings import managed_path, select_replay
 from tui.model.demo import DAMAGED_DEMO_ID, DEMO_RECORDING_ID, damage_copy, write_demo_recording
-from tui.screens.recording import RecordingScreen
+from tui.widgets.recording.call_browser import CallBrowser
 
 
 def write_private(path: Path, data: bytes) -> Path:
@@ -59,4 +59,4 @@ def steady_ui(monkeypatch: pytest.MonkeyPatch) -> None:
     timing."""
     monkeypatch.setenv("TEXTUAL_ANIMATIONS", "none")
     monkeypatch.setattr(Input, "_toggle_cursor", lambda self: None)
-    monkeypatch.setattr(RecordingScreen, "burst_seconds", 0.0)
+    monkeypatch.setattr(CallBrowser, "burst_seconds", 0.0)

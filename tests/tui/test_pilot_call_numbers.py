@@ -86,3 +86,44 @@ async def test_escape_stops_reading_every_call_to_sort(session: Path) -> None:
         KEYS.key_arrived(hold=0)
         await until(pilot, lambda: not list(screen.workers))  # the reading stopped
         assert calls.order.key is SortKey.FILE and screen.is_attached  # still on the screen
+
+
+async def test_a_sort_by_a_column_not_on_screen_names_its_key_in_the_heading(
+    session: Path,
+) -> None:
+    """#42 item 4: at 80 columns only `took` is shown; sorted by first token, gap, tokens or
+    cost the order looked random with nothing naming the key."""
+    from tui.widgets.recording.call_list import CallHeading
+
+    async with OpenProgramTUI([session]).run_test(size=(80, 24)) as pilot:
+        screen = await recording_ready(pilot)
+        calls = screen.query_one(CallList)
+        heading = screen.query_one(CallHeading)
+        await pilot.press("o")  # took: its column says it
+        await until(pilot, lambda: calls.order.key is SortKey.DURATION and calls.ordering is None)
+        assert "took↓" in str(heading.render()) and "by " not in str(heading.render())
+        for key in (SortKey.FIRST_TOKEN, SortKey.GAP, SortKey.TOKENS_IN):
+            await pilot.press("o")
+            await until(pilot, lambda k=key: calls.order.key is k and calls.ordering is None)
+            assert f"{key.value}↓" in str(heading.render())  # `by …` where it fits
+        await pilot.press("O")
+        await until(pilot, lambda: not calls.order.descending and calls.ordering is None)
+        assert "by tokens in↑" in str(heading.render())  # 13 of the 14 columns
+
+
+async def test_a_filter_that_matches_nothing_shows_no_call(session: Path) -> None:
+    """#42 item 21: the list said `no calls` while the detail still showed the hidden call."""
+    from tui.widgets.recording.call_detail import CallDetail
+
+    async with OpenProgramTUI([session]).run_test(size=(80, 24)) as pilot:
+        screen = await recording_ready(pilot)
+        calls = screen.query_one(CallList)
+        detail = screen.query_one(CallDetail)
+        assert detail.display
+        await pilot.press("ampersand", *"model:nosuchmodel", "enter")
+        await until(pilot, lambda: calls.order.filter.active and calls.ordering is None)
+        assert calls.row_count == 0 and not detail.display
+        await pilot.press("ampersand", "ctrl+u", "enter")  # every call again: the call is back
+        await until(pilot, lambda: not calls.order.active)
+        assert calls.row_count == 40 and detail.display
+        await until(pilot, lambda: screen.loaded is not None and screen.loaded.call_index == 0)

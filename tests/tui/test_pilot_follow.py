@@ -129,7 +129,7 @@ async def test_a_replaced_file_says_so(tmp_path: Path) -> None:
         screen = await recording_ready(pilot)
         other = write_rows(tmp_path / "other.jsonl", [header(), *call_rows(0, ["z"]), request(1)])
         os.replace(other, path)
-        await until(pilot, lambda: screen.file_change is FileChange.REPLACED)
+        await until(pilot, lambda: screen.file_watch.change is FileChange.REPLACED)
         assert "validity unknown (file was replaced on disk)" in facts(screen)
         await pilot.press("f")  # following the old content is refused
         assert not screen.following

@@ -60,14 +60,16 @@ async def test_keys_typed_fast_show_only_the_call_the_cursor_stops_on(demo_file:
     async with app.run_test(size=SIZE) as pilot:
         screen = await recording_ready(pilot)
         shown: list[int] = []
-        show_call = screen._show_call
+        browser = screen.browser
+        assert browser is not None
+        show_call = browser.show_call
 
         def recorded(ordinal: int, *args: object, **kwargs: object) -> None:
             shown.append(ordinal)
             show_call(ordinal, *args, **kwargs)  # type: ignore[arg-type]
 
-        screen._show_call = recorded  # type: ignore[method-assign]
-        screen.burst_seconds = 1.0  # wide enough that a slow machine's keys are one burst too
+        browser.show_call = recorded  # type: ignore[method-assign]
+        browser.burst_seconds = 1.0  # wide enough that a slow machine's keys are one burst too
         keys_at_once(app, "j")
         await until(pilot, lambda: shown == [1])  # a move on its own: its call is shown
         for _ in range(2):
@@ -237,7 +239,9 @@ async def test_a_damaged_file_opens_with_its_problems_marked(damaged_file: Path)
         detail = screen.query_one(CallDetail)
         call_banner = str(detail.query_one("#call-problems", ProblemBanner).render())
         assert "line 93, call 3: call has no call_end" in call_banner
-        assert screen.table is not None and screen.table.summary(3).outcome == "unfinished"
+        assert (
+            screen.browser is not None and screen.browser.table.summary(3).outcome == "unfinished"
+        )
 
 
 async def test_a_missing_file_says_so(tmp_path: Path) -> None:

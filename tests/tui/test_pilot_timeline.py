@@ -44,3 +44,26 @@ async def test_the_timeline_shows_every_call_and_enter_opens_one(
         assert not timeline.has_focus and not calls.has_focus  # in the call's detail
         await pilot.press("t")  # hidden again
         await until(pilot, lambda: not screen.query(CallTimeline))
+
+
+async def test_t_on_a_late_call_keeps_it_in_view_in_the_list_and_the_timeline(
+    session: Path,
+) -> None:
+    """#42 item 2: `G` then `t` showed bars #0–#11 and scrolled the list's cursor out of view."""
+    async with OpenProgramTUI([session]).run_test(size=(80, 24)) as pilot:
+        screen = await recording_ready(pilot)
+        calls = screen.query_one(CallList)
+        await pilot.press("G")
+        await until(pilot, lambda: screen.loaded is not None and screen.loaded.call_index == 39)
+        await pilot.press("t")
+        await until(pilot, lambda: bool(screen.query(CallTimeline)))
+        timeline = screen.query_one(CallTimeline)
+        await until(pilot, lambda: timeline.row_count == 40 and timeline.has_focus)
+        await pilot.pause()
+
+        def in_view(rows: CallList | CallTimeline) -> bool:
+            top, height = rows.scroll_offset.y, rows.scrollable_content_region.height
+            return top <= rows.cursor < top + height
+
+        assert timeline.cursor == 39 and in_view(timeline)
+        assert calls.cursor_ordinal == 39 and in_view(calls)

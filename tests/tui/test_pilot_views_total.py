@@ -42,7 +42,9 @@ async def walk_every_view(path: Path) -> None:
             await pilot.press("o")
             await until(pilot, lambda: calls.ordering is None)
         await pilot.press("t")
-        await until(pilot, lambda: screen._timeline is not None)
+        await until(
+            pilot, lambda: screen.browser is not None and screen.browser.timeline is not None
+        )
         await pilot.pause()
 
 

@@ -23,23 +23,36 @@ class Bar:
     gap: int
 
 
-def axis_ms(stats: Sequence[CallStats | None]) -> int | None:
-    """The session's length: the latest end of a call or of the gap after it; None: no times."""
-    ends = [
-        s.start_ms + s.duration_ms + (s.gap_after_ms or 0)
+@dataclass(frozen=True)
+class TimeAxis:
+    """The session on one axis: from the first call's start (`start_ms`, after the recording's
+    start) for `length_ms`, as the totals count its wall time."""
+
+    start_ms: int
+    length_ms: int
+
+
+def time_axis(stats: Sequence[CallStats | None]) -> TimeAxis | None:
+    """The axis of the calls `stats`: the first start to the latest end of a call or of the gap
+    after it; None: no times."""
+    timed = [
+        (s.start_ms, s.start_ms + s.duration_ms + (s.gap_after_ms or 0))
         for s in stats
         if s is not None and s.start_ms is not None and s.duration_ms is not None
     ]
-    return max(ends) if ends else None
+    if not timed:
+        return None
+    start = min(begin for begin, _ in timed)
+    return TimeAxis(start, max(end for _, end in timed) - start)
 
 
-def bar(stats: CallStats | None, axis: int, width: int) -> Bar | None:
-    """Where call `stats` sits on an axis of `axis` ms drawn in `width` columns (a call takes at
-    least one column, so a short one is still seen); None when its times were not recorded."""
+def bar(stats: CallStats | None, axis: TimeAxis, width: int) -> Bar | None:
+    """Where call `stats` sits on `axis` drawn in `width` columns (a call takes at least one
+    column, so a short one is still seen); None when its times were not recorded."""
     if stats is None or stats.start_ms is None or stats.duration_ms is None or width <= 0:
         return None
-    scale = width / max(axis, 1)
-    start = min(int(stats.start_ms * scale), width - 1)
+    scale = width / max(axis.length_ms, 1)
+    start = min(max(0, int((stats.start_ms - axis.start_ms) * scale)), width - 1)
     model = max(1, round(stats.duration_ms * scale))
     model = min(model, width - start)
     gap = round((stats.gap_after_ms or 0) * scale)

@@ -9,12 +9,12 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
-from textual.screen import ModalScreen
 from textual.widgets import Button, Static
 
 from openprogram.recordings.check import AcceptedCall
 from openprogram.text import plural
 from openprogram.visible_text import visible_line
+from tui.screens.dialog import DialogScreen
 from tui.theme import rich_style
 
 
@@ -38,7 +38,7 @@ def review_text(accepted: list[AcceptedCall], variables: Mapping[str, str]) -> T
     return text
 
 
-class AcceptReviewScreen(ModalScreen[bool]):
+class AcceptReviewScreen(DialogScreen[bool]):
     """Lists what accepting writes; `y` (or the button) accepts, `n`/esc writes nothing."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -47,18 +47,7 @@ class AcceptReviewScreen(ModalScreen[bool]):
     ]
     DEFAULT_CSS = """
     AcceptReviewScreen {
-        align: center middle;
-        background: $background 50%;
-        & > Vertical {
-            width: 110;
-            max-width: 100%;
-            height: auto;
-            max-height: 100%;
-            padding: 0 1;
-            background: $panel;
-            border: thick $warning;
-            border-title-color: $text;
-        }
+        & > Vertical { width: 110; padding: 0 1; border: thick $warning; }
         & VerticalScroll { height: auto; max-height: 20; }
         & #accept-note { color: $text-muted; margin: 1 0 0 0; }
         & Horizontal { height: auto; align-horizontal: right; }

@@ -8,11 +8,12 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
-from textual.screen import ModalScreen
 from textual.widgets import Button, Static
 
+from tui.screens.dialog import DialogScreen
 
-class ConfirmScreen(ModalScreen[bool]):
+
+class ConfirmScreen(DialogScreen[bool]):
     """Asks `question`; `y` or the confirm button answers yes, `n` or escape no."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -21,15 +22,7 @@ class ConfirmScreen(ModalScreen[bool]):
     ]
     DEFAULT_CSS = """
     ConfirmScreen {
-        align: center middle;
-        background: $background 50%;
-        & > Vertical {
-            width: 64;
-            height: auto;
-            padding: 1 2;
-            background: $panel;
-            border: thick $error;
-        }
+        & > Vertical { width: 64; padding: 1 2; border: thick $error; }
         & #confirm-question { margin-bottom: 1; }
         & Horizontal { height: auto; align-horizontal: right; }
         & Button { margin-left: 2; }

@@ -78,6 +78,8 @@ class RowList(ScrollView, can_focus=True):
         self._strips: LRUCache[tuple[int, int, bool, bool, bool], Strip] = LRUCache(1024)
         self._reveal_pending = False
         """The cursor moved before the list had a size: scroll to it once it has one."""
+        self._laid_out_height = 0
+        """The list's height at the last layout (a shorter one scrolls to the cursor)."""
         self._base_style: Style | None = None
 
     # -- what subclasses provide --
@@ -158,8 +160,11 @@ class RowList(ScrollView, can_focus=True):
         # to the cursor here (rather than on the `Resize` event, handled after the frame) puts a
         # list shown for the first time at its cursor in that first frame.
         resized = super()._size_updated(size, virtual_size, container_size, layout)
-        if self._reveal_pending:
+        # A list made shorter (a pane opened under it, the terminal resized) keeps its cursor in
+        # view, as a list shown for the first time shows it.
+        if self._reveal_pending or size.height < self._laid_out_height:
             self._scroll_to_cursor()
+        self._laid_out_height = size.height
         return resized
 
     def notify_style_update(self) -> None:

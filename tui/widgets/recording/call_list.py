@@ -32,7 +32,7 @@ from tui.model.call_columns import (
     columns_for,
     heading,
 )
-from tui.model.call_order import CallOrder, SortKey, order_calls
+from tui.model.call_order import CallFilter, CallOrder, SortKey, order_calls
 from tui.model.call_rows import BAD_OUTCOMES, IN_PROGRESS, PENDING, CallTable
 from tui.model.key_priority import KEYS
 from tui.widgets.common.row_list import RowList
@@ -103,6 +103,10 @@ class CallPane(Vertical):
     """The call list under its headings."""
 
     DEFAULT_CSS = "CallPane { height: 1fr; }"
+
+    def toggle_wide(self) -> None:
+        """Give the call list most of the width (every number column that fits), or its share."""
+        self.toggle_class("-wide")
 
 
 class CallList(RowList):
@@ -299,6 +303,21 @@ class CallList(RowList):
         self._set_busy("reading calls…")
         self._work_out_order(order)
 
+    def sort_by_next(self) -> None:
+        """Sort by the next number (file order, duration, first token, ...)."""
+        current = self.ordering or self.order
+        self.set_order(CallOrder(current.key.next(), current.descending, current.filter))
+
+    def reverse_sort(self) -> None:
+        """Biggest first, or smallest first."""
+        current = self.ordering or self.order
+        self.set_order(CallOrder(current.key, not current.descending, current.filter))
+
+    def filter_calls(self, wanted: CallFilter) -> None:
+        """Show only the calls `wanted` accepts (in the order shown now)."""
+        current = self.ordering or self.order
+        self.set_order(CallOrder(current.key, current.descending, wanted))
+
     def cancel_order(self) -> bool:
         """Stop working out an order (escape); False when none is being worked out."""
         if self.ordering is None:
@@ -379,12 +398,17 @@ class CallList(RowList):
         heading.update(text[indent:])
 
     def heading_text(self, width: int) -> Text:
-        """The headings over the rows of `width`; the model's says the order and the filter."""
+        """The headings over the rows of `width`; the model's says the filter, and the order
+        when its column is not shown (`by cost↓`, `first token↓`)."""
         if self.busy is not None:
             return Text(" " + self.busy)
         layout = self.row_layout(width)
         text = Text(" " * (layout.number_width + 3))
-        model = "model"
+        key, model = self.order.key, "model"
+        if key is not SortKey.FILE and all(column.sort_key is not key for column in layout.columns):
+            # Sorted by a number not on screen, the heading names it (else the order looks random).
+            model = f"{key.value}{'↓' if self.order.descending else '↑'}"
+            model = f"by {model}" if len(model) + 3 <= layout.model_width else model
         if self.order.active:
             shown = len(self.shown) if self.shown is not None else self.row_count
             total = self.table.count if self.table else 0

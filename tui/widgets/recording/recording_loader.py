@@ -1,9 +1,11 @@
 """The background work behind a recording view: the line index, then the strict reader's verdict;
-for a file being followed, the index of what was appended."""
+for a file being followed, the index of what was appended; and the look at the file on disk twice
+a second (`FileWatch`), which says when what is shown no longer describes it."""
 
 from __future__ import annotations
 
 import threading
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from textual import work
@@ -11,6 +13,8 @@ from textual.message import Message
 from textual.widget import Widget
 from textual.worker import Worker, WorkerState, get_current_worker
 
+from openprogram.recordings import stamp_of
+from tui.model.file_stamp import FileWatch, FollowStep, WatchStep, recorded_into
 from tui.model.recording_index import RecordingIndex
 
 if TYPE_CHECKING:
@@ -27,47 +31,99 @@ class RecordingLoader(Widget):
     index pauses after its first batch until `screen_drawn()` is called, which gives the UI
     thread the interpreter while it draws the first rows and builds the rest of the screen (the
     call detail, its modules imported: a third of a second alone, two seconds beside the index).
-    Reports flow up as messages.
+    Reports flow up as messages; those about a file that is no longer as it was read (or a
+    verdict asked for before following started or stopped) are dropped here.
     """
 
     DEFAULT_CSS = "RecordingLoader { display: none; }"
 
+    @dataclass(eq=False)
     class IndexUpdated(Message):
         """The index published more calls (`complete` when the whole file is indexed;
         `appended` when they were appended to a followed file since it was)."""
 
-        def __init__(
-            self, calls: int, complete: bool, fraction: float, appended: bool = False
-        ) -> None:
-            super().__init__()
-            self.calls, self.complete, self.fraction = calls, complete, fraction
-            self.appended = appended
+        calls: int
+        complete: bool
+        fraction: float
+        appended: bool = False
 
+    @dataclass(eq=False)
     class VerdictReached(Message):
-        """The strict reader finished with the whole file."""
+        """The strict reader finished with the whole file (`version_note`: what accept or
+        rerecord made of it, and the versions kept)."""
 
-        def __init__(self, verdict: Verdict) -> None:
-            super().__init__()
-            self.verdict = verdict
+        verdict: Verdict
+        version_note: str | None = None
 
+    @dataclass(eq=False)
     class Failed(Message):
         """Indexing or validation stopped with an error."""
 
-        def __init__(self, reason: str) -> None:
-            super().__init__()
-            self.reason = reason
+        reason: str
 
-    def __init__(self, index: RecordingIndex, follow: bool = False) -> None:
+    @dataclass(eq=False)
+    class RecordedInto(Message):
+        """The configuration records into this file: it is followed, unless a key chose."""
+
+    def __init__(self, index: RecordingIndex, file_watch: FileWatch) -> None:
         super().__init__()
         self.index = index
+        self.file_watch = file_watch
+        """The file on disk against what is shown (the view's: it decides with it too)."""
         self._screen_is_drawn = threading.Event()
-        self._build(follow)
+        self._build(file_watch.following)
         self.extending = False
         """True while appended bytes are being indexed."""
 
+    def look_at_file(self) -> WatchStep:
+        """Look at the file on disk: index what was appended (followed), check it once it stops
+        growing; a step the view shows (`OFFER_RELOAD`, `INVALIDATE`: its check cancelled,
+        `READ_AGAIN`: the index cut short) is returned."""
+        index = self.index
+        now = stamp_of(index.path)
+        step = self.file_watch.look(now, index.size, index.complete, self.extending)
+        if step is WatchStep.EXTEND:
+            self.extend()
+        elif step is WatchStep.CHECK:
+            self.check(following=True)
+        elif step is WatchStep.READ_AGAIN:  # bytes on show are gone: read nothing past them
+            index.cut_short(now.size if now is not None else 0)
+        elif step is WatchStep.INVALIDATE:  # no longer followed, its check is moot
+            index.growing = False
+            self.cancel_check()
+        return step
+
+    def on_recording_loader_index_updated(self, message: IndexUpdated) -> None:
+        if self.file_watch.stale:
+            message.stop()  # indexed from a file that is no longer there as it was
+        elif message.appended:
+            self.file_watch.grew()  # checked once the file stops growing
+
+    def on_recording_loader_verdict_reached(self, message: VerdictReached) -> None:
+        verdict = message.verdict
+        if not self.file_watch.takes_verdict(verdict.following, verdict.stopped is not None):
+            message.stop()  # on a file no longer there as it was, or asked for before `f`
+
     def screen_drawn(self) -> None:
-        """Let the index go on (the first rows and the first call are on screen)."""
+        """Let the index go on (the first rows and the first call are on screen); find out
+        whether the configuration records into the file, when nobody chose to follow it."""
         self._screen_is_drawn.set()
+        if self.file_watch.follow_default:
+            self._look_for_recorder()
+
+    @work(thread=True, exclusive=True, group="follow-default", exit_on_error=False)
+    def _look_for_recorder(self) -> None:
+        if recorded_into(self.index.path):
+            self.post_message(self.RecordedInto())
+
+    def toggle_follow(self) -> FollowStep:
+        """`f`: follow the file, or stop and check it as a finished file."""
+        step = self.file_watch.toggle_follow(self.index.truncated_tail)
+        self.index.growing = self.file_watch.following
+        if step is FollowStep.STOPPED:
+            self.cancel_check()
+            self.check(following=False)
+        return step
 
     def check(self, following: bool = False) -> None:
         """Start the strict reader on the whole file (`following`: it is still being written)."""
@@ -111,12 +167,14 @@ class RecordingLoader(Widget):
     @work(thread=True, exclusive=True, group="verdict", exit_on_error=False)
     def _check(self, following: bool) -> None:
         from tui.model.verdict import check_recording
+        from tui.model.versions import version_note
 
         worker = get_current_worker()
         index = self.index
         verdict = check_recording(index.path, index.size, cancelled=lambda: worker.is_cancelled)
         if verdict is not None and not worker.is_cancelled:
-            self.post_message(self.VerdictReached(verdict.while_following(following)))
+            note = version_note(index.path)  # the versions folder, read here: not on the UI thread
+            self.post_message(self.VerdictReached(verdict.while_following(following), note))
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         if event.state is WorkerState.ERROR:

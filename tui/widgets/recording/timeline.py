@@ -16,7 +16,7 @@ from textual.worker import get_current_worker
 
 from tui.model.call_columns import format_ms
 from tui.model.key_priority import KEYS
-from tui.model.timeline import axis_ms, bar, session_line
+from tui.model.timeline import TimeAxis, bar, session_line, time_axis
 from tui.widgets.common.row_list import RowList
 
 if TYPE_CHECKING:
@@ -61,11 +61,11 @@ class CallTimeline(RowList):
     def __init__(self, numbers: CallNumbers) -> None:
         super().__init__(id="timeline")
         self.numbers = numbers
-        self.axis: int | None = None
+        self.axis: TimeAxis | None = None
 
     def show_calls(self, count: int) -> None:
         """Draw the bars of the first `count` calls (every call's numbers are read by now)."""
-        self.axis = axis_ms([self.numbers.get(n) for n in range(count)])
+        self.axis = time_axis([self.numbers.get(n) for n in range(count)])
         self.clear_cache()
         self.set_row_count(count)
 
@@ -152,8 +152,8 @@ class TimelinePane(Vertical):
         if session is None:  # the file is still being indexed or followed: totals so far
             summary.update(f"{message.total} calls read · the file is still being read")
         else:
-            axis = axis_ms([self.numbers.get(n) for n in range(message.total)])
-            scale = f" · axis 0–{format_ms(axis)}" if axis is not None else ""
+            axis = time_axis([self.numbers.get(n) for n in range(message.total)])
+            scale = f" · axis 0–{format_ms(axis.length_ms)}" if axis is not None else ""
             cache = self.numbers.cache_session()
             summary.update(Text(session_line(session, price_table(), cache) + scale))
         timeline.show_calls(message.total)
