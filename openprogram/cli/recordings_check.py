@@ -189,16 +189,28 @@ SUGGESTION = re.compile(r"normalize (?P<path>.+?) (?P<presets>[\w-]+(?:, [\w-]+)
 """The mismatch's `suggestion`: `normalize PATH PRESET[, PRESET…]`."""
 
 
-def suggestion_fixes(result: CheckResult, command: Sequence[str] = ()) -> dict[str, str] | None:
+def given_rule_arguments(args: argparse.Namespace) -> list[str]:
+    """The `--ignore`/`--normalize` arguments of this check, as typed, for a command to suggest."""
+    given: list[str] = []
+    for pattern in args.ignore:
+        given += ["--ignore", pattern]
+    for pattern, preset in args.normalize:
+        given += ["--normalize", pattern, preset]
+    return given
+
+
+def suggestion_fixes(
+    result: CheckResult, command: Sequence[str] = (), given_rules: Sequence[str] = ()
+) -> dict[str, str] | None:
     """The mismatch's suggested rule as what to type: `command`, the same check with it
-    (`--normalize PATH PRESET`, repeated), and `pyproject`, the lines that keep it for every
-    replay of the project; None without a suggestion."""
+    (the rules already given, then `--normalize PATH PRESET`, repeated), and `pyproject`, the
+    lines that keep it for every replay of the project; None without a suggestion."""
     suggestion = result.mismatch.suggestion if result.mismatch is not None else None
     matched = SUGGESTION.fullmatch(suggestion or "")
     if matched is None:
         return None
     path, presets = matched["path"], matched["presets"].split(", ")
-    line = ["openprogram", "recordings", "check", result.recording]
+    line = ["openprogram", "recordings", "check", result.recording, *given_rules]
     for preset in presets:
         line += ["--normalize", path, preset]
     if command:
@@ -210,8 +222,10 @@ def suggestion_fixes(result: CheckResult, command: Sequence[str] = ()) -> dict[s
     return {"command": shlex.join(line), "pyproject": pyproject}
 
 
-def _print_suggestion(result: CheckResult, out: Output, command: Sequence[str]) -> None:
-    fixes = suggestion_fixes(result, command)
+def _print_suggestion(
+    result: CheckResult, out: Output, command: Sequence[str], given_rules: Sequence[str]
+) -> None:
+    fixes = suggestion_fixes(result, command, given_rules)
     if fixes is None:
         return
     out.line("try it:  ", fixes["command"])
@@ -220,7 +234,12 @@ def _print_suggestion(result: CheckResult, out: Output, command: Sequence[str]) 
         out.line("  ", line)
 
 
-def print_check(result: CheckResult, out: Output, command: Sequence[str] = ()) -> None:
+def print_check(
+    result: CheckResult,
+    out: Output,
+    command: Sequence[str] = (),
+    given_rules: Sequence[str] = (),
+) -> None:
     """The result for people: the verdict first, then what it takes to act on it."""
     colour = {"ok": "green", "mismatch": "red", "incomplete": "yellow", "error": "red"}
     out.line((result.status, f"bold {colour[result.status]}"), f"  {result.recording}")
@@ -239,7 +258,7 @@ def print_check(result: CheckResult, out: Output, command: Sequence[str] = ()) -
         )
     if result.mismatch is not None:
         out.raw(result.mismatch.message + "\n")
-        _print_suggestion(result, out, command)
+        _print_suggestion(result, out, command, given_rules)
     elif result.status == "incomplete":
         never = ", ".join(str(index) for index in result.never_requested)
         out.line(f"never requested: call {never}")
@@ -294,13 +313,13 @@ def check(args: argparse.Namespace, out: Output) -> int:
             out.stderr.write("\r\033[K")
     if args.json:
         value = result.json_value()
-        fixes = suggestion_fixes(result, args.command)
+        fixes = suggestion_fixes(result, args.command, given_rule_arguments(args))
         if fixes is not None:
             value["mismatch"]["suggestion_command"] = fixes["command"]
             value["mismatch"]["suggestion_pyproject"] = fixes["pyproject"]
         out.json(value)
     else:
-        print_check(result, out, args.command)
+        print_check(result, out, args.command, given_rule_arguments(args))
     if args.html is not None:
         _write_html(args.html, result, out, quiet=args.json)
     return 0 if result.status == "ok" else 1

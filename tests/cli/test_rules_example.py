@@ -131,3 +131,28 @@ def test_accept_lists_the_same_fields_as_the_diff_of_the_two_versions(
         for d in call["request"]
     }
     assert {(index, path) for index, path, _ in listed} == compared
+
+
+def test_following_the_suggested_commands_converges(openprogram_home: Path, tmp_path: Path) -> None:
+    """Each suggested command keeps the rules already given, so running the suggestion of the
+    suggestion moves forward to ok instead of back to the first difference."""
+    project = tmp_path / "dated_agent"
+    shutil.copytree(EXAMPLE, project)
+    (project / "pyproject.toml").unlink()  # no rules: two fields change by themselves
+    agent = [sys.executable, str(project / "agent.py")]
+    made = run_in(
+        project, openprogram_home, "record", "--name", "dated", "--", *agent, day="2026-12-01"
+    )
+    assert made.returncode == 0, made.stderr
+    command = ["openprogram", "recordings", "check", "dated"]
+    suggested: list[str] = []
+    for _ in range(4):
+        tried = run_in(project, openprogram_home, *command[2:], "--json", day="2026-12-02")
+        value = json.loads(tried.stdout)
+        if value["status"] == "ok":
+            break
+        assert value["mismatch"]["suggestion"] is not None, value["mismatch"]["message"]
+        suggested.append(value["mismatch"]["field_path"])
+        command = shlex.split(value["mismatch"]["suggestion_command"])
+    assert value["status"] == "ok", value
+    assert suggested[0] == "context.system_prompt" and len(set(suggested)) == len(suggested) == 2
