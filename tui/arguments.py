@@ -16,9 +16,15 @@ class RecordingArgumentError(ValueError):
 
 def recording_path(text: str) -> Path:
     """The file a PATH or managed ID names: an existing file as given, else the managed
-    recording with that ID (as `openprogram recordings` takes them); refused before the app
+    recording with that ID (as `openprogram recordings` takes them), else the file a running
+    `record --name ID -- COMMAND` is making; refused before the app
     starts by the library's file policy (missing, a symlink, not a regular file)."""
-    from openprogram.recordings import RecordingSelectorError, inspect, locate_recording
+    from openprogram.recordings import (
+        RecordingSelectorError,
+        inspect,
+        locate_recording,
+        running_recording,
+    )
 
     given = Path(text)
     if not os.path.lexists(given):
@@ -26,9 +32,14 @@ def recording_path(text: str) -> Path:
             location = locate_recording(text)
         except RecordingSelectorError:
             raise RecordingArgumentError(text, "no such file or managed recording") from None
-        if location.recording_id is None or not os.path.lexists(location.path):
+        if location.recording_id is None:
             raise RecordingArgumentError(text, "no such file or managed recording")
         given = location.path
+        if not os.path.lexists(given):  # `record --name ID -- COMMAND` may be making it now
+            running = running_recording(location.recording_id)
+            if running is None:
+                raise RecordingArgumentError(text, "no such file or managed recording")
+            given = running
     if given.is_dir() and not given.is_symlink():
         raise RecordingArgumentError(text, "is a directory, not a recording file")
     state = inspect(given)

@@ -10,6 +10,8 @@ It moves into the managed root when the program succeeded, was stopped by a sign
 or `keep_failed` is set. The program dies with us even on `kill -9` (`child_process`). Two runs
 recording under the same `--name` at once: the first to finish takes the name, the other's
 recording is kept under a new ID, and the result says so (`name_taken`).
+
+While it runs, the recording is findable (`openprogram.recordings.running`).
 """
 
 from __future__ import annotations
@@ -37,6 +39,7 @@ from openprogram.providers.recording.store import (
 )
 from openprogram.recordings.child_process import die_with_parent, forwarding_signals
 from openprogram.recordings.entry import entry_scrub_rules, kept_entry
+from openprogram.recordings.running import STAGING_PREFIX, hold_recorder_lock
 from openprogram.recordings.selection import create_recording_file
 from openprogram.recordings.trust import trust_stored_command
 
@@ -57,14 +60,13 @@ class OneShotRecording(BaseModel):
     """The `--name` asked for, when another run took it meanwhile (`recording_id` is a new ID)."""
 
 
-def _stage(recording_id: str, argv: Sequence[str], cwd: str) -> tuple[Path, Path]:
-    home = Path(tempfile.mkdtemp(prefix=".record-", dir=state_dir()))  # mkdtemp makes it 0700
+def _stage(home: Path, recording_id: str, argv: Sequence[str], cwd: str) -> Path:
     (home / "recordings").mkdir(mode=0o700)
     staged = home / "recordings" / f"{recording_id}.jsonl"
     entry = kept_entry(argv, cwd, entry_scrub_rules(cwd))
     create_recording_file(staged, recording_id, entry)
     write_run_spec(home, ChildRunSpec(mode="record", recording=recording_id))
-    return home, staged
+    return staged
 
 
 class CommandNotStarted(OpenProgramError):
@@ -101,8 +103,10 @@ def record_command(
             recording_id, f"already exists ({final}); choose another --name"
         )
     run_cwd = os.path.abspath(cwd or os.getcwd())
-    home, staged = _stage(recording_id, argv, run_cwd)
+    home = Path(tempfile.mkdtemp(prefix=STAGING_PREFIX, dir=state_dir()))  # 0700
+    lock = hold_recorder_lock(home)
     try:
+        staged = _stage(home, recording_id, argv, run_cwd)
         env = {**os.environ, "OPENPROGRAM_HOME": str(home)}
         with forwarding_signals() as forwarder:
             try:
@@ -135,6 +139,7 @@ def record_command(
         )
     finally:
         shutil.rmtree(home, ignore_errors=True)
+        os.close(lock)
 
 
 def _keep(staged: Path, recording_id: str, final: Path) -> tuple[str, Path]:
