@@ -43,6 +43,7 @@ from openprogram.providers.recording.rows import (
     MIGRATE_COMMAND,
     RECORDING_FORMAT_VERSION,
     ROW_TYPES,
+    classify_row_tail,
 )
 from openprogram.providers.recording.scan_facts import MAX_PROBLEMS, ScanFacts
 from openprogram.providers.types import EVENT_TYPES, AssistantMessageEvent
@@ -376,6 +377,8 @@ def _parse(
                     + way_forward,
                 )
                 foreign = True
+                # Not read, but counted as the TUI counts them: every view says the same totals.
+                calls_found, events_found = _count_rows(line for _, line, ended in lines if ended)
                 break
             continue
         if header is None:
@@ -468,6 +471,22 @@ def _parse(
         problems=tuple(problems.found),
         facts=_facts(header, size, calls_found, events_found, tuple(sorted(open_calls)), problems),
     )
+
+
+def _count_rows(lines: Iterable[bytes]) -> tuple[int, int]:
+    """The request and event rows among `lines` of a file of another format, by their `type`."""
+    requests = events = 0
+    for line in lines:
+        kind = classify_row_tail(line)
+        if kind is None and line.strip():
+            try:
+                row = json.loads(line)
+            except (ValueError, RecursionError):
+                continue
+            kind = row.get("type") if isinstance(row, dict) else None
+        requests += kind == "request"
+        events += kind == "event"
+    return requests, events
 
 
 def _message_count(row: RequestRow, counts: dict[int, int | None]) -> int | None:
