@@ -361,11 +361,14 @@ def repair(args: argparse.Namespace, out: Output) -> int:
         out.json(report.model_dump(mode="json"))
         return 0
     if report.already_valid:
-        out.line(f"{report.recording_id} is already valid ({report.kept_calls} calls); unchanged")
+        out.line(
+            f"{report.recording_id} is already valid ({plural(report.kept_calls, 'call')}); unchanged"
+        )
         return 0
     out.line(
         ("repaired ", "bold green"),
-        f"{report.recording_id}: kept {report.kept_calls} calls, {report.kept_events} events",
+        f"{report.recording_id}: kept {plural(report.kept_calls, 'call')}, "
+        f"{plural(report.kept_events, 'event')}",
     )
     out.line(f"original kept as {report.damaged_copy}")
     for part in report.dropped:

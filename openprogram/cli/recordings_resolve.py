@@ -234,7 +234,7 @@ def rerecord_command(args: argparse.Namespace, out: Output) -> int:
         out.line(("from call ", "bold"), (str(plan.from_call), "bold"), f"  ({plan.reason})")
         out.line(
             f"live: every call from call {plan.from_call} on ({plural(plan.live_calls, 'recorded call')}"
-            f" follow) goes to {models}; their credentials (API keys) are needed and the calls "
+            f" from there) goes to {models}; their credentials (API keys) are needed and the calls "
             "are billed"
         )
     out.confirm(

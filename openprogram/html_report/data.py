@@ -15,6 +15,7 @@ from openprogram.providers.recording.reader import RecordedCall
 from openprogram.recordings.call_stats import CallStats, calls_stats, session_stats
 from openprogram.recordings.cost import format_cost, price_table
 from openprogram.recordings.details import describe_calls
+from openprogram.text import plural
 from openprogram.visible_text import visible
 
 MAX_DEPTH = 64
@@ -186,6 +187,6 @@ def session_facts(stats_of_calls: Sequence[CallStats]) -> list[list[str]]:
     if session.cost is not None:
         cost = format_cost(session.cost)
         if session.unpriced:
-            cost += f" ({session.unpriced} calls of unknown price not counted)"
+            cost += f" ({plural(session.unpriced, 'call')} of unknown price not counted)"
         facts.append(["cost", f"{cost} · {price_table()}"])
     return facts

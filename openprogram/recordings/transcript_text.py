@@ -12,6 +12,7 @@ from typing import Any
 
 from openprogram.providers.recording.reader import Recording
 from openprogram.recordings.diff import Answer
+from openprogram.text import plural
 
 
 def _one_text(content: Any) -> str:
@@ -36,7 +37,7 @@ def transcript_text(recording: Recording) -> str:
     """The transcript of `recording` as text."""
     out = [
         f"# openprogram recording · format {recording.header.format_version} · "
-        f"{len(recording.calls)} calls"
+        f"{plural(len(recording.calls), 'call')}"
     ]
     for call in recording.calls:
         model = call.model

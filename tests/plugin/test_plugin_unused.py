@@ -55,7 +55,7 @@ def test_a_narrowed_run_does_not_guess(inner: InnerProject) -> None:
     deselected = inner.run("-k", "loop_sync", "--openprogram-unused=fail")
     assert deselected.ret == 0
     deselected.stdout.fnmatch_lines(
-        ["openprogram: unused recordings not checked: 1 tests were deselected (-k, -m, --lf, ...)"]
+        ["openprogram: unused recordings not checked: 1 test was deselected (-k, -m, --lf, ...)"]
     )
     by_path = inner.run("test_inner_echo.py", "--openprogram-unused=fail")
     assert by_path.ret == 0

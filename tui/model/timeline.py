@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from openprogram.text import plural
 from tui.model.call_columns import format_cost_short, format_ms, format_tokens
 
 if TYPE_CHECKING:
@@ -48,7 +49,7 @@ def bar(stats: CallStats | None, axis: int, width: int) -> Bar | None:
 def session_line(session: SessionStats, prices: str | None) -> str:
     """`200 calls · 1m52s: 16s in the model, 1m36s between calls · tokens 12k in, 3.1k out, …`."""
     usage = session.usage
-    parts = [f"{session.calls} calls"]
+    parts = [plural(session.calls, "call")]
     if session.wall_ms is not None and session.model_ms is not None:
         between = session.wall_ms - session.model_ms
         parts.append(
@@ -70,6 +71,6 @@ def session_line(session: SessionStats, prices: str | None) -> str:
     elif session.cost is None:
         parts.append(f"no known price ({prices})")
     else:
-        unpriced = f", {session.unpriced} calls unpriced" if session.unpriced else ""
+        unpriced = f", {plural(session.unpriced, 'call')} unpriced" if session.unpriced else ""
         parts.append(f"{format_cost_short(session.cost)}{unpriced} ({prices})")
     return " · ".join(parts)

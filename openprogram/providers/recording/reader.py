@@ -47,7 +47,7 @@ from openprogram.providers.recording.rows import (
 )
 from openprogram.providers.recording.scan_facts import MAX_PROBLEMS, ScanFacts
 from openprogram.providers.types import EVENT_TYPES, AssistantMessageEvent
-from openprogram.text import one_line
+from openprogram.text import one_line, plural
 
 
 @dataclass(frozen=True)
@@ -436,7 +436,7 @@ def _parse(
                 number,
                 row.call_index,
                 f"call_end event_count {row.event_count} does not match the "
-                f"{current.event_count} events recorded",
+                f"{plural(current.event_count, 'event')} recorded",
             )
         elif not current.damaged:
             if not keep_calls:

@@ -18,6 +18,7 @@ import pydantic_core
 
 from openprogram.errors import OpenProgramError
 from openprogram.providers.recording.format import RequestRow
+from openprogram.text import plural
 
 __all__ = [
     "RequestChain",
@@ -113,7 +114,7 @@ def reference_problem(row: RequestRow, base_messages: int | None, known: bool) -
         if row.keep is not None and row.keep > base_messages:
             return (
                 f"request keep {row.keep} is out of range "
-                f"(call {row.base} has {base_messages} messages)"
+                f"(call {row.base} has {plural(base_messages, 'message')})"
             )
         if added is not None and not isinstance(added, list):
             return "request context.messages must be a list (a reference of the wrong kind)"
@@ -229,7 +230,7 @@ class RequestChain:
                 if need > keep + len(own):
                     raise RequestReferenceError(
                         f"request keep {need} is out of range "
-                        f"(call {current.call_index} has {keep + len(own)} messages)"
+                        f"(call {current.call_index} has {plural(keep + len(own), 'message')})"
                     )
                 pieces.append(own[: need - keep])
                 need = keep
@@ -238,7 +239,7 @@ class RequestChain:
             if need > len(root_messages):
                 raise RequestReferenceError(
                     f"request keep {need} is out of range "
-                    f"(call {terminal.call_index} has {len(root_messages)} messages)"
+                    f"(call {terminal.call_index} has {plural(len(root_messages), 'message')})"
                 )
             messages = root_messages[:need]
             for piece in reversed(pieces):
