@@ -40,10 +40,10 @@ from openprogram.providers.recording.request_references import (
     reference_problem,
 )
 from openprogram.providers.recording.rows import (
-    MIGRATE_COMMAND,
     RECORDING_FORMAT_VERSION,
     ROW_TYPES,
     classify_row_tail,
+    migrate_command,
 )
 from openprogram.providers.recording.scan_facts import MAX_PROBLEMS, ScanFacts
 from openprogram.providers.types import EVENT_TYPES, AssistantMessageEvent
@@ -368,7 +368,7 @@ def _parse(
                 continue
             header = row
             if row.format_version != RECORDING_FORMAT_VERSION:
-                way_forward = f"; run: {MIGRATE_COMMAND}" if row.format_version == 1 else ""
+                way_forward = f"; run: {migrate_command(target)}" if row.format_version == 1 else ""
                 problems.add(
                     number,
                     None,
