@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import os
 import subprocess
 import sys
@@ -70,3 +71,20 @@ def test_the_demo_program_runs_live_without_a_key(tmp_path: Path) -> None:
         "The echo tool answered: echo:hello world.",
         "The echo tool answered: echo:ping and echo:pong.",
     ]
+
+
+def test_demo_times_look_like_a_real_stream(demo_file: Path) -> None:
+    """A wait for each call's first event, then uneven gaps; calls apart by the agent's pauses
+    (the demo once read `+41ms` for every event and `123ms` for every call)."""
+    calls = scan_recording(demo_file).calls
+    firsts, gaps, durations = set(), set(), set()
+    for call in calls:
+        times = [ms for ms in call.event_ms if ms is not None]
+        assert times == sorted(times) and len(times) == len(call.event_ms)
+        firsts.add(times[0])
+        gaps.update(b - a for a, b in itertools.pairwise(times))
+        durations.add(call.duration_ms)
+    assert len(firsts) == len(durations) == len(calls)  # no two calls alike
+    assert len(gaps) > 20 and min(firsts) > max(gaps)  # the first event is the long wait
+    ends = [(c.start_ms or 0) + (c.duration_ms or 0) for c in calls]
+    assert all(end < (c.start_ms or 0) for end, c in zip(ends, calls[1:], strict=False))
