@@ -12,6 +12,7 @@ from openprogram.providers.recording.config import read_record_replay_config
 from openprogram.providers.recording.reader import scan_recording
 from openprogram.providers.recording.redaction import REDACTION_VERSION
 from openprogram.recordings import entry_of, run_check
+from openprogram.recordings.trust import untrusted_command
 from tui.model.demo import (
     DAMAGED_DEMO_ID,
     DEMO_RECORDING_ID,
@@ -48,6 +49,9 @@ def test_prepare_demo_home_makes_a_state_dir(tmp_path: Path) -> None:
     damaged = scan_recording(demo.with_name(f"{DAMAGED_DEMO_ID}.jsonl"))
     assert not damaged.valid and damaged.facts.unfinished_calls
     assert (demo.stat().st_mode & 0o777) == 0o600
+    # its own bundled command was made here: `r` and `check` run it without asking
+    assert untrusted_command(demo) is None
+    assert untrusted_command(demo.with_name(f"{DAMAGED_DEMO_ID}.jsonl")) is None
 
 
 def test_the_demo_reruns_with_the_program_it_names(tmp_path: Path, offline_children: Path) -> None:

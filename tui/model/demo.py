@@ -50,6 +50,7 @@ from openprogram.providers.scripted import (
     ToolCallStep,
 )
 from openprogram.recordings import managed_path, select_replay
+from openprogram.recordings.trust import trust_stored_command
 from openprogram.text import plural
 
 DEMO_RECORDING_ID = "echo-demo"
@@ -331,13 +332,16 @@ def prepare_demo_home(home: Path | None = None) -> Path:
     """A fresh state directory holding the demo (active for replay) and a damaged copy of it.
 
     Sets `OPENPROGRAM_HOME` to it, so the library works inside it; returns the demo's path. The
-    demo names its program for a rerun (`r`): `python -m tui.demo_agent`, run in `home`.
+    demo names its program for a rerun (`r`): `python -m tui.demo_agent`, run in `home`, trusted
+    as any command recorded on this machine is.
     """
     home = home or new_demo_home()
     os.environ["OPENPROGRAM_HOME"] = str(home)
     path = managed_path(DEMO_RECORDING_ID)
     path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
     write_demo_recording(path, demo_agent_entry(home))
-    damage_copy(path, managed_path(DAMAGED_DEMO_ID))
+    damaged = damage_copy(path, managed_path(DAMAGED_DEMO_ID))
+    for made_here in (path, damaged):  # our own bundled command: a rerun asks nothing
+        trust_stored_command(made_here)
     select_replay(DEMO_RECORDING_ID)
     return path
