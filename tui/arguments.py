@@ -32,19 +32,17 @@ def recording_path(text: str) -> Path:
             location = locate_recording(text)
         except RecordingSelectorError:
             raise RecordingArgumentError(text, "no such file or managed recording") from None
-        if location.recording_id is None:
-            raise RecordingArgumentError(text, "no such file or managed recording")
         given = location.path
-        if not os.path.lexists(given):  # `record --name ID -- COMMAND` may be making it now
-            running = running_recording(location.recording_id)
-            if running is None:
-                raise RecordingArgumentError(text, "no such file or managed recording")
+        # `record --name ID -- COMMAND` may be making it now, outside the managed root
+        running = running_recording(location.recording_id) if location.recording_id else None
+        if running is not None and not os.path.lexists(given):
             given = running
     if given.is_dir() and not given.is_symlink():
         raise RecordingArgumentError(text, "is a directory, not a recording file")
     state = inspect(given)
     if state.reason is not None and not state.too_wide:  # viewing reads any mode
-        raise RecordingArgumentError(text, state.reason)
+        # worded as every `openprogram recordings` command words it
+        raise RecordingArgumentError(f"recording file {given}", state.reason)
     return given
 
 

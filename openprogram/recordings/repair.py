@@ -51,6 +51,7 @@ def _free_damaged_name(path: Path, recording_id: str) -> Path:
 def repair_recording(recording_id: str) -> RepairReport:
     """Rewrite a damaged managed recording with every whole call; keep the original beside it."""
     location = locate_managed(recording_id, action="repair")
+    require_usable(location, view_only=True)  # missing: worded as every command words it
     reason = refusal_reason(location)
     if reason is not None:
         raise RecordingRemovalError(location.path, reason, action="repair")

@@ -261,6 +261,7 @@ def run_into_candidate(
     """Hold the recording's rewrite lock and `run(candidate)` with a private temporary name for
     the new version, in the recording's own folder (see `beside`). Returns the run's result, the candidate (None when `refusal` names a
     reason, which is returned too) and the lock, still held while a candidate is kept."""
+    require_usable(recording, view_only=True)  # a missing file: the policy's words, no stray lock
     lock = RewriteLock(recording, what)
     candidate = beside(recording, what)
     try:
