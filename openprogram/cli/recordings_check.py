@@ -347,7 +347,8 @@ def declare_repair(parser: argparse.ArgumentParser) -> None:
         repair,
         (
             "  openprogram recordings repair 20261202T101500Z-1a2b3c4d\n\n"
-            "The original is kept as <ID>.damaged.jsonl; calls after a dropped one are renumbered."
+            "The original is kept as a previous version (history ID, restore ID VERSION); calls\n"
+            "after a dropped one are renumbered."
         ),
     )
     add_recording_argument(parser, "recording_id", "ID", "a managed recording ID")
@@ -370,7 +371,7 @@ def repair(args: argparse.Namespace, out: Output) -> int:
         f"{report.recording_id}: kept {plural(report.kept_calls, 'call')}, "
         f"{plural(report.kept_events, 'event')}",
     )
-    out.line(f"original kept as {report.damaged_copy}")
+    out.line(f"original kept as a previous version: {report.damaged_copy}")
     for part in report.dropped:
         where = f"line {part.line_number}" if part.line_number is not None else "file"
         call = f", call {part.call_index}" if part.call_index is not None else ""
