@@ -15,11 +15,13 @@ from tests.recording_files import REPO_ROOT, subprocess_env
 EXAMPLE = REPO_ROOT / "examples" / "dated_agent"
 
 
-def run_in(project: Path, home: Path, *args: str, day: str) -> subprocess.CompletedProcess[str]:
+def run_in(
+    project: Path, home: Path, *args: str, day: str, **extra: str
+) -> subprocess.CompletedProcess[str]:
     """`openprogram recordings ARGS` run from the example's folder, on the given day."""
     return subprocess.run(
         [sys.executable, "-m", "openprogram", "recordings", *args],
-        env=subprocess_env(home, OPENPROGRAM_EXAMPLE_TODAY=day, PYTHONPATH=str(REPO_ROOT)),
+        env=subprocess_env(home, OPENPROGRAM_EXAMPLE_TODAY=day, PYTHONPATH=str(REPO_ROOT), **extra),
         stdin=subprocess.DEVNULL,
         capture_output=True,
         text=True,
@@ -156,3 +158,25 @@ def test_following_the_suggested_commands_converges(openprogram_home: Path, tmp_
         command = shlex.split(value["mismatch"]["suggestion_command"])
     assert value["status"] == "ok", value
     assert suggested[0] == "context.system_prompt" and len(set(suggested)) == len(suggested) == 2
+
+
+def test_the_dated_agent_leaves_no_temporary_folder(openprogram_home: Path, tmp_path: Path) -> None:
+    """Its tool writes into a temporary folder that each run removes (#42 item 39)."""
+    project = tmp_path / "dated_agent"
+    shutil.copytree(EXAMPLE, project)
+    scratch = tmp_path / "tmp"
+    scratch.mkdir()
+    agent = [sys.executable, str(project / "agent.py")]
+    made = run_in(
+        project, openprogram_home, "record", "--name", "dated", "--", *agent,
+        day="2026-12-01", TMPDIR=str(scratch),
+    )  # fmt: skip
+    assert made.returncode == 0, made.stderr
+    assert (
+        "saved to " + str(scratch) in (openprogram_home / "recordings" / "dated.jsonl").read_text()
+    )
+    checked = run_in(
+        project, openprogram_home, "check", "dated", day="2026-12-02", TMPDIR=str(scratch)
+    )
+    assert checked.returncode == 0, checked.stdout
+    assert list(scratch.iterdir()) == []
