@@ -20,7 +20,6 @@ import os
 import shutil
 import signal
 import subprocess
-import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -28,7 +27,6 @@ from pydantic import BaseModel
 
 from openprogram.errors import OpenProgramError
 from openprogram.providers.recording.check_protocol import ChildRunSpec, write_run_spec
-from openprogram.providers.recording.config import state_dir
 from openprogram.providers.recording.reader import scan_recording
 from openprogram.providers.recording.store import (
     RecordingSelectorError,
@@ -39,7 +37,7 @@ from openprogram.providers.recording.store import (
 )
 from openprogram.recordings.child_process import die_with_parent, forwarding_signals
 from openprogram.recordings.entry import entry_scrub_rules, kept_entry
-from openprogram.recordings.running import STAGING_PREFIX, hold_recorder_lock
+from openprogram.recordings.running import adopt_orphans, keep_staged, new_staging_folder
 from openprogram.recordings.selection import create_recording_file
 from openprogram.recordings.trust import trust_stored_command
 
@@ -96,6 +94,7 @@ def record_command(
     if not argv:
         raise ValueError("no command given to record")
     recording_id = validate_recording_id(name) if name is not None else new_recording_id()
+    adopt_orphans()  # what a `record` killed before it could finish recorded: kept, not hidden
     final = managed_path(recording_id)
     ensure_recordings_dir()
     if final.exists() or final.is_symlink():
@@ -103,8 +102,7 @@ def record_command(
             recording_id, f"already exists ({final}); choose another --name"
         )
     run_cwd = os.path.abspath(cwd or os.getcwd())
-    home = Path(tempfile.mkdtemp(prefix=STAGING_PREFIX, dir=state_dir()))  # 0700
-    lock = hold_recorder_lock(home)
+    home, lock = new_staging_folder()
     try:
         staged = _stage(home, recording_id, argv, run_cwd)
         env = {**os.environ, "OPENPROGRAM_HOME": str(home)}
@@ -125,7 +123,7 @@ def record_command(
         kept = exit_code == 0 or keep_failed or (interrupted is not None and scan.facts.calls > 0)
         asked = recording_id
         if kept:
-            recording_id, final = _keep(staged, recording_id, final)
+            recording_id, final = keep_staged(staged, recording_id)
             trust_stored_command(final)  # recorded here: `check` reruns it without asking
         return OneShotRecording(
             recording_id=recording_id,
@@ -140,15 +138,3 @@ def record_command(
     finally:
         shutil.rmtree(home, ignore_errors=True)
         os.close(lock)
-
-
-def _keep(staged: Path, recording_id: str, final: Path) -> tuple[str, Path]:
-    """Link the staged recording in as `final`, never replacing a file: when another run took the
-    name meanwhile, under a new ID."""
-    try:
-        os.link(staged, final)
-        return recording_id, final
-    except FileExistsError:
-        fresh = new_recording_id()
-        os.link(staged, managed_path(fresh))
-        return fresh, managed_path(fresh)

@@ -31,7 +31,7 @@ from openprogram.providers.recording.store import (
     locate_recording,
     recordings_dir,
 )
-from openprogram.recordings.running import RunningRecording, running_recordings
+from openprogram.recordings.running import RunningRecording, adopt_orphans, running_recordings
 from openprogram.recordings.summary_cache import SummaryCache
 
 
@@ -260,6 +260,7 @@ def list_recordings() -> RecordingListing:
     the summary cache); every other file gets one strict-reader scan.
     """
     root = recordings_dir()
+    adopt_orphans()  # a `record` killed before it finished: its calls are listed, not hidden
     config, config_error = configured_mode_and_file()
     if root.is_symlink():
         raise RecordingSelectorError(str(root), "the managed recordings root is a symlink")
