@@ -26,6 +26,7 @@ an `OSError`). The tree, with the module that defines each error:
     ├── replay (openprogram.providers.recording)
     │   ├── ReplayMismatch (AssertionError) .......... mismatch: the run diverged from the recording
     │   ├── RecordedCallError (RuntimeError) ......... replayer: the recorded call itself failed
+    │   ├── StreamFaultError (ValueError) ............ stream_faults: a fault the recording cannot have
     │   ├── RecordReplayBlockedError (RuntimeError) .. activation: configured but cannot start
     │   └── ActivationError .......................... activation: why (becomes the blocked cause)
     ├── management and tools
@@ -36,8 +37,11 @@ an `OSError`). The tree, with the module that defines each error:
     │   ├── VersionError (ValueError) ................ recordings.versions: no such kept version
     │   ├── UnusedListMissing (FileNotFoundError) .... recordings.unused_removal: no pytest list here
     │   ├── MigrationError (ValueError) .............. recordings.migrate: a file that cannot be migrated
+    │   ├── TraceImportError (ValueError) ............ recordings.otlp_import: a trace not imported
+    │   ├── TraceContentError (ValueError) ........... recordings.otlp_mapping: a span's value unread
     │   ├── CommandNotStarted ........................ recordings.oneshot: `record --` could not start it
     │   ├── AgentTurnLimitError (RuntimeError) ....... agent.loop: the loop did not stop in time
+    │   ├── AgentAnswerBrokeError (RuntimeError) ..... agent.loop: a model answer whose stream broke
     │   ├── RecordingUnavailable ..................... testing.session: no recording for a test
     │   └── UsageRefused ............................. cli.output: bad usage or a refused prompt
 """

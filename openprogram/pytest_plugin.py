@@ -28,6 +28,7 @@ from openprogram.text import file_stem, plural
 
 if TYPE_CHECKING:
     from openprogram.providers.recording.rules import MatchingRules
+    from openprogram.providers.recording.stream_faults import FaultKind, StreamFault
     from openprogram.recordings.unused import UnusedCheck
     from openprogram.testing.session import OpenProgramRecording, RecordMode
 
@@ -42,6 +43,9 @@ CHOICES: tuple[RecordMode, ...] = ("none", "once", "rewrite", "accept", "rerecor
 ALIASES: dict[str, RecordMode] = {
     "resume": "rerecord"
 }  # RECORD_MODE_ALIASES: `resume` is in users' CI files
+FAULTS_OPTION = "--openprogram-faults"
+FAULT_PARAMETER = "openprogram_fault"
+"""The parameter (and fixture) that holds a test's stream fault under `--openprogram-faults`."""
 UNUSED_OPTION = "--openprogram-unused"
 REPORT_OPTION = "--openprogram-report"
 ANNOTATIONS_OPTION = "--openprogram-annotations"
@@ -55,6 +59,7 @@ _REPORTS_KEY = pytest.StashKey[dict[str, pytest.TestReport]]()
 _RECORDING_KEY = pytest.StashKey["OpenProgramRecording"]()
 _UNUSED_KEY = pytest.StashKey["UnusedCheck"]()
 _DESELECTED_KEY = pytest.StashKey[int]()
+_FAULT_KINDS_KEY = pytest.StashKey[tuple["FaultKind", ...]]()
 _WORKER_UNUSED = "openprogram_unused"
 
 
@@ -89,6 +94,23 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         metavar="FACTOR",
         help="replay recorded events at the recorded pace times FACTOR (1: as recorded, 2: twice "
         "as fast); default: at once. For timeouts, streaming UIs and cancellation.",
+    )
+    group.addoption(
+        FAULTS_OPTION,
+        dest="openprogram_faults",
+        metavar="KINDS",
+        default=None,
+        help="replay: run each recording test once per stream fault of its recording, each a "
+        "test id of its own (test[cut@1]): KINDS is all or some of cut,error,stall,cancel, "
+        "against each recorded call; the `openprogram_fault` fixture gives the test its fault",
+    )
+    group.addoption(
+        "--openprogram-stall",
+        dest="openprogram_stall",
+        type=_pace,
+        default=None,
+        metavar="S",
+        help="how long a stall fault lasts (default 120 s, past the HTTP providers' read timeout)",
     )
     group.addoption(
         UNUSED_OPTION,
@@ -168,6 +190,14 @@ def pytest_configure(config: pytest.Config) -> None:
     )
     config.stash[_ACTIVE_KEY] = set()
     config.pluginmanager.register(_ReportCollector(), _COLLECTOR)
+    kinds = config.getoption("openprogram_faults")
+    if kinds is not None:
+        from openprogram.providers.recording.stream_faults import StreamFaultError, parse_kinds
+
+        try:
+            config.stash[_FAULT_KINDS_KEY] = parse_kinds(kinds)
+        except StreamFaultError as exc:
+            raise pytest.UsageError(f"{FAULTS_OPTION}: {exc}") from None
 
 
 _COLLECTOR = "openprogram-report-collector"
@@ -201,6 +231,43 @@ def pytest_report_header(config: pytest.Config) -> str | None:
     if not configured and mode == "none":
         return None
     return f"openprogram: record mode {mode}" + (f" ({reason})" if reason else "")
+
+
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    """With `--openprogram-faults` in replay, one test per stream fault of the test's recording."""
+    config = metafunc.config
+    kinds = config.stash.get(_FAULT_KINDS_KEY, None)
+    definition = metafunc.definition
+    uses = definition.get_closest_marker(MARKER) is not None or FIXTURE in metafunc.fixturenames
+    if kinds is None or not uses or config.stash[_MODE_KEY][0] != "none":
+        return
+    from openprogram.providers.recording.reader import read_recording
+    from openprogram.providers.recording.stream_faults import (
+        DEFAULT_STALL_SECONDS,
+        fault_variants,
+    )
+
+    path = recording_path(definition)
+    if not path.is_file():
+        return  # the test itself says the recording is missing
+    seconds = config.getoption("openprogram_stall") or DEFAULT_STALL_SECONDS
+    calls = [call.events for call in read_recording(path).calls]
+    faults = fault_variants(calls, kinds, seconds)
+    if FAULT_PARAMETER not in metafunc.fixturenames:
+        metafunc.fixturenames.append(FAULT_PARAMETER)
+    ids = [f"{fault.kind}@{fault.call}" for fault in faults]
+    metafunc.parametrize(FAULT_PARAMETER, faults, ids=ids)
+
+
+@pytest.fixture
+def openprogram_fault(request: pytest.FixtureRequest) -> StreamFault | None:
+    """The stream fault this test runs under (`--openprogram-faults`), or None."""
+    return None
+
+
+def _fault_of(item: pytest.Item) -> StreamFault | None:
+    callspec = getattr(item, "callspec", None)
+    return callspec.params.get(FAULT_PARAMETER) if callspec is not None else None
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
@@ -430,6 +497,7 @@ def openprogram_recording(request: pytest.FixtureRequest) -> Iterator[OpenProgra
         mode_reason=reason,
         rules=marker_rules(item),
         pace=config.getoption("openprogram_pace"),
+        fault=_fault_of(item),
         check_command=[sys.executable, "-m", "pytest", item.nodeid],
         check_cwd=config.rootpath,
     )
@@ -470,7 +538,7 @@ def recording_path(item: pytest.Item) -> Path:
             )
         argument = marker.args[0] if marker.args else marker.kwargs.get("path")
     if argument is None:
-        test = "::".join(item.nodeid.split("::")[1:]) or item.name
+        test = "::".join(_without_fault_id(item).split("::")[1:]) or item.name
         return directory / RECORDINGS_DIR / module / f"{file_stem(test)}.jsonl"
     if not isinstance(argument, str | os.PathLike):
         pytest.fail(f"@pytest.mark.{MARKER} expects a str or path, got {argument!r}", pytrace=False)
@@ -481,6 +549,20 @@ def recording_path(item: pytest.Item) -> Path:
         path = Path(text).expanduser()
         return path if path.is_absolute() else directory / path
     return directory / RECORDINGS_DIR / module / f"{file_stem(text)}.jsonl"
+
+
+def _without_fault_id(item: pytest.Item) -> str:
+    """`item`'s node id without its stream fault's part (`test[cut@1]` → `test`): every fault
+    variant replays the one recording of its test."""
+    fault = _fault_of(item)
+    nodeid = item.nodeid
+    if fault is None:
+        return nodeid
+    part = f"{fault.kind}@{fault.call}"
+    for old, new in ((f"[{part}]", ""), (f"[{part}-", "["), (f"-{part}]", "]"), (f"-{part}-", "-")):
+        if old in nodeid:
+            return nodeid.replace(old, new, 1)
+    return nodeid
 
 
 def marker_rules(item: pytest.Item) -> MatchingRules | None:

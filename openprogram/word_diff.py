@@ -20,6 +20,15 @@ WORDS_AND_MARKS = re.compile(r"\w+|\s+|[^\w\s]")
 """Runs of word characters, runs of whitespace, single marks: `echo:hi` is `echo`, `:`, `hi`."""
 
 
+MARKS: dict[WordOp, tuple[str, str]] = {
+    "equal": ("", ""),
+    "delete": ("[-", "-]"),
+    "insert": ("{+", "+}"),
+}
+"""What encloses each kind of run where colour may not show, as `git diff --word-diff=plain`
+writes it: `[-echo:hi-]{+echo:bye+}`."""
+
+
 @dataclass(frozen=True)
 class WordChange:
     """One run of a word-level text diff: kept, only in A (`delete`) or only in B (`insert`)."""
@@ -45,3 +54,8 @@ def word_diff(a: str, b: str, words: re.Pattern[str] = SPACED_WORDS) -> tuple[Wo
         if j2 > j1:
             changes.append(WordChange("insert", "".join(right[j1:j2])))
     return tuple(changes)
+
+
+def marked_words(changes: tuple[WordChange, ...]) -> str:
+    """The runs as one text, each changed run enclosed in its `MARKS`."""
+    return "".join(MARKS[c.op][0] + c.text + MARKS[c.op][1] for c in changes)

@@ -27,6 +27,17 @@ class AgentTurnLimitError(OpenProgramError, RuntimeError):
         super().__init__(f"agent loop stopped after {max_turns} model calls without a final answer")
 
 
+class AgentAnswerBrokeError(OpenProgramError, RuntimeError):
+    """The model's answer did not finish: its stream ended in an error (a dropped connection, a
+    vendor error, a timeout) or was aborted. `partial` holds what arrived; no tool of it ran."""
+
+    def __init__(self, partial: AssistantMessage, turn: int) -> None:
+        self.partial = partial
+        self.turn = turn
+        reason = partial.error_message or partial.stop_reason
+        super().__init__(f"the model's answer to call {turn} did not finish: {reason}")
+
+
 @dataclass
 class AgentRun:
     """The outcome of one loop: the whole conversation, the last answer and how many calls it took."""
@@ -48,7 +59,9 @@ async def run_agent_loop(
     """Run `model` until it stops asking for tools; the given `context` is not modified.
 
     Each turn is one `stream_simple` call; every tool call of a `toolUse` answer runs in order and its
-    `ToolResultMessage` is appended before the next call. An `error` answer ends the loop.
+    `ToolResultMessage` is appended before the next call. An answer whose stream broke (stop
+    reason `error` or `aborted`) raises `AgentAnswerBrokeError`: it is never the run's final
+    answer, and no tool call of it runs (a call cut mid-arguments would run with half of them).
     """
     __tracebackhide__ = True  # pytest shows the caller's line, not ours
     by_name = {tool.name: tool for tool in tools}
@@ -60,6 +73,8 @@ async def run_agent_loop(
         conversation.messages.append(message)
         if on_message is not None:
             on_message(message)
+        if message.stop_reason in ("error", "aborted"):
+            raise AgentAnswerBrokeError(message, turn)
         calls = [block for block in message.content if isinstance(block, ToolCall)]
         if message.stop_reason != "toolUse" or not calls:
             return AgentRun(conversation, message, turn + 1)

@@ -89,6 +89,11 @@ SUBCOMMANDS = (
         "openprogram.cli.recordings_diff:declare_diff",
     ),
     Subcommand(
+        "cache",
+        "Show where the prompt-cache prefix broke, why, and what each break cost.",
+        "openprogram.cli.recordings_cache:declare_cache",
+    ),
+    Subcommand(
         "accept",
         "Keep the program's new requests with the recorded answers (offline, no call made).",
         "openprogram.cli.recordings_resolve:declare_accept",
@@ -123,6 +128,16 @@ SUBCOMMANDS = (
         "Rewrite a version-1 recording in the current format (same calls, smaller file).",
         "openprogram.cli.recordings_migrate:declare_migrate",
     ),
+    Subcommand(
+        "export",
+        "Write a recording as an OpenTelemetry trace (OTLP/JSON, GenAI semantic conventions).",
+        "openprogram.cli.recordings_otlp:declare_export",
+    ),
+    Subcommand(
+        "import",
+        "Turn an OpenTelemetry trace of model calls (OTLP/JSON) into a new recording.",
+        "openprogram.cli.recordings_otlp:declare_import",
+    ),
 )
 
 RECORDINGS_EPILOG = """\
@@ -140,6 +155,8 @@ examples:
   openprogram recordings check echo
   openprogram recordings repair echo
   openprogram recordings rules echo --remove 1
+  openprogram recordings export echo --otlp echo-trace.json
+  openprogram recordings import prod-trace.json --name prod-bug
 
 Modes apply on the next start of a program. Recordings live in $OPENPROGRAM_HOME/recordings
 (default ~/.openprogram/recordings); they can hold prompts, answers and personal data."""

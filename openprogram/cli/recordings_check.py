@@ -15,6 +15,8 @@ from pydantic import ValidationError
 from openprogram.cli.commands import declare_command
 from openprogram.cli.completion import add_recording_argument
 from openprogram.cli.output import Output, UsageRefused
+from openprogram.cli.recordings_check_faults import add_fault_arguments, check_faults
+from openprogram.cli.recordings_check_runs import add_runs_arguments, check_runs
 from openprogram.errors import OpenProgramError
 from openprogram.providers.recording.rules import IgnoreRule, MatchingRules, NormalizeRule
 from openprogram.providers.recording.store import locate_recording
@@ -44,6 +46,9 @@ CHECK_EPILOG = """\
   openprogram recordings check echo --timeout 60
   openprogram recordings check echo --ignore options.metadata.request_id
   openprogram recordings check echo --normalize context.system_prompt iso-datetime
+  openprogram recordings check echo --fault cut@0:2 -- python examples/echo_agent.py hi
+  openprogram recordings check echo --faults -- python examples/echo_agent.py hi
+  openprogram recordings check echo --runs 3 --accept-rules
 
 The program runs in a fresh process against the code on disk, with replay forced on the
 recording and no access to your own configuration. It reports:
@@ -106,6 +111,8 @@ def declare_check(parser: argparse.ArgumentParser) -> None:
         help="compare fields matching PATTERN after rewriting values PRESET recognises "
         "(iso-datetime, uuid, tmp-path, hex-id, unix-ms; repeatable)",
     )
+    add_fault_arguments(parser)
+    add_runs_arguments(parser)
     parser.add_argument(
         "command",
         nargs="*",
@@ -250,12 +257,9 @@ def print_check(
     )
     for rule in result.rules:
         out.line("rule:    ", rule)
-    if result.absorbed:
-        calls = len({a.call_index for a in result.absorbed})
-        out.line(
-            f"absorbed: {plural(len(result.absorbed), 'difference')} in {plural(calls, 'call')} "
-            "by the rules"
-        )
+    absorbed = result.absorbed_summary()
+    if absorbed is not None:
+        out.line(f"absorbed: {absorbed}")
     if result.mismatch is not None:
         out.raw(result.mismatch.message + "\n")
         _print_suggestion(result, out, command, given_rules)
@@ -289,6 +293,16 @@ def check(args: argparse.Namespace, out: Output) -> int:
                 for p, preset in args.normalize
             ),
         )
+        if (args.fault is not None or args.faults) and args.runs is not None:
+            raise UsageRefused(
+                "--runs and --fault/--faults do not go together: run one, then the other"
+            )
+        if args.fault is not None and args.faults:
+            raise UsageRefused("--fault names one variant and --faults runs them all: give one")
+        if args.fault is not None or args.faults:
+            return check_faults(args, out, rules, args.command)
+        if args.runs is not None:
+            return check_runs(args, out, rules, args.command)
         result = run_check(
             args.selector,
             args.command or None,

@@ -21,8 +21,14 @@ from openprogram.recordings.call_stats import (
     session_stats,
 )
 from openprogram.recordings.cost import price_table
-from openprogram.recordings.diff import CallPair, RecordingDiff, WordChange, diff_recordings
+from openprogram.recordings.diff import CallPair, RecordingDiff, diff_recordings
+from openprogram.recordings.prompt_cache import (
+    PromptCacheReport,
+    better_kept,
+    prompt_cache_report,
+)
 from openprogram.text import plural
+from openprogram.word_diff import marked_words
 
 STATUS_TEXT = {
     "same": "same",
@@ -88,6 +94,7 @@ def diff_command(args: argparse.Namespace, out: Output) -> int:
         for pair in diff.pairs:
             out.line(stat_line(pair))
         out.line(summary_line(diff))
+        out.line(cache_line(diff))
     else:
         print_diff(diff, out)
     return 0 if diff.identical else 1
@@ -118,9 +125,28 @@ def summary_line(diff: RecordingDiff) -> str:
     return f"{counts}; tokens A {_tokens(s.tokens_a)}, B {_tokens(s.tokens_b)}"
 
 
-def _words(changes: tuple[WordChange, ...]) -> str:
-    marks = {"equal": "{}", "delete": "[-{}-]", "insert": "{{+{}+}}"}
-    return "".join(marks[change.op].format(change.text) for change in changes)
+def cache_reports(diff: RecordingDiff) -> tuple[PromptCacheReport, PromptCacheReport]:
+    """Each side's prompt-cache facts (tokens, no prices), from the calls the diff paired."""
+    a = sorted((pair.a for pair in diff.pairs if pair.a), key=lambda call: call.call_index)
+    b = sorted((pair.b for pair in diff.pairs if pair.b), key=lambda call: call.call_index)
+    return prompt_cache_report(a, priced=False), prompt_cache_report(b, priced=False)
+
+
+def _kept(report: PromptCacheReport) -> str:
+    if not report.broken_calls:
+        return "never broke"
+    lost = report.total("lost_tokens")
+    return f"broke on {plural(report.broken_calls, 'call')}, {lost:,} tokens lost"
+
+
+def cache_line(diff: RecordingDiff) -> str:
+    """`prompt cache: B kept its prefix better (A broke on 1 call, 744 tokens lost; B never broke)`."""
+    a, b = cache_reports(diff)
+    better = better_kept(a, b)
+    verdict = (
+        "as well kept in both" if better is None else f"{better.upper()} kept its prefix better"
+    )
+    return f"prompt cache: {verdict} (A {_kept(a)}; B {_kept(b)})"
 
 
 def print_diff(diff: RecordingDiff, out: Output) -> None:
@@ -139,9 +165,9 @@ def print_diff(diff: RecordingDiff, out: Output) -> None:
             out.line(f"  {format_path(d.field_path)}: {diff_change(d)}", (absorbed, "dim"))
         answer = pair.answer
         if answer.text:
-            out.line("  answer text: ", format_value(_words(answer.text), 400))
+            out.line("  answer text: ", format_value(marked_words(answer.text), 400))
         if answer.thinking:
-            out.line("  thinking: ", format_value(_words(answer.thinking), 400))
+            out.line("  thinking: ", format_value(marked_words(answer.thinking), 400))
         for d in answer.tool_calls:
             out.line(f"  {format_path(d.field_path)}: {diff_change(d)}")
         if answer.stop_reason:
@@ -151,6 +177,12 @@ def print_diff(diff: RecordingDiff, out: Output) -> None:
         if pair.usage_a is not None and pair.usage_b is not None and pair.usage_a != pair.usage_b:
             out.line(f"  tokens: {_tokens(pair.usage_a)} → {_tokens(pair.usage_b)}")
     out.line(summary_line(diff))
+    out.line(cache_line(diff))
+
+
+def _cache_json(diff: RecordingDiff) -> dict[str, Any]:
+    a, b = cache_reports(diff)
+    return {"a": a.totals_json(), "b": b.totals_json(), "kept_better": better_kept(a, b)}
 
 
 def _value(value: Any) -> Any:
@@ -187,6 +219,7 @@ def diff_json(diff: RecordingDiff) -> dict[str, Any]:
                 stats[id(pair.b)] for pair in diff.pairs if pair.b
             ).to_json(),
             "price_table": price_table(),
+            "cache": _cache_json(diff),
         },
         "calls": [
             {

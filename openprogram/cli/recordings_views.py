@@ -17,7 +17,6 @@ from openprogram.html_report.reports import show_page
 from openprogram.providers.recording.errors import NOT_REGULAR, RecordingFileError
 from openprogram.providers.recording.file_policy import require_usable
 from openprogram.providers.recording.reader import (
-    read_recording,
     read_recording_bytes,
     scan_recording,
 )
@@ -229,14 +228,14 @@ def show_command(args: argparse.Namespace, out: Output) -> int:
         out.line(f"wrote {args.html} ({scan.facts.totals()})")
         return 0 if scan.valid else 1
     if args.textconv:
-        out.raw(transcript_text(read_recording(location.path)))
+        out.raw(transcript_text(location.path))
         return 0
     if not os.path.lexists(location.path):
         raise RecordingFileError(location.path, None, None, "file not found")
     mode = os.lstat(location.path).st_mode
     if not (stat.S_ISREG(mode) or stat.S_ISLNK(mode)):  # a folder, a FIFO: one line, not a report
         raise RecordingFileError(location.path, None, None, NOT_REGULAR)
-    details = describe_recording(args.selector)
+    details = describe_recording(args.selector, with_cache=args.json)
     if args.json:
         document = details.to_json()
         document["header"], cut = bounded(document["header"], JSON_VALUE_LIMIT)

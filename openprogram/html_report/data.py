@@ -15,6 +15,7 @@ from openprogram.providers.recording.reader import RecordedCall
 from openprogram.recordings.call_stats import CallStats, calls_stats, session_stats
 from openprogram.recordings.cost import format_cost, price_table
 from openprogram.recordings.details import describe_calls
+from openprogram.recordings.prompt_cache import CallCache, PromptCacheReport, prompt_cache_report
 from openprogram.text import plural
 from openprogram.visible_text import visible
 
@@ -133,9 +134,11 @@ def call_rows(
     (`stats_of_calls`, when the caller has them already, saves folding every call again)."""
     calls = tuple(calls)
     stats_of_calls = calls_stats(calls) if stats_of_calls is None else stats_of_calls
+    cache = {fact.call_index: fact for fact in prompt_cache_report(calls).calls}
     rows = []
     for row, stats in zip(describe_calls(calls), stats_of_calls, strict=True):
         usage = stats.usage
+        share, broke = cache_cell(cache.get(row.call_index))
         rows.append(
             {
                 "index": row.call_index,
@@ -147,6 +150,8 @@ def call_rows(
                 if usage is None
                 else f"{usage.input + usage.cache_read:,}/{usage.output:,}",
                 "cost": format_cost(stats.cost),
+                "cache": share,
+                "cache_break": broke,
                 "took": format_ms(stats.duration_ms),
                 "duration_ms": stats.duration_ms,
                 "gap_after_ms": stats.gap_after_ms,
@@ -155,6 +160,37 @@ def call_rows(
             }
         )
     return rows
+
+
+def cache_cell(fact: CallCache | None) -> tuple[str, str | None]:
+    """The share of the call's input read from cache (`70%`, `–`), marked `⚠` where its prefix
+    broke, and the break said in words (None: it did not break)."""
+    if fact is None:
+        return "–", None
+    share = "–" if fact.read_share is None else f"{fact.read_share:.0%}"
+    broken = fact.prefix_break
+    if broken is None:
+        return share, None
+    said = f"the prompt-cache prefix broke: {broken.text} at {broken.path}"
+    if fact.lost_tokens is not None:
+        said += f"; {fact.lost_tokens:,} tokens could have been read from cache and were not"
+    if fact.added_cost is not None:
+        said += f" (+{format_cost(fact.added_cost)})"
+    return f"⚠ {share}", visible(said)
+
+
+def cache_facts(report: PromptCacheReport) -> list[list[str]]:
+    """The session's prompt-cache line: the share read from cache, and the breaks."""
+    share = report.read_share
+    said = "no input tokens reported" if share is None else f"{share:.0%} of input read from cache"
+    if report.breaks:
+        said += f"; prefix broke on {report.broken_calls} of {len(report.calls)} calls"
+        said += f" ({report.total('lost_tokens'):,} tokens lost"
+        added = report.added_cost
+        said += f", +{format_cost(added)})" if added is not None else ", cost unknown)"
+    else:
+        said += "; the prefix never broke"
+    return [["prompt cache", said]]
 
 
 def format_ms(ms: int | None) -> str:

@@ -163,6 +163,8 @@ function openCall(index, tab) {
   data.full = fullRequest(index);
   for (const row of document.querySelectorAll("#calls tbody tr, #bars .call")) row.classList.toggle("selected", row.dataset.index === String(index));
   add(section, el("h2", null, `call ${index} · ${data.outcome}`));
+  const row = (page.calls || []).find((r) => r.index === index);
+  if (row && row.cache_break) section.appendChild(el("p", "panel cache-break", row.cache_break));
   const tabs = el("div", "tabs");
   const body = el("div");
   const views = { Transcript: transcript, Request: requestTree, Events: eventList, Answer: (d) => tree(d.answer, null, true) };
@@ -182,6 +184,12 @@ function openCall(index, tab) {
 }
 
 function callsTable() {
+  // The share of input read from cache; a call whose prefix broke is marked and says why.
+  const cacheCell = (row) => {
+    const cell = el("td", row.cache_break ? "num cache-break" : "num", row.cache);
+    if (row.cache_break) cell.title = row.cache_break;
+    return cell;
+  };
   const body = document.querySelector("#calls tbody");
   const rows = page.calls || [];
   let next = 0;
@@ -203,7 +211,8 @@ function callsTable() {
       const tr = add(el("tr"), el("td", "num", row.index), el("td", "mono", row.model),
         add(el("td"), el("span", "status " + row.outcome, row.outcome)), el("td", "num", row.events),
         el("td", "num", row.took), el("td", "num", row.first_token),
-        el("td", "num", row.tokens), el("td", "num", row.cost), el("td", "text", row.first));
+        el("td", "num", row.tokens), cacheCell(row), el("td", "num", row.cost),
+        el("td", "text", row.first));
       tr.dataset.index = String(row.index);
       tr.title = row.first;
       tr.addEventListener("click", () => openCall(row.index));

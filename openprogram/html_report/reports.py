@@ -5,11 +5,12 @@ from __future__ import annotations
 import shlex
 from typing import Any
 
-from openprogram.html_report.data import call_rows, safe, session_facts
+from openprogram.html_report.data import cache_facts, call_rows, safe, session_facts
 from openprogram.html_report.page import render
 from openprogram.providers.recording.reader import RecordedCall, RecordingScan
 from openprogram.recordings.call_stats import calls_stats
 from openprogram.recordings.check import CheckResult
+from openprogram.recordings.prompt_cache import prompt_cache_report
 from openprogram.visible_text import visible
 
 
@@ -33,7 +34,9 @@ def show_page(scan: RecordingScan, title: str | None = None) -> str:
     page: dict[str, Any] = {
         "view": "show",
         "title": visible(title or str(scan.path)),
-        "facts": _session_facts(scan) + session_facts(stats),
+        "facts": _session_facts(scan)
+        + session_facts(stats)
+        + cache_facts(prompt_cache_report(scan.calls)),
         "calls": call_rows(scan.calls, stats),
         "check": None,
         "diff": None,

@@ -3,7 +3,8 @@
 `ReplayProvider(path)` answers every call from a recording and raises `ReplayMismatch` on the first
 request that differs from the recorded one (`MismatchReport` is its JSON form);
 `find_first_difference` is the walk it uses, which never compares the fields named in
-`NON_DETERMINISTIC_FIELD_NAMES`.
+`NON_DETERMINISTIC_FIELD_NAMES`. `ReplayProvider(path, fault=StreamFault(kind="cut", call=1))`
+breaks one recorded stream the way a live one breaks (`stream_faults`).
 """
 
 from openprogram.providers.recording.differences import (
@@ -13,6 +14,7 @@ from openprogram.providers.recording.differences import (
 from openprogram.providers.recording.errors import RecordingFileError
 from openprogram.providers.recording.mismatch import MismatchKind, MismatchReport, ReplayMismatch
 from openprogram.providers.recording.replayer import ReplayProvider
+from openprogram.providers.recording.stream_faults import StreamFault
 
 __all__ = [
     "NON_DETERMINISTIC_FIELD_NAMES",
@@ -21,5 +23,6 @@ __all__ = [
     "RecordingFileError",
     "ReplayMismatch",
     "ReplayProvider",
+    "StreamFault",
     "find_first_difference",
 ]

@@ -31,6 +31,7 @@ from openprogram.providers.recording.check_protocol import (
     AcceptedRow,
     ChildRunSpec,
     ConsumedRow,
+    FaultRow,
     MismatchRow,
     ReportReader,
     RerecordSpec,
@@ -39,8 +40,9 @@ from openprogram.providers.recording.check_protocol import (
 )
 from openprogram.providers.recording.errors import RecordingFileError, RecordingProblem
 from openprogram.providers.recording.file_policy import require_usable
+from openprogram.providers.recording.format import HeaderRow
 from openprogram.providers.recording.mismatch import MismatchReport
-from openprogram.providers.recording.reader import Recording, read_header, read_recording
+from openprogram.providers.recording.reader import Recording, read_header, verify_recording
 from openprogram.providers.recording.redaction import remove_secret_text
 from openprogram.providers.recording.rules import MatchingRules, validate_rules
 from openprogram.providers.recording.rules_sources import (
@@ -49,7 +51,9 @@ from openprogram.providers.recording.rules_sources import (
     rules_from_header,
 )
 from openprogram.providers.recording.store import locate_recording
+from openprogram.providers.recording.stream_faults import StreamFault
 from openprogram.recordings.child_process import die_with_parent
+from openprogram.text import plural
 
 CheckStatus = Literal["ok", "mismatch", "incomplete", "error"]
 OUTPUT_TAIL_LINES = 20
@@ -100,11 +104,24 @@ class CheckResult(BaseModel):
     """Every request difference the rules absorbed, per call."""
     accepted: list[AcceptedCall] = []
     """In accept mode (`openprogram recordings accept`): each call whose new request was kept."""
+    fault: FaultRow | None = None
+    """With a stream fault (`check --fault`): where replay broke the stream; None when the
+    program never read that far."""
 
     def json_value(self) -> dict[str, Any]:
         """The `--json` form: every field, the absorbing rules as their one-line description
-        (`rule`, `source`) as before, without the structured rule the TUI reads in process."""
-        return self.model_dump(mode="json", exclude={"absorbed": {"__all__": {"absorbed_by"}}})
+            (`rule`, `source`) as before, without the structured rule the TUI reads in process (nor
+        `fault`: `check --fault` reports its runs in its own JSON)."""
+        return self.model_dump(
+            mode="json", exclude={"absorbed": {"__all__": {"absorbed_by"}}, "fault": True}
+        )
+
+    def absorbed_summary(self) -> str | None:
+        """`3 differences in 2 calls by the rules` (None when the rules absorbed nothing)."""
+        if not self.absorbed:
+            return None
+        calls = len({a.call_index for a in self.absorbed})
+        return f"{plural(len(self.absorbed), 'difference')} in {plural(calls, 'call')} by the rules"
 
     def summary(self) -> str:
         """One line a person reads first."""
@@ -148,10 +165,13 @@ def check_refused(selector: str, argv: Sequence[str] | None, error: BaseExceptio
     )
 
 
-def entry_of(recording: Path | Recording) -> RecordingEntry | None:
-    """The `entry` header metadata of a recording (a path, whose header alone is read, or a
-    recording already read), when it has a usable one."""
-    header = recording.header if isinstance(recording, Recording) else read_header(recording)
+def entry_of(recording: Path | Recording | HeaderRow) -> RecordingEntry | None:
+    """The `entry` header metadata of a recording (a path, whose header alone is read, a
+    recording already read, or its header), when it has a usable one."""
+    if isinstance(recording, HeaderRow):
+        header = recording
+    else:
+        header = recording.header if isinstance(recording, Recording) else read_header(recording)
     raw = (header.model_extra or {}).get("entry")
     try:
         return RecordingEntry.model_validate(raw) if raw else None
@@ -229,6 +249,7 @@ def run_check(
     accept_into: Path | None = None,
     rerecord: RerecordSpec | None = None,
     pace: float | None = None,
+    fault: StreamFault | None = None,
 ) -> CheckResult:
     """Rerun the program that made a recording (or `argv`) with replay forced on it; report how it went.
 
@@ -237,12 +258,14 @@ def run_check(
     call is written into that file with its recorded answer (`openprogram.recordings.accept`).
     With `rerecord`, calls replay while they match, then go live into a new file
     (`openprogram.recordings.rerecord`). `pace` replays at the recorded pace times that factor.
+    `fault` breaks one call's stream once (`openprogram.providers.recording.stream_faults`).
     """
     location = locate_recording(selector)
     require_usable(location, tighten=True)
-    recording = read_recording(location.path)
-    total = len(recording.calls)
-    entry = entry_of(recording)
+    recording = verify_recording(location.path)  # validated whole, no call kept: the child reads it
+    assert recording.header is not None
+    total = recording.facts.calls
+    entry = entry_of(recording.header)
     if not argv:
         if entry is None:
             raise CheckUsageError(
@@ -266,6 +289,7 @@ def run_check(
         accept_into=str(accept_into) if accept_into is not None else None,
         rerecord=rerecord,
         pace=pace,
+        fault=fault,
     )
     write_run_spec(home, spec)
     env = child_environment(home, live=rerecord is not None)
@@ -319,7 +343,7 @@ def run_check(
                 exit_code = child.wait()
                 break
             if any(isinstance(row, ConsumedRow) for row in report.read_new()):
-                consumed = len(report.of_type(ConsumedRow))
+                consumed = consumed_calls(report)
                 if on_progress is not None:
                     on_progress(CheckProgress(calls_consumed=consumed, calls_recorded=total))
         # A grandchild may hold the pipes open after the child ended: wait for it a little only.
@@ -328,7 +352,7 @@ def run_check(
         report.read_new()
     finally:
         shutil.rmtree(home, ignore_errors=True)
-    consumed = len(report.of_type(ConsumedRow))
+    consumed = consumed_calls(report)
     mismatch = next((row.mismatch for row in report.of_type(MismatchRow)), None)
     status: CheckStatus
     if mismatch is not None:
@@ -357,4 +381,17 @@ def run_check(
         rules=next((row.rules for row in report.of_type(RulesRow)), []),
         absorbed=[row.absorbed for row in report.of_type(AbsorbedRow)],
         accepted=[row.accepted for row in report.of_type(AcceptedRow)],
+        fault=next(iter(report.of_type(FaultRow)), None),
     )
+
+
+def consumed_calls(report: ReportReader) -> int:
+    """How many recorded calls the child consumed: a call whose stream a fault broke counts only
+    once the program asked for it again."""
+    calls: set[int] = set()
+    for row in report.rows:
+        if isinstance(row, ConsumedRow):
+            calls.add(row.call_index)
+        elif isinstance(row, FaultRow) and row.broke:
+            calls.discard(row.fault.call)
+    return len(calls)

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from openprogram.providers.recording.reader import RecordedCall
 from openprogram.providers.recording.store import locate_recording
+from openprogram.recordings.prompt_cache import CallCache, PromptCacheReader, PromptCacheReport
 from openprogram.recordings.summary import (
     RecordingSummary,
     configured_mode_and_file,
@@ -46,13 +48,23 @@ class RecordingDetails:
     calls: tuple[CallRow, ...]
     problems: tuple[str, ...]
     unfinished_calls: tuple[int, ...] = field(default=())
+    cache: PromptCacheReport | None = None
+    """The prompt-cache facts of the calls (without prices), when asked for."""
 
     def to_json(self) -> dict[str, Any]:
-        """Stable JSON fields for `show --json`."""
+        """Stable JSON fields for `show --json`: each call's `cache` facts when they were read."""
+        facts = {} if self.cache is None else {c.call_index: c for c in self.cache.calls}
+        calls = []
+        for row in self.calls:
+            fact = facts.get(row.call_index)
+            cache = None if fact is None else fact.to_json()
+            if cache is not None:
+                del cache["call_index"], cache["added_cost_usd"]
+            calls.append({**asdict(row), **({"cache": cache} if self.cache else {})})
         return {
             **self.summary.to_json(),
             "header": self.header,
-            "calls": [asdict(row) for row in self.calls],
+            "calls": calls,
             "problems": list(self.problems),
             "unfinished_calls": list(self.unfinished_calls),
         }
@@ -112,34 +124,57 @@ def _first_user_of(call: RecordedCall, found: dict[int, FirstUser]) -> FirstUser
     return _first_user(own, keep)
 
 
-def describe_calls(calls: tuple[RecordedCall, ...]) -> tuple[CallRow, ...]:
+class CallDescriber:
+    """`CallRow`s of calls handed over one by one (in any order: a call whose base is not yet
+    described reads its first user message from its rebuilt request), kept, not the calls."""
+
+    def __init__(self) -> None:
+        self._found: dict[int, FirstUser] = {}
+        self._rows: dict[int, CallRow] = {}
+
+    def __call__(self, call: RecordedCall) -> None:
+        first = self._found[call.call_index] = _first_user_of(call, self._found)
+        model = call.model
+        self._rows[call.call_index] = CallRow(
+            call_index=call.call_index,
+            api=_string(model, "api"),
+            provider=_string(model, "provider"),
+            model=_string(model, "id"),
+            events=len(call.events),
+            outcome=call.outcome,
+            first_user_text=first[1] if first is not None else None,
+            new_text=_new_text(call),
+        )
+
+    def rows(self) -> tuple[CallRow, ...]:
+        """The rows described so far, in call order."""
+        return tuple(self._rows[index] for index in sorted(self._rows))
+
+
+def describe_calls(calls: Iterable[RecordedCall]) -> tuple[CallRow, ...]:
     """One row per call: index, api, provider, model id, event count, outcome, first user text
     (each read from what the call's row stores, not from its rebuilt request)."""
-    found: dict[int, FirstUser] = {}
-    rows = []
+    describer = CallDescriber()
     for call in calls:
-        first = found[call.call_index] = _first_user_of(call, found)
-        model = call.model
-        rows.append(
-            CallRow(
-                call_index=call.call_index,
-                api=_string(model, "api"),
-                provider=_string(model, "provider"),
-                model=_string(model, "id"),
-                events=len(call.events),
-                outcome=call.outcome,
-                first_user_text=first[1] if first is not None else None,
-                new_text=_new_text(call),
-            )
-        )
-    return tuple(rows)
+        describer(call)
+    return describer.rows()
 
 
-def describe_recording(selector: str) -> RecordingDetails:
-    """Everything `show` needs about a managed ID or a path, from one scan of the file."""
+def describe_recording(selector: str, *, with_cache: bool = False) -> RecordingDetails:
+    """Everything `show` needs about a managed ID or a path, from one scan of the file;
+    `with_cache` adds the prompt-cache facts of each call (`show --json`)."""
     location = locate_recording(selector)
     config, _ = configured_mode_and_file()
-    info, scan = scan_location(location)
+    describer = CallDescriber()  # each call described as it is read, none kept
+    cache_reader = PromptCacheReader() if with_cache else None
+    cache_facts: list[CallCache] = []
+
+    def each(call: RecordedCall) -> None:
+        describer(call)
+        if cache_reader is not None and (fact := cache_reader.read(call, priced=False)):
+            cache_facts.append(fact)
+
+    info, scan = scan_location(location, each=each)
     summary = summary_from_scan(location, info, scan, config)
     if isinstance(scan, str):
         return RecordingDetails(summary, None, (), (scan,))
@@ -147,7 +182,10 @@ def describe_recording(selector: str) -> RecordingDetails:
     return RecordingDetails(
         summary,
         header,
-        describe_calls(scan.calls),
+        describer.rows(),
         tuple(problem.describe() for problem in summary.facts.problems),
         scan.facts.unfinished_calls,
+        PromptCacheReport.of(sorted(cache_facts, key=lambda f: f.call_index))
+        if with_cache
+        else None,
     )

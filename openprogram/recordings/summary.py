@@ -22,7 +22,12 @@ from openprogram.providers.recording.config import (
 )
 from openprogram.providers.recording.errors import RecordingFileError
 from openprogram.providers.recording.file_policy import inspect
-from openprogram.providers.recording.reader import RecordingScan, scan_facts, scan_recording
+from openprogram.providers.recording.reader import (
+    CallVisitor,
+    RecordingScan,
+    scan_facts,
+    scan_recording,
+)
 from openprogram.providers.recording.scan_facts import ScanFacts
 from openprogram.providers.recording.store import (
     RECORDING_SUFFIX,
@@ -140,13 +145,16 @@ def inspect_location(location: RecordingLocation) -> tuple[os.stat_result | None
     return state.info, None if state.too_wide else state.reason
 
 
-def scan_location(location: RecordingLocation) -> tuple[os.stat_result | None, RecordingScan | str]:
-    """The entry's lstat and one scan of it, or why it was not read (missing, symlink, not regular)."""
+def scan_location(
+    location: RecordingLocation, each: CallVisitor | None = None
+) -> tuple[os.stat_result | None, RecordingScan | str]:
+    """The entry's lstat and one scan of it, or why it was not read (missing, symlink, not
+    regular); `each` is handed every whole call instead of the scan keeping them."""
     info, refusal = inspect_location(location)
     if refusal is not None:
         return info, refusal
     try:
-        return info, scan_recording(location.path)
+        return info, scan_recording(location.path, each)
     except RecordingFileError as exc:
         return info, exc.reason
 

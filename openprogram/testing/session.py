@@ -32,6 +32,7 @@ from openprogram.providers.recording.redaction import REDACTION_VERSION
 from openprogram.providers.recording.rerecord import RerecordingApi, RerecordState
 from openprogram.providers.recording.rules import MatchingRules
 from openprogram.providers.recording.rules_sources import project_rules
+from openprogram.providers.recording.stream_faults import StreamFault
 from openprogram.providers.recording.writer import NOW, RecordingSink, TimeField
 from openprogram.providers.replay import ReplayMismatch, ReplayProvider
 from openprogram.recordings.entry import entry_scrub_rules, kept_entry
@@ -101,6 +102,7 @@ class OpenProgramRecording:
         mode_reason: str | None = None,
         rules: MatchingRules | None = None,
         pace: float | None = None,
+        fault: StreamFault | None = None,
         check_command: Sequence[str] = (),
         check_cwd: Path | None = None,
     ) -> None:
@@ -111,6 +113,9 @@ class OpenProgramRecording:
         self.check_cwd = check_cwd
         self.pace = pace
         """Replay at the recorded pace times this factor (None: events at once)."""
+        self.fault = fault
+        """Replay with this call's stream broken once (`pytest --openprogram-faults`): the run may
+        then stop early, so calls left unconsumed do not fail the test."""
         self.rules = rules
         """The caller's matching rules (the marker's), merged after pyproject's and the header's."""
         self.record_mode: RecordMode = record_mode
@@ -207,6 +212,7 @@ class OpenProgramRecording:
                 on_report=on_report,
                 accept_into=self._partial,
                 pace=self.pace,
+                fault=self.fault,
             )
         except (RecordingFileError, OSError) as exc:
             if self._partial is not None:
@@ -291,6 +297,8 @@ class OpenProgramRecording:
                 "openprogram: replay reported a mismatch that the test caught and ignored\n"
                 + self.mismatch_report(self.mismatches[0])
             )
+        if self.fault is not None:
+            return None  # a broken stream may end the run early
         try:
             self.assert_consumed()
         except ReplayMismatch as mismatch:

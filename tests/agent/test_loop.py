@@ -1,8 +1,16 @@
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
-from openprogram.agent import AgentTool, AgentTurnLimitError, run_agent_loop
+from openprogram.agent import (
+    AgentAnswerBrokeError,
+    AgentTool,
+    AgentTurnLimitError,
+    echo_tool,
+    run_agent_loop,
+)
 from openprogram.providers import (
     Context,
     TextContent,
@@ -11,7 +19,17 @@ from openprogram.providers import (
     UserMessage,
     register_api_provider,
 )
-from openprogram.providers.scripted import ScriptedProvider, TextStep, ToolCallStep
+from openprogram.providers.recording import RecordingProvider
+from openprogram.providers.recording.reader import read_recording
+from openprogram.providers.recording.replayer import ReplayProvider
+from openprogram.providers.recording.stream_faults import StreamFault
+from openprogram.providers.recording.writer import RecordingSink
+from openprogram.providers.scripted import (
+    ScriptedProvider,
+    TextStep,
+    ToolCallStep,
+    echo_responder,
+)
 from tests.helpers import SCRIPTED_MODEL, run_echo_agent
 
 
@@ -67,3 +85,28 @@ async def test_the_number_of_turns_is_bounded() -> None:
             SCRIPTED_MODEL, Context(messages=[UserMessage(content="x")]), [tool], max_turns=3
         )
     assert looping.call_count == 3
+
+
+async def test_an_answer_cut_mid_tool_call_raises_and_never_runs_the_tool(tmp_path: Path) -> None:
+    path = tmp_path / "echo.jsonl"
+    sink = RecordingSink(path)
+    register_api_provider(
+        "scripted", RecordingProvider(ScriptedProvider(responder=echo_responder), sink)
+    )
+    await run_echo_agent("hi")
+    sink.close()
+    events = read_recording(path).calls[0].events
+    mid = [e.type for e in events].index("toolcall_delta")  # after the first piece of arguments
+
+    ran: list[str] = []
+    tool = echo_tool(lambda text: ran.append(text) or f"echo:{text}")
+    for kind in ("cut", "error"):
+        register_api_provider(
+            "scripted", ReplayProvider(path, fault=StreamFault(kind=kind, event=mid))
+        )
+        context = Context(system_prompt="You echo.", messages=[UserMessage(content="hi")])
+        with pytest.raises(AgentAnswerBrokeError) as broke:
+            await run_agent_loop(SCRIPTED_MODEL, context, [tool])
+        assert broke.value.turn == 0 and broke.value.partial.stop_reason == "error"
+        assert [b.type for b in broke.value.partial.content][-1] == "toolCall"
+    assert ran == []

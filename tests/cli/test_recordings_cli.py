@@ -35,6 +35,8 @@ SUBCOMMANDS = [
     "prune",
     "diff",
     "rules",
+    "export",
+    "import",
 ]
 
 

@@ -73,7 +73,7 @@ def test_diff_json_is_stable(openprogram_home: Path) -> None:
     assert set(result) == {"a", "b", "aligned_by", "rules", "identical", "summary", "calls"}
     assert set(result["summary"]) == {
         "same", "request_changed", "answer_changed", "only_a", "only_b", "tokens_a", "tokens_b",
-        "session_a", "session_b", "price_table",
+        "session_a", "session_b", "price_table", "cache",
     }  # fmt: skip
     call = result["calls"][1]
     assert set(call) == {

@@ -217,3 +217,31 @@ def test_the_timeline_has_a_bar_per_call_that_opens_it_or_says_times_are_missing
         assert page.locator("#timeline-note").text_content() == "times not recorded in this file"
         assert page.locator("#calls tbody td", has_text="not recorded").count() == 6  # took, first
         assert opened.errors == []
+
+
+def test_the_show_report_marks_the_call_whose_prompt_cache_prefix_broke(tmp_path: Path) -> None:
+    from tests.recordings.prompt_cache_sessions import record_session
+
+    def edit(call: int, messages: list[Any]) -> None:
+        if call == 3:
+            messages[0] = UserMessage(content="Plan something else.")
+
+    recording = record_session(tmp_path / "session.jsonl", 5, before_call=edit)
+    page_file = tmp_path / "session.html"
+    done = cli(tmp_path / "home", "show", str(recording), "--html", str(page_file))
+    assert done.returncode == 0, done.stderr
+    with chromium() as browser:
+        opened = open_page(browser, page_file)
+        page = opened.page
+        facts = page.locator("body").text_content() or ""
+        assert "prompt cache" in facts and "prefix broke on 1 of 5 calls" in facts
+        cells = texts(page, "#calls tbody td.cache-break")
+        assert len(cells) == 1 and cells[0].startswith("⚠ ")
+        page.locator("#calls tbody tr").nth(3).click()
+        said = texts(page, "#call p.cache-break")
+        assert said and said[0].startswith(
+            "the prompt-cache prefix broke: a message edited at context.messages[0].content"
+        )
+        page.locator("#calls tbody tr").nth(2).click()
+        assert page.locator("#call p.cache-break").count() == 0
+        assert opened.errors == [] and opened.requests == []

@@ -140,3 +140,13 @@ def test_the_tui_opens_it_goes_to_the_last_call_sorts_and_shows_the_timeline(
     assert seen["last_call"] == shape["calls"] - 1
     assert seen["messages"] == shape["messages"] and seen["request_problem"] is None
     assert seen["sorted_by"] == "cost"
+
+
+def test_cache_report_follows_the_rows_without_rebuilding_requests(shape: dict) -> None:
+    reported = cli(shape, "cache", "--json", str(shape["path"]))
+    assert reported.returncode == 0, reported.stderr[-500:]
+    report = json.loads(reported.stdout)
+    assert report["totals"]["calls"] == shape["calls"]
+    assert report["totals"]["broken_calls"] == 0 and report["breaks"] == []
+    # Every message the predecessor sent was kept (the chain's last call adds one of its own).
+    assert report["calls"][-1]["kept_messages"] >= shape["messages"] - 1

@@ -94,3 +94,40 @@ def test_rows_that_are_not_json_are_damaged_before_the_row_models_exist(tmp_path
     summary = table.summary(0)
     assert summary.outcome == DAMAGED
     assert summary.error == f"line {len(rows) + 1}: call_end row cannot be read"
+
+
+def test_models_found_through_references_are_the_strict_readers(tmp_path: Path) -> None:
+    """The list finds a referring call's model without parsing rows that hold none; a row that
+    names "model" anywhere, or could spell it with an escape, is read whole and still agrees."""
+    from openprogram.providers.recording.reader import read_recording
+    from openprogram.providers.recording.rows import encode_row
+
+    other = {"api": "anthropic-messages", "provider": "anthropic", "id": "claude-x"}
+
+    def referring(n: int, content: object, model: dict | None = None) -> bytes:
+        row: dict = {
+            "type": "request",
+            "call_index": n,
+            "base": n - 1,
+            "keep": n,
+            "context": {"messages": [{"role": "user", "content": content}]},
+        }
+        if model is not None:
+            row["model"] = model
+        return encode_row(row)
+
+    def whole(n: int, line: bytes) -> list[bytes]:
+        return [line, *call_rows(n, ["ok"])[1:]]
+
+    rows = [header(), *call_rows(0, ["ok"])]
+    rows += whole(1, referring(1, "plain"))
+    rows += whole(2, referring(2, [{"type": "text", "text": 'a "model" in text'}]))
+    rows += whole(3, referring(3, "x", other).replace(b'"model":', b'"mod\\u0065l":'))
+    rows += whole(4, referring(4, "follows the escaped one"))
+    path = write_rows(tmp_path / "r.jsonl", rows)
+    strict = read_recording(path)
+    for call in reversed(strict.calls):  # each from a fresh table: the walk, not the memo
+        model = call.model
+        label = table_of(path).summary(call.call_index).model_label
+        assert label == f"{model['provider']}/{model['id']}"
+    assert strict.calls[4].model["id"] == "claude-x"

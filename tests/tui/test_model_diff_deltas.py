@@ -14,12 +14,13 @@ from openprogram.recordings.call_stats import CallStats, StatsDelta
 from openprogram.recordings.diff import AnswerDifference
 from tui.model.lazy_diff import DiffRow
 from tui.model.recording_diff import (
+    biggest_changes,
     cost_line,
     delta_lines,
     diff_totals,
     ms_line,
     row_delta_text,
-    totals_text,
+    totals_parts,
 )
 
 
@@ -54,7 +55,8 @@ def test_a_model_without_a_price_shows_no_cost() -> None:
 
 
 def test_a_pair_shows_each_number_a_to_b() -> None:
-    lines = dict(delta_lines(StatsDelta(stats(1000, 10), stats(3500, 12, "0.01"))))
+    delta = StatsDelta(stats(1000, 10), stats(3500, 12, "0.01"))
+    lines = {line.label: line.change for line in delta_lines(delta)}
     assert lines["duration"] == "1.00s → 3.50s (+2.50s)"
     assert lines["first token"] == "0.01s → 0.01s"
     assert lines["tokens in"] == "10 → 12 (+2)"
@@ -70,10 +72,13 @@ def test_the_totals_name_the_largest_changes() -> None:
     ]
     totals = diff_totals(rows)
     assert totals.biggest == {"duration": 1, "tokens": 0}
-    assert totals_text(rows, totals) == (
-        "in the model 2.00s → 14.10s (+12.10s) · tokens 22 → 164 (+142) · cost no price · "
-        "biggest change: time #1 (+3.00s), tokens #0 (+40)"
-    )
+    assert totals_parts(totals) == [
+        "in the model 2.00s → 14.10s (+12.10s)",
+        "tokens 22 → 164 (+142)",
+        "cost no price",
+    ]
+    assert biggest_changes(rows, totals) == ["time #1 (+3.00s)", "tokens #0 (+40)"]
+    assert totals.marks() == {1: ["duration"], 0: ["tokens"]}
 
 
 def test_comparing_answers_reads_each_event_row_once_and_keeps_its_times(
@@ -112,3 +117,28 @@ def test_comparing_answers_reads_each_event_row_once_and_keeps_its_times(
     shown = [pair.stats_a for pair in diff.rows if pair.a is not None]
     assert [s.first_token_ms for s in shown if s] == [s.first_token_ms for s in library]
     assert [s.duration_ms for s in shown if s] == [s.duration_ms for s in library]
+
+
+def test_the_view_goes_to_the_first_difference_until_the_user_moves_and_n_walks_them() -> None:
+    from openprogram.providers.recording.differences import FieldDifference
+    from openprogram.providers.recording.rules import RuledDifference
+    from tui.model.recording_diff import first_to_show, next_changed
+
+    changed = (RuledDifference(FieldDifference(("model",), "a", "b", "changed"), None),)
+    rows = [DiffRow(0, 0), DiffRow(1, 1, changed), DiffRow(2, 2), DiffRow(3, 3, changed)]
+    assert first_to_show(rows, -1, user_moved=False) == 1
+    assert first_to_show(rows, 0, user_moved=True) is None  # the user's row stays
+    assert first_to_show(rows[:1], -1, user_moved=False) == 0  # nothing differs: the first row
+    assert first_to_show(rows[:1], 0, user_moved=False) is None
+    assert first_to_show([DiffRow(0, None)], -1, user_moved=False) == 0  # only in A differs
+    assert [next_changed(rows, 1, 1), next_changed(rows, 3, 1)] == [3, None]
+    assert [next_changed(rows, 2, -1), next_changed(rows, 1, -1)] == [1, None]
+
+
+def test_a_throttle_tells_at_most_once_per_interval() -> None:
+    from tui.model.throttle import Throttle
+
+    never = Throttle(3600.0)
+    assert not never.due() and not never.due()
+    always = Throttle(0.0)
+    assert always.due() and always.due()

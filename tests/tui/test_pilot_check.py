@@ -163,7 +163,7 @@ async def test_progress_counts_the_calls_consumed_so_far(monkeypatch: pytest.Mon
         release.wait(10)
         return fixtures.ok_result()
 
-    monkeypatch.setattr("tui.screens.check.run_tui_check", run)
+    monkeypatch.setattr("tui.model.check_session.run_tui_check", run)
     app = host(CheckScreen(Path("echo.jsonl"), ["python", "agent.py"]))
     async with app.run_test(size=SIZE) as pilot:
         await until(pilot, lambda: bool(app.screen.query("#rerun-progress-text")))
@@ -358,7 +358,7 @@ async def test_a_failure_of_the_rerun_itself_is_a_result_not_a_traceback(
     def broken(*args: object, **kwargs: object) -> CheckResult:
         raise RuntimeError("disk on fire")
 
-    monkeypatch.setattr("tui.screens.check.run_tui_check", broken)
+    monkeypatch.setattr("tui.model.check_session.run_tui_check", broken)
     app = host(CheckScreen(Path("echo.jsonl"), ["true"]))
     async with app.run_test(size=SIZE) as pilot:
         await until(pilot, lambda: bool(app.screen.query(CheckOutcome)))
@@ -386,6 +386,25 @@ async def test_the_editor_refuses_a_broken_command_and_esc_leaves(plain_recordin
         await pilot.press("escape")
         await until(pilot, lambda: app.screen is below)
     assert not commands_path().exists()
+
+
+async def test_an_ok_the_rules_made_names_the_rule_and_what_it_absorbed() -> None:
+    """Issue #42, item 13: "ok … with the same request" hid that a rule absorbed a difference;
+    the outcome says it as `openprogram recordings check` does, and which difference it was."""
+    absorbed = fixtures.absorbed_mismatch()
+    ok = absorbed.model_copy(update={"status": "ok", "mismatch": None, "calls_consumed": 2})
+    app = host(CheckScreen(Path("echo.jsonl"), result=ok))
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await finished(pilot)
+        outcome = screen.query_one(CheckOutcome)
+        assert outcome.kind == "ok"
+        explanation = str(outcome.query_one("#outcome-explanation", Static).render())
+        assert "with the same request once the rules below absorbed what differs" in explanation
+        facts = " ".join(shown_text(outcome.query_one("#outcome-facts", Static)).split())
+        rule = "normalize context.system_prompt iso-datetime"
+        assert f"rule {rule} (/work/agent/pyproject.toml)" in facts
+        assert "absorbed 1 difference in 1 call by the rules" in facts
+        assert f"call 1 · context.system_prompt · {rule}" in facts
 
 
 async def test_esc_on_a_result_goes_back(tmp_path: Path) -> None:
@@ -418,7 +437,7 @@ async def test_run_at_once_uses_the_recorded_command_as_check_does(
         ran.append(argv)
         return fixtures.ok_result()
 
-    monkeypatch.setattr("tui.screens.check.run_tui_check", run)
+    monkeypatch.setattr("tui.model.check_session.run_tui_check", run)
     app = host(CheckScreen(echo_recording, edit_first=False))
     async with app.run_test(size=SIZE) as pilot:
         await finished(pilot)

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import itertools
 import re
 import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from textual.pilot import Pilot
 from textual.widgets import OptionList, Static, TabbedContent
 
@@ -18,6 +20,7 @@ from tui.screens.diff import DiffScreen
 from tui.screens.recording import RecordingScreen
 from tui.widgets.check.json_pane import JsonPane
 from tui.widgets.check.path_bar import PathBar
+from tui.widgets.common.title_bar import TitleBar
 
 SIZE = (120, 40)
 
@@ -232,3 +235,69 @@ async def test_each_pair_and_the_totals_show_the_changes_the_biggest_marked(
         answer = str(screen.query_one("#diff-answer", Static).render())
         assert "duration    0.33s → 0.57s (+239ms)  ◆ the biggest time change" in answer
         assert "cost        no price" in answer
+
+
+async def test_the_title_counts_up_while_comparing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue #42, item 29: the title said the calls the indexes found (300), then the rows
+    compared so far (128, 192…): the count went backwards. Every title while comparing counts
+    up."""
+    calls = [(f"say {n} " + "words " * 4000, text(f"answer {n}")) for n in range(300)]
+    a = await record(tmp_path / "a.jsonl", calls)
+    b = await record(tmp_path / "b.jsonl", calls, model_id="echo-2")
+    said: list[str] = []
+    set_facts = TitleBar.set_facts
+
+    def seen(bar: TitleBar, facts: str, problem: bool = False) -> None:
+        said.append(facts)  # each title the screen shows, in order
+        set_facts(bar, facts, problem)
+
+    monkeypatch.setattr(TitleBar, "set_facts", seen)
+    app = OpenProgramTUI(diff=(a, b))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await until(pilot, lambda: isinstance(pilot.app.screen, DiffScreen))
+        screen = pilot.app.screen
+        assert isinstance(screen, DiffScreen)
+        await until(pilot, lambda: screen.answers_done)
+    progress = [
+        [int(n) for n in re.findall(r"\d+", facts.replace(",", ""))]
+        for facts in said
+        if facts.startswith("comparing…") and re.search(r"\d", facts)
+    ]
+    assert len(progress) >= 2, said
+    for before, after in itertools.pairwise(progress):
+        assert all(x <= y for x, y in zip(before, after, strict=True)), said
+    assert said[-1].startswith("300 calls · 300 request changed · tokens")
+
+
+async def test_the_answer_word_diff_reads_without_colour(tmp_path: Path) -> None:
+    """Issue #42, item 25: the removed and the added words ran together (`echo:hiecho:bye`)
+    where strike and underline do not show; they are enclosed as `recordings diff` does."""
+    a = await record(tmp_path / "a.jsonl", [("say", text("you said echo:hi today"))])
+    b = await record(tmp_path / "b.jsonl", [("say", text("you said echo:bye today"))])
+    app = OpenProgramTUI(diff=(a, b))
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await diff_shown(pilot)
+        await pilot.press("right_square_bracket")
+        answer = str(screen.query_one("#diff-answer", Static).render())
+        assert "you said [-echo:hi-]{+echo:bye+} today" in answer
+
+
+async def test_at_80_columns_the_requests_show_the_values_that_differ(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue #42, item 10: at 80x24 the call list took 28 columns and each request pane ~24, so
+    the differing value was cut (`content: "hello`). The list narrows to index and mark."""
+    from tests.tui.diff_fixtures import record_diff_pair
+    from tests.tui.svg_text import svg_rows
+
+    monkeypatch.chdir(tmp_path)  # the file names take one line, as in the snapshots
+    a, b = await record_diff_pair(tmp_path)  # call 0: 'hello' in A, 'hello there' in B
+    app = OpenProgramTUI(diff=(Path(a.name), Path(b.name)))
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await diff_shown(pilot)
+        assert screen.row == 0 and screen.query_one(TabbedContent).active == "diff-tab-request"
+        shown = svg_rows(app.export_screenshot())
+    assert any('content: "hello"' in row and 'content: "hello there"' in row for row in shown)
+    assert any(row.startswith("│#3") and "+" in row for row in shown)  # each call's mark stays

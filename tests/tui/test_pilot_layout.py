@@ -42,7 +42,8 @@ async def test_a_narrow_call_list_gives_the_model_name_the_room(
         assert failed.rstrip().endswith("✗" if columns == 80 else "error")
 
 
-@pytest.mark.parametrize(("columns", "calls_width"), [(80, 28), (200, 36)])
+# Under 100 columns the list keeps index and mark only: the requests need the width (#42 item 10).
+@pytest.mark.parametrize(("columns", "calls_width"), [(80, 12), (99, 12), (100, 36), (200, 36)])
 async def test_diff_call_list_shrinks(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, columns: int, calls_width: int
 ) -> None:

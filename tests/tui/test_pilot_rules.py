@@ -49,7 +49,7 @@ def dated_project(tmp_path: Path, offline_children: Path, monkeypatch: pytest.Mo
 
 async def result_shown(pilot: Pilot[None], screen: CheckScreen, runs_before: int) -> str:
     """Wait for the run after `runs_before` to finish and be drawn; its status."""
-    await until(pilot, lambda: screen._run > runs_before and not screen.running)
+    await until(pilot, lambda: screen.session.runs > runs_before and not screen.running)
     await until(pilot, lambda: bool(screen.query(MismatchView) or screen.query(CheckOutcome)))
     await pilot.pause()
     assert screen.result is not None
@@ -84,7 +84,7 @@ async def test_z_normalises_the_date_into_the_header_then_the_temp_path_into_the
         assert [rule.describe() for rule in editor.rules] == [
             "normalize context.system_prompt iso-datetime"
         ]
-        runs = screen._run
+        runs = screen.session.runs
         await pilot.press("enter")  # saved to this recording's header (the default)
         assert await result_shown(pilot, screen, runs) == "mismatch"
         assert header_rules(dated_project) == {
@@ -112,7 +112,7 @@ async def test_z_normalises_the_date_into_the_header_then_the_temp_path_into_the
         assert scope.pressed_index == 1
         await pilot.press("ctrl+t", "ctrl+t")  # to the recording and back to the project
         assert scope.pressed_index == 1
-        runs = screen._run
+        runs = screen.session.runs
         await pilot.press("enter")
         assert await result_shown(pilot, screen, runs) == "ok"
         assert screen.query_one(CheckOutcome).kind == "ok"
@@ -148,7 +148,7 @@ async def test_i_ignores_the_field_with_every_index_as_a_star(offline_children: 
         assert [rule.describe() for rule in editor.rules] == [
             "ignore context.messages[*].content[*].text"
         ]
-        runs = screen._run
+        runs = screen.session.runs
         await pilot.press("enter")
         assert await result_shown(pilot, screen, runs) == "ok"
     assert header_rules(recording) == {"ignore": ["context.messages[*].content[*].text"]}

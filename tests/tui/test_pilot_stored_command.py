@@ -54,7 +54,7 @@ def ran(monkeypatch: pytest.MonkeyPatch, folders: list[str | None]) -> list[list
         folders.append(kwargs.get("cwd"))
         return fixtures.ok_result()
 
-    monkeypatch.setattr("tui.screens.check.run_tui_check", run)
+    monkeypatch.setattr("tui.model.check_session.run_tui_check", run)
     return commands
 
 

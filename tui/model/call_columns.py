@@ -16,6 +16,7 @@ from tui.model.call_order import SortKey
 
 if TYPE_CHECKING:  # the list's first rows are drawn before the row models are loaded
     from openprogram.recordings.call_stats import CallStats
+    from openprogram.recordings.prompt_cache import CallCache
 
 NOT_RECORDED = "–"
 """A time the file does not hold (a version-1 or migrated call): never shown as 0."""
@@ -50,6 +51,8 @@ class NumberColumn:
     wide_only: bool = False
     """Shown only where the tokens have a column each (in place of `in/out`)."""
     narrow_only: bool = False
+    of_cache: bool = False
+    """Its cell is the call's prompt-cache facts (`cache_cell`), not a number of `CallStats`."""
 
 
 COLUMNS: tuple[NumberColumn, ...] = (
@@ -76,6 +79,7 @@ COLUMNS: tuple[NumberColumn, ...] = (
     ),
     NumberColumn("gap", "gap", 5, lambda s: format_ms(s.gap_after_ms), SortKey.GAP),
     NumberColumn("cost", "cost", 6, lambda s: format_cost_short(s.cost), SortKey.COST),
+    NumberColumn("cache", "cache", 5, lambda s: NOT_RECORDED, of_cache=True),
     NumberColumn(
         "cache_read",
         "c.rd",
@@ -113,13 +117,58 @@ def columns_for(room: int) -> tuple[NumberColumn, ...]:
     return tuple(chosen)
 
 
-def cell_text(column: NumberColumn, stats: CallStats | None, known: bool) -> str:
+def cell_text(
+    column: NumberColumn, stats: CallStats | None, known: bool, cache: CallCache | None = None
+) -> str:
     """A call's cell: its number, `–` when not recorded, `…` while it is being read."""
     if not known:
         return PENDING_CELL
+    if column.of_cache:
+        return cache_cell(cache)
     if stats is None:
         return "?"
     return column.cell(stats)
+
+
+BROKE_MARK = "⚠"
+"""Marks a call whose prompt-cache prefix broke (the call's detail says where and why)."""
+
+
+def cache_cell(fact: CallCache | None) -> str:
+    """The share of the call's input read from cache (`70%`), `⚠` before it where the prefix
+    broke; `–` when the vendor reported no tokens."""
+    if fact is None:
+        return NOT_RECORDED
+    share = NOT_RECORDED if fact.read_share is None else f"{fact.read_share:.0%}"
+    return BROKE_MARK + share if fact.prefix_break is not None else share
+
+
+def cache_line(fact: CallCache | None) -> str:
+    """The call's prompt-cache facts for its detail: where and why its prefix broke, the tokens
+    that could have been read and were, and what the break added; or what it kept."""
+    if fact is None:
+        return "prompt cache: not known (no answer or an unreadable request)"
+    from openprogram.recordings.cost import format_cost
+    from openprogram.visible_text import visible_line
+
+    read = "–" if fact.cache_read is None else format_tokens(fact.cache_read)
+    broken = fact.prefix_break
+    if fact.follows is None:
+        return f"prompt cache: the first call · read {read}"
+    if broken is None:
+        return (
+            f"prompt cache: kept the prefix of call {fact.follows} "
+            f"({fact.kept_messages} messages) · read {read}"
+        )
+    where = visible_line(broken.path)  # the path names the file's keys: text from a file
+    line = f"{BROKE_MARK} prompt cache broke after call {fact.follows}: {broken.text} at {where}"
+    if fact.cacheable_tokens is not None:
+        line += f" · could read {format_tokens(fact.cacheable_tokens)}, read {read}"
+    if fact.lost_tokens is not None:
+        line += f" · lost {format_tokens(fact.lost_tokens)}"
+    if fact.added_cost is not None:
+        line += f" (+{format_cost(fact.added_cost)})"
+    return line
 
 
 def heading(column: NumberColumn, key: SortKey, descending: bool) -> str:

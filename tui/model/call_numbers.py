@@ -13,16 +13,17 @@ from collections.abc import Callable, Iterable, Iterator
 
 from pydantic import ValidationError
 
-from openprogram.providers.accumulator import AccumulatorError
+from openprogram.providers.accumulator import AccumulatorError, MessageAccumulator
 from openprogram.providers.recording.format import CallEndRow, EventRow, parse_row
 from openprogram.providers.recording.reader import RecordedCall
-from openprogram.providers.types import AssistantMessageEvent
+from openprogram.providers.types import AssistantMessage, AssistantMessageEvent
 from openprogram.recordings.call_stats import (
     CallStats,
     SessionStats,
     session_stats,
     stats_of_timed_events,
 )
+from openprogram.recordings.prompt_cache import CallCache, PromptCacheReader, PromptCacheReport
 from tui.model.recording_index import CallSpan, RecordingIndex
 from tui.model.row_reading import read_call_end, reader_of
 
@@ -90,6 +91,9 @@ class CallNumbers:
     def __init__(self, index: RecordingIndex) -> None:
         self.index = index
         self._stats: dict[int, tuple[Stamp, CallStats | None]] = {}
+        self._cache: dict[int, CallCache | None] = {}
+        """Each read call's prompt-cache facts (read with its numbers, kept as long)."""
+        self._cache_reader = PromptCacheReader(self._answer)
         self.priced = False
         """True once a cost is asked for (`need_prices`): the price table takes 10 MB to load, so
         calls are read without their cost until a cost is shown, sorted or summed."""
@@ -111,6 +115,38 @@ class CallNumbers:
             self.priced,
         )
 
+    def cache(self, ordinal: int) -> CallCache | None:
+        """The prompt-cache facts of call `ordinal`, if read already (with its numbers)."""
+        return self._cache.get(ordinal)
+
+    def cache_of(self, ordinal: int, *, priced: bool) -> CallCache | None:
+        """Call `ordinal`'s prompt-cache facts read now, not kept: the library's, from the call
+        and what the one reader remembers of its predecessor (its row's base, else the call
+        before it; read whole first when it was not read yet). Calls read in order (sorting, the
+        timeline) cost their own rows: no full request is built for a call that kept its prefix."""
+        calls = self.index.calls
+        call = read_call(self.index, calls[ordinal])
+        if call is None:
+            return None
+        before = PromptCacheReader.predecessor_of(call)
+        predecessor = None
+        if 0 <= before < ordinal and not self._cache_reader.knows(before):
+            predecessor = read_call(self.index, calls[before])
+        return self._cache_reader.read(call, predecessor, priced=priced)
+
+    def _answer(self, call: RecordedCall) -> AssistantMessage | None:
+        """The call's answer, its events read and folded one at a time (never held all at once)."""
+        calls = self.index.calls
+        if not 0 <= call.call_index < len(calls):  # a damaged file's index (ordinals differ)
+            return None
+        accumulator = MessageAccumulator()
+        try:
+            for event, _ in timed_events(self.index, calls[call.call_index]):
+                accumulator.apply(event)
+        except AccumulatorError:
+            return None
+        return accumulator.message
+
     def get(self, ordinal: int) -> CallStats | None:
         """The numbers of call `ordinal`, if read already."""
         found = self._stats.get(ordinal)
@@ -131,6 +167,7 @@ class CallNumbers:
         """Read call `ordinal` and keep its numbers."""
         stamp = self._stamp(ordinal)
         stats = self.stats_of(ordinal, priced=self.priced)
+        self._cache[ordinal] = self.cache_of(ordinal, priced=self.priced)
         self._stats[ordinal] = (stamp, stats)
         return stats
 
@@ -182,3 +219,9 @@ class CallNumbers:
         if not self.complete:
             return None
         return session_stats(s for _, s in self._stats.values() if s is not None)
+
+    def cache_session(self) -> PromptCacheReport | None:
+        """The session's prompt-cache facts, once every call was read."""
+        if not self.complete:
+            return None
+        return PromptCacheReport.of(fact for fact in self._cache.values() if fact is not None)

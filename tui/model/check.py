@@ -122,6 +122,18 @@ EXPLANATIONS: dict[OutcomeKind, str] = {
     "cancelled": "Stopped with esc; the program was killed. r runs it again.",
 }
 """One sentence under the headline: what the outcome means for the code."""
+ABSORBED_OK = (
+    "Every recorded call was made in order, with the same request once the rules below absorbed "
+    "what differs: the current code replays this recording cleanly under these rules."
+)
+ABSORBED_SHOWN = 5
+"""Absorbed differences listed one by one under a result (the rest are counted)."""
+
+
+def explanation(result: CheckResult, cancelled: bool = False) -> str:
+    """The sentence under the headline; an ok that rules made ok says so."""
+    kind = outcome_kind(result, cancelled)
+    return ABSORBED_OK if kind == "ok" and result.absorbed else EXPLANATIONS[kind]
 
 
 def never_requested_text(result: CheckResult) -> str:
@@ -290,6 +302,16 @@ def result_facts(result: CheckResult, cancelled: bool = False) -> list[tuple[str
         facts.append(("error", result.error))
     if kind == "cancelled":
         facts.append(("stopped", "cancelled with esc; the program was killed"))
+    facts += [("rule", rule) for rule in result.rules]
+    absorbed = result.absorbed_summary()
+    if absorbed is not None:  # as `openprogram recordings check` says it, then which they were
+        facts.append(("absorbed", absorbed))
+        facts += [
+            ("", f"call {a.call_index} · {a.field_path} · {a.rule or 'a rule'}")
+            for a in result.absorbed[:ABSORBED_SHOWN]
+        ]
+        if len(result.absorbed) > ABSORBED_SHOWN:
+            facts.append(("", f"… {len(result.absorbed) - ABSORBED_SHOWN} more"))
     return facts
 
 

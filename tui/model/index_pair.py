@@ -118,6 +118,19 @@ class IndexPair:
         """What stopped an index thread so far, if anything."""
         return self._errors[0] if self._errors else None
 
+    def truncation_warnings(self) -> list[str]:
+        """One line per file whose last line has no newline (`recordings diff` refuses those; the
+        view compares what is there): `⚠ B b.jsonl: line 7: last line is truncated, …`."""
+        from openprogram.providers.recording.errors import TRUNCATED_LAST_LINE_REASON
+        from openprogram.visible_text import visible_line
+
+        return [
+            f"⚠ {side.upper()} {visible_line(index.path.name)}: line {index.line_count}: "
+            f"{TRUNCATED_LAST_LINE_REASON}, compared without it"
+            for side, index in self.indexes.items()
+            if index.truncated_tail
+        ]
+
     def close(self) -> None:
         """Release both files (builds still running stop)."""
         self._resumed.set()

@@ -14,7 +14,6 @@ alignment, differences, rules and answer comparison. Never imports Textual.
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -42,6 +41,7 @@ from tui.model.event_fold import EventUnreadable
 from tui.model.index_pair import IndexPair, Side
 from tui.model.recording_index import RecordingIndex
 from tui.model.row_reading import read_request, reader_of
+from tui.model.throttle import Throttle
 
 COMPARE_BATCH = 8
 """Calls compared at a time: the first rows are told to the screen one batch in."""
@@ -117,7 +117,7 @@ class LazyDiff:
 
     # -- building --
 
-    def build(self, on_rows: Callable[[bool], None]) -> None:
+    def build(self, on_rows: Callable[[bool], object]) -> None:
         """Index both files (unless the pair was started already), compare their calls as they
         appear; `on_rows(reset)` is called when rows were added (`reset`: every row was replaced, by
         the final alignment). After the first rows the indexes wait for `pair.resume()` (the
@@ -128,7 +128,7 @@ class LazyDiff:
             on_rows(False)  # the screen resumes the indexes once it has shown the first row
         else:
             pair.resume()  # nothing to show: the indexes go on now
-        told_at, untold = time.monotonic(), False
+        throttle, untold = Throttle(REPORT_INTERVAL), False
         while True:
             failure = pair.failure()
             if failure is not None:
@@ -136,11 +136,12 @@ class LazyDiff:
             done = pair.indexed
             if self._compare_published():
                 untold = True
-                if time.monotonic() - told_at < REPORT_INTERVAL:
+                if not throttle.due():
                     continue  # more may be waiting: compare them before telling
             if untold:
                 on_rows(False)
-                told_at, untold = time.monotonic(), False
+                throttle.restart()
+                untold = False
                 continue
             if done:
                 break
@@ -149,6 +150,19 @@ class LazyDiff:
         self._check_headers()
         self._align()
         on_rows(True)
+
+    def compare_all(
+        self, on_rows: Callable[[bool], object], on_answers: Callable[[bool], object]
+    ) -> None:
+        """`build`, then fold and compare the answers of every row: `on_answers(False)` when
+        some were (at most every `REPORT_INTERVAL`), `on_answers(True)` once all were."""
+        self.build(on_rows)
+        throttle = Throttle(REPORT_INTERVAL)
+        for row in list(self.rows):
+            self.compare_answer(row)
+            if throttle.due():
+                on_answers(False)
+        on_answers(True)
 
     def _compare_published(self) -> bool:
         """Compare (by index) up to `COMPARE_BATCH` more of the calls both sides have by now; True

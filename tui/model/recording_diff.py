@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from decimal import Decimal
-from typing import Any
+from typing import Any, Literal
 
 from openprogram.providers.recording.difference_text import format_value
 from openprogram.providers.recording.differences import MISSING
@@ -86,8 +86,9 @@ def tool_call_lines(row: DiffRow) -> list[tuple[str, str, str]]:
     return [(d.field_path, shown(d.recorded), shown(d.incoming)) for d in row.answer.tool_calls]
 
 
-def summary_text(diff: LazyDiff, answers_done: bool) -> str:
-    """`5 calls · 3 same · 1 request changed · 1 only in B · tokens 1,200 → 1,310`."""
+def summary_text(diff: LazyDiff, answers_done: bool) -> tuple[str, bool]:
+    """`5 calls · 3 same · 1 request changed · 1 only in B · tokens 1,200 → 1,310`, and whether
+    the recordings are the same (then it ends `· the recordings are the same`)."""
     rows = diff.rows
     # A row whose answers are not compared yet is not counted as the same.
     statuses = [
@@ -110,12 +111,33 @@ def summary_text(diff: LazyDiff, answers_done: bool) -> str:
     else:
         compared = sum(row.answer is not None for row in rows)
         parts.append(f"comparing answers {compared}/{len(rows)}…")
-    return " · ".join(parts)
+    identical = answers_done and all(row.status == "same" for row in rows)
+    if identical:
+        parts.append("the recordings are the same")
+    return " · ".join(parts), identical
 
 
-def changed_rows(rows: Sequence[DiffRow]) -> list[int]:
-    """The rows whose request has a difference (what `n`/`N` walk across)."""
-    return [n for n, row in enumerate(rows) if row.request]
+def next_changed(rows: Sequence[DiffRow], shown: int, step: int) -> int | None:
+    """The next row after `shown` (`step` 1) or before it (-1) whose request has a difference
+    (what `n`/`N` walk across); None past the last or the first."""
+    changed = [n for n, row in enumerate(rows) if row.request]
+    later = [n for n in changed if (n > shown if step > 0 else n < shown)]
+    if not later:
+        return None
+    return later[0] if step > 0 else later[-1]
+
+
+def first_to_show(rows: Sequence[DiffRow], shown: int, user_moved: bool) -> int | None:
+    """Where the view goes by itself as rows are compared (`shown`: the row shown, -1 for none):
+    the first row that differs, else the first row; nothing once the user moved."""
+    if not rows or (user_moved and shown >= 0):
+        return None
+    first = next(
+        (n for n, row in enumerate(rows) if row.request or row.a is None or row.b is None), None
+    )
+    if first is None:
+        return 0 if shown < 0 else None
+    return first
 
 
 NOT_RECORDED = "not recorded"
@@ -166,12 +188,29 @@ TOKEN_LABELS = (
 )
 
 
-def delta_lines(delta: StatsDelta) -> list[tuple[str, str]]:
-    """(label, `A → B (±change)`) for the duration, the time to first token, tokens by kind and
-    cost of one pair of calls (the library's numbers, as `recordings diff --json` has them)."""
+Measure = Literal["duration", "tokens", "cost"]
+"""What the largest change of a diff is measured in (the call's duration, total tokens, cost)."""
+MEASURE_WORDS: dict[Measure, str] = {"duration": "time", "tokens": "tokens", "cost": "cost"}
+"""How a measure is named on screen: `biggest change: time #3`."""
+
+
+@dataclass(frozen=True)
+class DeltaLine:
+    """One number of a pair of calls: `label`, `A → B (±change)`, the group it is shown in, and
+    the measure of the largest change it shows (the duration, the total tokens, the cost)."""
+
+    label: str
+    change: str
+    group: Literal["time", "usage", "cost"]
+    measure: Measure | None = None
+
+
+def delta_lines(delta: StatsDelta) -> list[DeltaLine]:
+    """The duration, the time to first token, tokens by kind and cost of one pair of calls (the
+    library's numbers, as `recordings diff --json` has them)."""
     rows = [
-        ("duration", ms_line(*delta.ms("duration"))),
-        ("first token", ms_line(*delta.ms("first_token"))),
+        DeltaLine("duration", ms_line(*delta.ms("duration")), "time", "duration"),
+        DeltaLine("first token", ms_line(*delta.ms("first_token")), "time"),
     ]
     tokens_a, tokens_b = delta.tokens_a or {}, delta.tokens_b or {}
     changes = delta.tokens_delta or {}
@@ -180,16 +219,18 @@ def delta_lines(delta: StatsDelta) -> list[tuple[str, str]]:
         if left is None and right is None:
             continue
         shown_a, shown_b = (f"{v:,}" if v is not None else "—" for v in (left, right))
-        rows.append((label, _change(shown_a, shown_b, f"{change:+,}" if change else None)))
+        change_text = _change(shown_a, shown_b, f"{change:+,}" if change else None)
+        rows.append(DeltaLine(label, change_text, "usage"))
     usage_a = delta.a.usage if delta.a is not None else None
     usage_b = delta.b.usage if delta.b is not None else None
     if usage_a is not None or usage_b is not None:
         total_a, total_b = (f"{u.total_tokens:,}" if u else "—" for u in (usage_a, usage_b))
         change = delta.total_tokens_delta
-        rows.append(("total", _change(total_a, total_b, f"{change:+,}" if change else None)))
+        change_text = _change(total_a, total_b, f"{change:+,}" if change else None)
+        rows.append(DeltaLine("total", change_text, "usage", "tokens"))
     cost_a = delta.a.cost if delta.a is not None else None
     cost_b = delta.b.cost if delta.b is not None else None
-    rows.append(("cost", cost_line(cost_a, cost_b)))
+    rows.append(DeltaLine("cost", cost_line(cost_a, cost_b), "cost", "cost"))
     return rows
 
 
@@ -199,8 +240,15 @@ class DiffTotals:
 
     a: SessionStats
     b: SessionStats
-    biggest: dict[str, int]
+    biggest: dict[Measure, int]
     """`duration`, `tokens`, `cost` → the row number with the largest |B − A| (when not 0)."""
+
+    def marks(self) -> dict[int, list[Measure]]:
+        """Row number → the measures whose change is the largest there."""
+        found: dict[int, list[Measure]] = {}
+        for measure, number in self.biggest.items():
+            found.setdefault(number, []).append(measure)
+        return found
 
 
 def _largest(values: Sequence[tuple[int, float | None]]) -> int | None:
@@ -212,8 +260,9 @@ def diff_totals(rows: Sequence[DiffRow]) -> DiffTotals:
     """The totals of every row compared so far, and where the largest changes are."""
     deltas = [(n, row.delta) for n, row in enumerate(rows)]
     known = [(n, d) for n, d in deltas if d is not None]
-    biggest: dict[str, int] = {}
+    biggest: dict[Measure, int] = {}
     values: Sequence[tuple[int, float | None]]
+    name: Measure
     for name, values in (
         ("duration", [(n, d.ms("duration")[2]) for n, d in known]),
         ("tokens", [(n, d.total_tokens_delta) for n, d in known]),
@@ -229,9 +278,8 @@ def diff_totals(rows: Sequence[DiffRow]) -> DiffTotals:
     )
 
 
-def totals_text(rows: Sequence[DiffRow], totals: DiffTotals) -> str:
-    """`in the model 1.20s → 4.30s (+3.10s) · tokens 120 → 150 (+30) · cost … · biggest change:
-    time #3 (+3.10s), tokens #3 (+30)`."""
+def totals_parts(totals: DiffTotals) -> list[str]:
+    """`in the model 1.20s → 4.30s (+3.10s)`, `tokens 120 → 150 (+30)`, `cost …`."""
     a, b = totals.a, totals.b
     model_delta = None if a.model_ms is None or b.model_ms is None else b.model_ms - a.model_ms
     tokens = b.usage.total_tokens - a.usage.total_tokens
@@ -245,19 +293,19 @@ def totals_text(rows: Sequence[DiffRow], totals: DiffTotals) -> str:
         ),
         "cost " + cost_line(a.cost, b.cost),
     ]
-    marks = []
-    for name, words in (("duration", "time"), ("tokens", "tokens"), ("cost", "cost")):
-        number = totals.biggest.get(name)
-        if number is not None:
-            marks.append(
-                f"{words} {index_label(rows[number])} ({biggest_value(rows[number], name)})"
-            )
-    if marks:
-        parts.append("biggest change: " + ", ".join(marks))
-    return " · ".join(parts)
+    return parts
 
 
-def biggest_value(row: DiffRow, name: str) -> str:
+def biggest_changes(rows: Sequence[DiffRow], totals: DiffTotals) -> list[str]:
+    """`time #3 (+3.10s)`, `tokens #3 (+30)`: where each largest change is, and how large."""
+    return [
+        f"{MEASURE_WORDS[name]} {index_label(rows[number])} ({biggest_value(rows[number], name)})"
+        for name in MEASURE_WORDS
+        if (number := totals.biggest.get(name)) is not None
+    ]
+
+
+def biggest_value(row: DiffRow, name: Measure) -> str:
     """The change of `name` (`duration`, `tokens`, `cost`) of one row, signed."""
     delta = row.delta
     if delta is None:

@@ -12,6 +12,7 @@ from tui.model.call_columns import format_cost_short, format_ms, format_tokens
 
 if TYPE_CHECKING:
     from openprogram.recordings.call_stats import CallStats, SessionStats
+    from openprogram.recordings.prompt_cache import PromptCacheReport
 
 
 @dataclass(frozen=True)
@@ -46,8 +47,11 @@ def bar(stats: CallStats | None, axis: int, width: int) -> Bar | None:
     return Bar(start, model, max(0, min(gap, width - start - model)))
 
 
-def session_line(session: SessionStats, prices: str | None) -> str:
-    """`200 calls · 1m52s: 16s in the model, 1m36s between calls · tokens 12k in, 3.1k out, …`."""
+def session_line(
+    session: SessionStats, prices: str | None, cache: PromptCacheReport | None = None
+) -> str:
+    """`200 calls · 1m52s: 16s in the model, 1m36s between calls · tokens 12k in, 3.1k out, …`,
+    then the prompt cache (`cache 70% read, prefix broke on 1 call (744 lost)`)."""
     usage = session.usage
     parts = [plural(session.calls, "call")]
     if session.wall_ms is not None and session.model_ms is not None:
@@ -73,4 +77,11 @@ def session_line(session: SessionStats, prices: str | None) -> str:
     else:
         unpriced = f", {plural(session.unpriced, 'call')} unpriced" if session.unpriced else ""
         parts.append(f"{format_cost_short(session.cost)}{unpriced} ({prices})")
+    if cache is not None and cache.read_share is not None:
+        said = f"cache {cache.read_share:.0%} read"
+        if cache.broken_calls:
+            lost = format_tokens(cache.total("lost_tokens"))
+            calls = "call" if cache.broken_calls == 1 else "calls"
+            said += f", prefix broke on {cache.broken_calls} {calls} ({lost} lost)"
+        parts.append(said)
     return " · ".join(parts)

@@ -10,19 +10,18 @@ answer tab shows the text as a word diff, tool call differences, stop reason, er
 
 from __future__ import annotations
 
-import time
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
 
 from rich.text import Text
-from textual import work
+from textual import events, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, VerticalScroll
 from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import OptionList, Static, TabbedContent, TabPane
-from textual.widgets.option_list import Option
 from textual.worker import Worker, WorkerState
 
 from openprogram.errors import OpenProgramError
@@ -30,25 +29,20 @@ from openprogram.text import plural
 from tui.messages import CallOpenRequested
 from tui.model.index_pair import IndexPair
 from tui.model.paths import display_path
-from tui.theme import rich_style
 from tui.widgets.common.key_footer import KeyFooter
 from tui.widgets.common.title_bar import TitleBar
+from tui.widgets.diff.diff_answer import DiffAnswer
+from tui.widgets.diff.diff_call_list import DiffCallList
+from tui.widgets.diff.diff_totals import DiffTotalsLine
 
 if TYPE_CHECKING:
     from openprogram.providers.recording.differences import PathToken
-    from openprogram.word_diff import WordChange
     from tui.model.lazy_diff import DiffRow, LazyDiff
     from tui.widgets.check.mismatch_view import MismatchView
 
 TABS = ("diff-tab-request", "diff-tab-answer")
-STATUS_STYLES = {
-    "same": "dim",
-    "request_changed": "bold $text-warning",
-    "answer_changed": "bold $text-accent",
-    "both_changed": "bold $text-error",
-    "only_a": "bold $text-error",
-    "only_b": "bold $text-success",
-}
+NARROW = 100
+"""Below this many columns the call list narrows to the index and the status mark."""
 
 
 class DiffScreen(Screen[None]):
@@ -93,26 +87,23 @@ class DiffScreen(Screen[None]):
     class CallsFound(Message):
         """The indexes found more calls (listed, before they are compared)."""
 
+    @dataclass(eq=False)
     class RowsReady(Message):
         """More rows were compared (`reset`: every row was replaced by the final alignment)."""
 
-        def __init__(self, reset: bool) -> None:
-            super().__init__()
-            self.reset = reset
+        reset: bool
 
+    @dataclass(eq=False)
     class AnswersCompared(Message):
         """The answers of some rows were compared (`done`: of every row)."""
 
-        def __init__(self, done: bool) -> None:
-            super().__init__()
-            self.done = done
+        done: bool
 
+    @dataclass(eq=False)
     class CompareFailed(Message):
         """A recording cannot be compared; `reason` names the file and the line."""
 
-        def __init__(self, reason: str) -> None:
-            super().__init__()
-            self.reason = reason
+        reason: str
 
     def __init__(self, a: Path, b: Path) -> None:
         super().__init__()
@@ -122,18 +113,10 @@ class DiffScreen(Screen[None]):
         self.row = -1
         """The row shown (an index into `diff.rows`); -1 before the first."""
         self.answers_done = False
-        self._width = 4
-        """Of the call list's index column."""
-        self._compared = 0
-        """Options of the call list that show a compared row (the others: calls still compared)."""
         self._comparing = False
         """True once the comparison was started."""
-        self._answers_listed: set[int] = set()
-        """Rows whose call list entry shows their compared answer."""
         self._user_moved = False
         """Until the user moves, the view follows to the first row that differs as it is found."""
-        self._biggest: dict[int, list[str]] = {}
-        """Row number → what changed the most there (marked in the call list)."""
 
     def compose(self) -> ComposeResult:
         yield TitleBar(f"Diff {self.a.name} ↔ {self.b.name}", "comparing…")
@@ -143,17 +126,17 @@ class DiffScreen(Screen[None]):
         names.append("   B ", "bold")
         names.append(display_path(self.b))
         yield Static(names, id="diff-names")
-        yield Static(id="diff-totals")
+        yield DiffTotalsLine(id="diff-totals")
         yield Static(id="diff-warning")
         with Horizontal(id="diff-body"):
-            yield OptionList(id="diff-calls")
+            yield DiffCallList(id="diff-calls")
             with TabbedContent(id="diff-tabs"):
                 with TabPane("Request", id=TABS[0]):
                     yield Static(
                         Text("Comparing the requests…", "dim"), id="diff-request-placeholder"
                     )
                 with TabPane("Answer", id=TABS[1]), VerticalScroll():
-                    yield Static(id="diff-answer")
+                    yield DiffAnswer(id="diff-answer")
         yield KeyFooter(compact=True)
 
     def on_mount(self) -> None:
@@ -169,6 +152,9 @@ class DiffScreen(Screen[None]):
             self.post_message(self.CallsFound())
 
         self.pair.start(calls_found, first_screen=self.app.size.height)
+
+    def on_resize(self, event: events.Resize) -> None:
+        self.set_class(event.size.width < NARROW, "-narrow")
 
     def on_unmount(self) -> None:
         if self.pair is not None:
@@ -186,28 +172,17 @@ class DiffScreen(Screen[None]):
     def _compare(self) -> None:
         # A file that cannot be compared is a result (one line naming it), not a failed worker.
         from openprogram.providers.recording.rules_sources import project_rules
-        from tui.model.lazy_diff import REPORT_INTERVAL, LazyDiff
+        from tui.model.lazy_diff import LazyDiff
 
-        pair = self.pair
-        assert pair is not None
+        assert self.pair is not None
         try:
-            diff = LazyDiff(pair, project_rules())
-            self.diff = diff
-
-            def rows_ready(reset: bool) -> None:
-                self.post_message(self.RowsReady(reset))
-
-            diff.build(rows_ready)
-            told_at = time.monotonic()
-            for row in list(diff.rows):
-                diff.compare_answer(row)
-                if time.monotonic() - told_at >= REPORT_INTERVAL:
-                    self.post_message(self.AnswersCompared(False))
-                    told_at = time.monotonic()
+            self.diff = LazyDiff(self.pair, project_rules())
+            self.diff.compare_all(
+                lambda reset: self.post_message(self.RowsReady(reset)),
+                lambda done: self.post_message(self.AnswersCompared(done)),
+            )
         except (OpenProgramError, OSError) as exc:
             self.post_message(self.CompareFailed(str(exc)))
-            return
-        self.post_message(self.AnswersCompared(True))
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         if event.state == WorkerState.ERROR and event.worker.group in ("diff", "diff-answer"):
@@ -223,49 +198,29 @@ class DiffScreen(Screen[None]):
         pair = self.pair
         if pair is None or (self.diff is not None and self.diff.complete):
             return
-        calls = self.query_one("#diff-calls", OptionList)
+        calls = self.query_one(DiffCallList)
         if not self._comparing and (calls.option_count or pair.ended):
             self._comparing = True
             self.call_after_refresh(self._start_comparing)  # once the first rows are on screen
         found = pair.common_calls
         if found <= calls.option_count:
             return
-        self._width = max(self._width, len(f"#{found - 1}") + 2)
-        calls.add_options(
-            [
-                Option(Text.assemble((f"{f'#{n}':<{self._width}}", "bold"), ("… comparing", "dim")))
-                for n in range(calls.option_count, found)
-            ]
-        )
-        if self.diff is None or not self.diff.rows:
-            self.query_one(TitleBar).set_facts(f"comparing… {plural(found, 'call')}")
+        calls.list_found(found)
+        self._show_progress()
         if not calls.has_focus and self.focused is None:
             calls.focus()
 
     async def on_diff_screen_rows_ready(self, message: RowsReady) -> None:
-        from tui.model.recording_diff import call_row
-
         diff = self.diff
         if diff is None:
             return
-        calls = self.query_one("#diff-calls", OptionList)
-        if message.reset:
-            shown = calls.option_count
-            if diff.aligned_by == "signature" or shown != len(diff.rows):
-                calls.clear_options()
-                self.row = -1
-                self._compared = 0
-                self._answers_listed.clear()
-        self._width = max((len(call_row(row)[0]) for row in diff.rows), default=2) + 2
-        for number in range(self._compared, min(len(diff.rows), calls.option_count)):
-            calls.replace_option_prompt_at_index(
-                number, self._option(diff.rows[number], number).prompt
-            )
-        first = calls.option_count
-        calls.add_options([self._option(row, first + n) for n, row in enumerate(diff.rows[first:])])
-        self._compared = len(diff.rows)
+        calls = self.query_one(DiffCallList)
+        if calls.list_rows(diff.rows, message.reset, diff.aligned_by == "signature"):
+            self.row = -1
         self._set_title()
-        target = self._first_to_show()
+        from tui.model.recording_diff import first_to_show
+
+        target = first_to_show(diff.rows, self.row, self._user_moved)
         if target is not None and target != self.row:
             calls.highlighted = target
             await self._show_row(target)
@@ -274,37 +229,24 @@ class DiffScreen(Screen[None]):
         if not calls.has_focus and self.focused is None:
             calls.focus()
 
-    def _first_to_show(self) -> int | None:
-        """Where the view goes by itself: the first row that differs (else the first row)."""
-        assert self.diff is not None
-        rows = self.diff.rows
-        if not rows or (self._user_moved and self.row >= 0):
-            return None
-        first = next(
-            (n for n, row in enumerate(rows) if row.request or row.a is None or row.b is None), None
-        )
-        if first is None:
-            return 0 if self.row < 0 else None
-        return first
-
     def on_diff_screen_answers_compared(self, message: AnswersCompared) -> None:
         diff = self.diff
         if diff is None:
             return
+        from tui.model.recording_diff import diff_totals
+
         self.answers_done = message.done
-        calls = self.query_one("#diff-calls", OptionList)
-        if message.done:
-            self._biggest = self._biggest_rows()
-            self._answers_listed.clear()  # listed again, the largest changes marked
-        for number, row in enumerate(diff.rows[: calls.option_count]):
-            if row.answer is not None and number not in self._answers_listed:
-                calls.replace_option_prompt_at_index(number, self._option(row, number).prompt)
-                self._answers_listed.add(number)
+        calls = self.query_one(DiffCallList)
+        calls.list_answers(diff.rows, diff_totals(diff.rows).marks() if message.done else None)
         self._set_title()
         if 0 <= self.row < len(diff.rows):
-            self.query_one("#diff-answer", Static).update(
-                self._answer_text(diff.rows[self.row], self.row)
-            )
+            self._answer_shown(self.row, diff.rows[self.row])
+
+    def _show_progress(self) -> None:
+        """`comparing… 128/300 calls`: the rows compared of the calls found; both only grow."""
+        found = self.pair.common_calls if self.pair is not None else 0
+        compared = len(self.diff.rows) if self.diff is not None else 0
+        self.query_one(TitleBar).set_facts(f"comparing… {compared}/{plural(found, 'call')}")
 
     def _set_title(self) -> None:
         from tui.model.recording_diff import summary_text
@@ -312,92 +254,24 @@ class DiffScreen(Screen[None]):
         assert self.diff is not None
         diff = self.diff
         if not diff.complete:
-            self.query_one(TitleBar).set_facts(f"comparing… {plural(len(diff.rows), 'call')}")
+            self._show_progress()
             return
-        self._warn_truncated()
-        identical = self.answers_done and all(row.status == "same" for row in diff.rows)
-        same = " · the recordings are the same" if identical else ""
-        self.query_one(TitleBar).set_facts(
-            summary_text(diff, self.answers_done) + same, problem=not identical
-        )
-        self._show_totals()
-
-    def _biggest_rows(self) -> dict[int, list[str]]:
-        """Row number → the numbers whose change is the largest there (`time`, `tokens`, `cost`)."""
-        from tui.model.recording_diff import diff_totals
-
-        assert self.diff is not None
-        marks: dict[int, list[str]] = {}
-        for name, number in diff_totals(self.diff.rows).biggest.items():
-            marks.setdefault(number, []).append("time" if name == "duration" else name)
-        return marks
-
-    def _show_totals(self) -> None:
-        """Both sessions' totals and where the largest changes are (once the answers are in)."""
-        from tui.model.recording_diff import diff_totals, totals_text
-
-        assert self.diff is not None
-        line = self.query_one("#diff-totals", Static)
-        if not self.answers_done:
-            line.update(Text("A → B: comparing the answers…", "dim"))
-            return
-        text = totals_text(self.diff.rows, diff_totals(self.diff.rows))
-        shown = Text("A → B  ", "bold")
-        before, _, biggest = text.partition(" · biggest change: ")
-        shown.append(before)
-        if biggest:
-            shown.append(" · ")
-            shown.append(
-                f"◆ biggest change: {biggest}",
-                rich_style(self.app.theme_variables, "bold $text-warning"),
-            )
-        line.update(shown)
-
-    def _warn_truncated(self) -> None:
-        """One line per file whose last line has no newline (`recordings diff` refuses those)."""
-        from openprogram.providers.recording.errors import TRUNCATED_LAST_LINE_REASON
-        from openprogram.visible_text import visible_line
-
-        if self.pair is None:
-            return
-        lines = [
-            f"⚠ {side.upper()} {visible_line(index.path.name)}: line {index.line_count}: "
-            f"{TRUNCATED_LAST_LINE_REASON}, compared without it"
-            for side, index in self.pair.indexes.items()
-            if index.truncated_tail
-        ]
+        warnings = self.pair.truncation_warnings() if self.pair is not None else []
         warning = self.query_one("#diff-warning", Static)
-        warning.update(Text("\n".join(lines)))
-        warning.display = bool(lines)
-
-    def _option(self, row: DiffRow, number: int) -> Option:
-        from tui.model.recording_diff import call_row, row_delta_text
-
-        label, words, status = call_row(row)
-        marks = self._biggest.get(number)
-        text = Text(no_wrap=True, overflow="ellipsis")
-        text.append(label, "bold")
-        if marks:  # beside the index, never cut: the totals line and Answer tab say which change
-            text.append("◆", rich_style(self.app.theme_variables, "bold $text-warning"))
-        text.append(" " * (self._width - len(label) - (1 if marks else 0)))
-        text.append(words, self._status_style(status))
-        change = row_delta_text(row)
-        if change:
-            text.append("  ")
-            text.append(change, "bold" if marks else "dim")
-        return Option(text)
-
-    def _status_style(self, status: str) -> str:
-        return rich_style(self.app.theme_variables, STATUS_STYLES[status])
+        warning.update(Text("\n".join(warnings)))
+        warning.display = bool(warnings)
+        summary, identical = summary_text(diff, self.answers_done)
+        self.query_one(TitleBar).set_facts(summary, problem=not identical)
+        self.query_one(DiffTotalsLine).show_totals(diff.rows if self.answers_done else None)
 
     # -- showing one row --
 
     async def on_option_list_option_highlighted(self, event: OptionList.OptionHighlighted) -> None:
         event.stop()
-        current = self.query_one("#diff-calls", OptionList).highlighted
-        if event.option_index != current:
+        calls = self.query_one(DiffCallList)
+        if event.option_index != calls.highlighted:
             return  # a highlight the view has moved past already (it moves by itself, then n/N)
-        if self.diff is None or event.option_index >= self._compared:
+        if self.diff is None or event.option_index >= calls.compared:
             return  # a call still being compared: shown once it is
         if event.option_index != self.row:
             self._user_moved = True
@@ -438,71 +312,8 @@ class DiffScreen(Screen[None]):
 
     def _answer_shown(self, number: int, row: DiffRow) -> None:
         if number == self.row:
-            self.query_one("#diff-answer", Static).update(self._answer_text(row, number))
-
-    def _answer_text(self, pair: DiffRow, number: int) -> Text:
-        from tui.model.recording_diff import delta_lines, tool_call_lines
-
-        variables = self.app.theme_variables
-        text = Text()
-        if pair.a is None or pair.b is None:
-            side = "A" if pair.b is None else "B"
-            text.append(f"This call is only in {side}.\n\n", "bold")
-        answer = pair.answer
-        if answer is None:
-            text.append("Comparing the answers…", "dim")
-            return text
-        if pair.a is not None and pair.b is not None and not answer.changed:
-            text.append("The answers are the same.\n\n", "dim")
-        if answer.text:
-            text.append("Text\n", "bold")
-            self._words(text, answer.text)
-        if answer.thinking:
-            text.append("Thinking\n", "bold")
-            self._words(text, answer.thinking)
-        if answer.tool_calls:
-            text.append("Tool calls\n", "bold")
-            for path, left, right in tool_call_lines(pair):
-                text.append(f"  {path}\n")
-                text.append(f"    A  {left}\n", rich_style(variables, "$text-error"))
-                text.append(f"    B  {right}\n", rich_style(variables, "$text-success"))
-            text.append("\n")
-        for name, change in (("Stop reason", answer.stop_reason), ("Error", answer.error)):
-            if change is not None:
-                text.append(f"{name}  ", "bold")
-                text.append(f"{change[0]} → {change[1]}\n\n")
-        numbers = delta_lines(pair.delta) if pair.delta is not None else []
-        marks = self._biggest.get(number, [])
-        for heading, labels in (
-            ("Time", ("duration", "first token")),
-            ("Usage (tokens)", ("tokens in", "tokens out", "cache read", "cache write")),
-            ("", ("reasoning", "total")),
-            ("Cost", ("cost",)),
-        ):
-            if heading:
-                text.append(f"{'' if heading == 'Time' else chr(10)}{heading}\n", "bold")
-            for label, value in numbers:
-                if label in labels:
-                    biggest = {"duration": "time", "total": "tokens", "cost": "cost"}.get(label)
-                    text.append(f"  {label:<12}{value}")
-                    if biggest in marks:
-                        style = rich_style(self.app.theme_variables, "bold $text-warning")
-                        text.append(f"  ◆ the biggest {biggest} change", style)
-                    text.append("\n")
-        return text
-
-    @staticmethod
-    def _words(text: Text, changes: tuple[WordChange, ...]) -> None:
-        from openprogram.visible_text import visible
-
-        for change in changes:  # the answers' words are file text, laid out here
-            if change.op == "equal":
-                text.append(visible(change.text))
-            elif change.op == "delete":
-                text.append(visible(change.text), "strike red")
-            else:
-                text.append(visible(change.text), "underline green")
-        text.append("\n\n")
+            marks = self.query_one(DiffCallList).marks_of(number)
+            self.query_one(DiffAnswer).show_row(row, marks)
 
     # -- moving --
 
@@ -520,20 +331,18 @@ class DiffScreen(Screen[None]):
         await self._next_changed(message.step)
 
     async def _next_changed(self, step: int) -> None:
-        from tui.model.recording_diff import changed_rows
+        from tui.model.recording_diff import next_changed
 
         if self.diff is None:
             return
-        rows = changed_rows(self.diff.rows)
-        later = [r for r in rows if (r > self.row if step > 0 else r < self.row)]
-        if not later:
+        row = next_changed(self.diff.rows, self.row, step)
+        if row is None:
             where = "last" if step > 0 else "first"
             self.notify(f"No request difference after this one: it is the {where}.")
             return
-        row = later[0] if step > 0 else later[-1]
         self._user_moved = True
         self.row = row  # shown here: the highlight message that follows finds it done
-        self.query_one("#diff-calls", OptionList).highlighted = row
+        self.query_one(DiffCallList).highlighted = row
         await self._show_row(row, at_end=step < 0)
 
     def action_tab(self, step: int) -> None:
@@ -542,16 +351,11 @@ class DiffScreen(Screen[None]):
         tabs.active = TABS[(position + step) % len(TABS)]
 
     def action_move(self, step: int) -> None:
-        calls = self.query_one("#diff-calls", OptionList)
-        if calls.option_count:
-            current = calls.highlighted if calls.highlighted is not None else 0
-            calls.highlighted = max(0, min(current + step, calls.option_count - 1))
+        self.query_one(DiffCallList).move(step)
 
     def action_move_to(self, index: int) -> None:
         """Highlight call `index` of the list (-1: the last), as `g`/`G` do in every list."""
-        calls = self.query_one("#diff-calls", OptionList)
-        if calls.option_count:
-            calls.highlighted = index % calls.option_count
+        self.query_one(DiffCallList).move_to(index)
 
     def action_focus_calls(self) -> None:
         self.query_one("#diff-calls").focus()

@@ -52,6 +52,9 @@ from openprogram.providers.types import (
 from openprogram.text import one_line
 
 DoneReason = Literal["stop", "length", "toolUse", "pauseTurn"]
+DEFAULT_TIMEOUT_SECONDS = 60.0
+"""Seconds an HTTP provider waits for the vendor (connect, and between chunks) when neither it nor
+the call (`StreamOptions.timeout`) says otherwise."""
 
 
 @dataclass(frozen=True)
@@ -249,7 +252,9 @@ class SseProvider(ApiProvider):
     vendor: ClassVar[Vendor]
     requires_credentials: bool = True
 
-    def __init__(self, client: httpx.AsyncClient | None = None, timeout: float = 60.0) -> None:
+    def __init__(
+        self, client: httpx.AsyncClient | None = None, timeout: float = DEFAULT_TIMEOUT_SECONDS
+    ) -> None:
         self._client = client
         self._timeout = timeout
 

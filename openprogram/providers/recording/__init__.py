@@ -8,7 +8,8 @@
 - `differences`: the walk that finds where two requests differ; `difference_text`: how a
   difference reads (values, paths, kinds) in every message, the CLI and the TUI.
 - `recorder`: `RecordingProvider`; `replayer`: `ReplayProvider`; `mismatch`: `ReplayMismatch`
-  and the one `MismatchReport` it holds.
+  and the one `MismatchReport` it holds; `stream_faults`: a recorded stream broken as a live one
+  breaks (`ReplayProvider(path, fault=…)`).
 - `config`, `store`: the next-start configuration and the managed recordings root;
   `activation`: applies that configuration when the provider runtime starts.
 

@@ -126,6 +126,7 @@ def _start_replay(
         on_report=report,
         accept_into=spec.accept_into,
         pace=spec.pace,
+        fault=spec.fault,
     )
     if report is not None:
         report(RulesRow(rules=replay.rules.describe()))

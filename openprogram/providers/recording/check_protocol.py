@@ -27,6 +27,7 @@ from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 from openprogram.errors import OpenProgramError
 from openprogram.providers.recording.mismatch import MismatchReport
 from openprogram.providers.recording.rules import IgnoreRule, NormalizeRule
+from openprogram.providers.recording.stream_faults import StreamFault
 
 RowT = TypeVar("RowT", bound=BaseModel)
 RUN_SPEC_NAME = "check-run.json"
@@ -63,6 +64,8 @@ class ChildRunSpec(BaseModel):
     rerecord: RerecordSpec | None = None
     pace: float | None = None
     """Replay at the recorded pace times this factor (None: events at once)."""
+    fault: StreamFault | None = None
+    """Break one call's stream once (`check --fault`)."""
 
 
 def _private(path: Path, is_dir: bool) -> bool:
@@ -172,8 +175,20 @@ class MismatchRow(BaseModel):
     mismatch: MismatchReport
 
 
+class FaultRow(BaseModel):
+    """Replay reached the fault at event `event_index`; `broke`: the stream broke (all but a stall
+    shorter than the read timeout) and the call counts as not consumed until asked again (unless
+    a concurrent call was matched meanwhile)."""
+
+    type: Literal["fault"] = "fault"
+    fault: StreamFault
+    event_index: int
+    broke: bool = True
+
+
 ReportRow = Annotated[
-    ConsumedRow | RulesRow | AbsorbedRow | AcceptedRow | MismatchRow, Field(discriminator="type")
+    ConsumedRow | RulesRow | AbsorbedRow | AcceptedRow | MismatchRow | FaultRow,
+    Field(discriminator="type"),
 ]
 REPORT_ROW: TypeAdapter[ReportRow] = TypeAdapter(ReportRow)
 

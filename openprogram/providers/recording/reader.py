@@ -7,11 +7,12 @@ problem with the calls that are still whole, for tools that show or salvage dama
 
 from __future__ import annotations
 
+import dataclasses
 import io
 import json
 import math
 import os
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -269,19 +270,33 @@ def _non_finite_literal(line: bytes) -> str | None:
     return one_line(found[0], 40) if found else None
 
 
+CallVisitor = Callable[[RecordedCall], None]
+"""Handed each whole call of a recording as the reader finishes it (see `scan_recording`)."""
+
+
 def _read(path: str | os.PathLike[str], strict: bool) -> RecordingScan:
     target = Path(path)
     data = read_recording_bytes(target)
-    return _parse(target, io.BytesIO(data), len(data), strict, keep_calls=True)
+    calls: list[RecordedCall] = []
+    scan = _parse(target, io.BytesIO(data), len(data), strict, calls.append)
+    calls.sort(key=lambda call: call.call_index)
+    return dataclasses.replace(scan, calls=tuple(calls))
+
+
+def _read_each(
+    path: str | os.PathLike[str], strict: bool, each: CallVisitor | None
+) -> RecordingScan:
+    """`_parse` over the file's lines as they are read (memory bounded by what `each` keeps)."""
+    target = Path(path)
+    fd, info = open_for_reading(target)
+    with os.fdopen(fd, "rb", buffering=1 << 20) as rows:
+        return _parse(target, rows, info.st_size, strict, each)
 
 
 def scan_facts(path: str | os.PathLike[str]) -> ScanFacts:
     """`scan_recording(path).facts` in memory bounded by the longest line, not the file: the
     same rows validated the same way, with no event kept (for list, show, status and the TUI)."""
-    target = Path(path)
-    fd, info = open_for_reading(target)
-    with os.fdopen(fd, "rb", buffering=1 << 20) as rows:
-        return _parse(target, rows, info.st_size, strict=False, keep_calls=False).facts
+    return _read_each(path, strict=False, each=None).facts
 
 
 def read_header(path: str | os.PathLike[str]) -> HeaderRow:
@@ -292,7 +307,7 @@ def read_header(path: str | os.PathLike[str]) -> HeaderRow:
     target = Path(path)
     fd, info = open_for_reading(target)
     with os.fdopen(fd, "rb") as rows:
-        scan = _parse(target, _through_first_row(rows), info.st_size, strict=True, keep_calls=False)
+        scan = _parse(target, _through_first_row(rows), info.st_size, strict=True, each=None)
     assert scan.header is not None
     return scan.header
 
@@ -306,16 +321,18 @@ def _through_first_row(rows: Iterable[bytes]) -> Iterator[bytes]:
 
 
 def _parse(
-    target: Path, rows: Iterable[bytes], size: int, strict: bool, keep_calls: bool
+    target: Path, rows: Iterable[bytes], size: int, strict: bool, each: CallVisitor | None
 ) -> RecordingScan:
     """The one reading of a recording's rows. `rows` are its lines, each with its newline (but a
-    truncated last one). Without `keep_calls` no call (request, events) is kept once read, only
-    counted, and no more than `MAX_PROBLEMS` problems: memory bounded by the longest line."""
+    truncated last one). Each whole call is handed to `each` when its `call_end` is read, in the
+    order calls end; the scan's `calls` is empty. Without `each` no call (request, events) is kept
+    once read, only counted, and no more than `MAX_PROBLEMS` problems: memory bounded by the
+    longest line."""
+    keep_calls = each is not None
     problems = _Problems(target, strict, keep=None if keep_calls else MAX_PROBLEMS)
     lines = _numbered_lines(rows)
     truncated = False
     header: HeaderRow | None = None
-    calls: list[RecordedCall] = []
     open_calls: dict[int, _OpenCall] = {}
     stored: dict[int, RequestRow] = {}
     """Every call's request row as stored, for the references of later ones (`keep_calls`)."""
@@ -439,9 +456,9 @@ def _parse(
                 f"{plural(current.event_count, 'event')} recorded",
             )
         elif not current.damaged:
-            if not keep_calls:
+            if each is None:
                 continue
-            calls.append(
+            each(
                 RecordedCall(
                     row.call_index,
                     current.request,
@@ -463,11 +480,10 @@ def _parse(
     if not foreign:
         for call_index, unfinished in sorted(open_calls.items()):
             problems.add(unfinished.first_line, call_index, UNFINISHED_CALL_REASON)
-    calls.sort(key=lambda call: call.call_index)
     return RecordingScan(
         path=target,
         header=header,
-        calls=tuple(calls),
+        calls=(),
         problems=tuple(problems.found),
         facts=_facts(header, size, calls_found, events_found, tuple(sorted(open_calls)), problems),
     )
@@ -515,9 +531,26 @@ def read_recording(path: str | os.PathLike[str]) -> Recording:
     return Recording(path=scan.path, header=scan.header, calls=scan.calls)
 
 
-def scan_recording(path: str | os.PathLike[str]) -> RecordingScan:
+def scan_recording(path: str | os.PathLike[str], each: CallVisitor | None = None) -> RecordingScan:
     """Read a recording tolerantly: every problem, and every call that is still whole.
 
-    Raises `RecordingFileError` only when the file cannot be opened at all.
+    With `each`, every whole call is handed to it as soon as its `call_end` is read (in the order
+    calls end, which is the order of `call_index` unless calls overlapped) and is not kept: the
+    scan's `calls` is empty, and memory is the calls' request rows as stored plus one call's
+    events, not the whole file's (`show`, `--textconv`). Raises `RecordingFileError` only when
+    the file cannot be opened at all.
     """
+    if each is not None:
+        return _read_each(path, strict=False, each=each)
     return _read(path, strict=False)
+
+
+def verify_recording(
+    path: str | os.PathLike[str], each: CallVisitor | None = None
+) -> RecordingScan:
+    """Validate a whole recording as strictly as `read_recording` (raising `RecordingFileError` on
+    its first problem) and keep no call: its header and facts, in memory bounded by the longest
+    line, or by what `each` keeps when every whole call is handed to it as `scan_recording` does
+    (`check` reads this much of the recording it hands to the program it runs; `--textconv`
+    prints each call's block)."""
+    return _read_each(path, strict=True, each=each)

@@ -41,7 +41,14 @@ from openprogram.providers.types import (
 from openprogram.providers.wrapper import Forward, WrapperProvider
 from openprogram.text import one_line, shorten
 
-__all__ = ["RecordingProvider", "redact_request_dump", "request_dump", "request_payload"]
+__all__ = [
+    "RecordingProvider",
+    "StoredMessages",
+    "event_redactor",
+    "redact_request_dump",
+    "request_dump",
+    "request_payload",
+]
 
 MAX_ERROR_TEXT = 500
 
@@ -134,6 +141,18 @@ def event_dump(event: AssistantMessageEvent) -> dict[str, Any]:
     return remove_secret_values(event.model_dump(mode="json"))
 
 
+def event_redactor(scrub: tuple[ScrubRule, ...]) -> BlockRedactor:
+    """The redaction of one call's events as the recorder writes them: the built-in redaction,
+    then the scrub rules that cover every field (a fresh redactor per call)."""
+    everywhere = tuple(rule for rule in scrub if rule.covers_everything)
+    if not everywhere:
+        return BlockRedactor(event_dump)
+    return BlockRedactor(
+        lambda event: scrub_value(event_dump(event), everywhere),
+        lambda text: scrub_text(text, everywhere),
+    )
+
+
 def describe_error(exc: BaseException) -> str:
     """`Type: message`, redacted, on one line and bounded, for a call_end row or a diagnostic."""
     return shorten(remove_secret_text(one_line(f"{type(exc).__name__}: {exc}")), MAX_ERROR_TEXT)
@@ -177,14 +196,7 @@ class RecordingProvider(WrapperProvider):
     ) -> AsyncIterator[AssistantMessageEvent]:
         payload = self._messages.payload(model, context, options)
         call_index = self.sink.begin_call(payload)
-        everywhere = tuple(rule for rule in self.scrub if rule.covers_everything)
-        if everywhere:
-            blocks = BlockRedactor(
-                lambda event: scrub_value(event_dump(event), everywhere),
-                lambda text: scrub_text(text, everywhere),
-            )
-        else:
-            blocks = BlockRedactor(event_dump)
+        blocks = event_redactor(self.scrub)
         written = 0
         outcome: CallOutcome | None = "abandoned"
         error: str | None = None

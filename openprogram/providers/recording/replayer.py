@@ -26,6 +26,7 @@ from openprogram.providers.recording.check_protocol import (
     AcceptedDifference,
     AcceptedRow,
     ConsumedRow,
+    FaultRow,
     MismatchRow,
     ReportRow,
 )
@@ -47,6 +48,11 @@ from openprogram.providers.recording.rules import (
     validate_rules,
 )
 from openprogram.providers.recording.rules_sources import rules_from_header
+from openprogram.providers.recording.stream_faults import (
+    StreamFault,
+    StreamFaultError,
+    faulted_stream,
+)
 from openprogram.providers.recording.unchanged_messages import UnchangedMessages
 from openprogram.providers.recording.writer import RecordingSink
 from openprogram.providers.types import (
@@ -165,7 +171,8 @@ class ReplayProvider:
     (`rules_sources.project_rules()`: activation, the pytest plugin); nothing is read here. They
     come first, then the recording header's, then `rules` (the caller's own: a marker's, a check's
     command line). `pace`: None delivers events at once; 1.0 at the recorded pace, 2.0 twice as
-    fast."""
+    fast. `fault`: break that call's stream once, as `stream_faults` says (a retry of the call is
+    answered whole)."""
 
     requires_credentials = False
 
@@ -178,6 +185,7 @@ class ReplayProvider:
         on_report: Callable[[ReportRow], None] | None = None,
         accept_into: str | os.PathLike[str] | None = None,
         pace: float | None = None,
+        fault: StreamFault | None = None,
     ) -> None:
         if pace is not None and not (math.isfinite(pace) and pace > 0):
             raise ValueError(
@@ -187,6 +195,16 @@ class ReplayProvider:
         """None: events at once; 1.0: at the recorded pace; 2.0: twice as fast; 0.5: half."""
         self.recording = path if isinstance(path, Recording) else read_recording(path)
         self.path = self.recording.path
+        self.fault = fault
+        """The stream fault to apply once (`check --fault`), or None."""
+        self._fault_pending = fault is not None
+        if fault is not None:
+            if fault.call >= len(self.recording.calls):
+                raise StreamFaultError(
+                    f"fault {fault.describe()}: {self.path} has "
+                    f"{plural(len(self.recording.calls), 'call')}"
+                )
+            fault.event_in(self.recording.calls[fault.call].events)  # refused now, not mid-run
         header = rules_from_header(self.recording.header.model_extra or {}, str(self.path))
         found = validate_rules(project_rules or MatchingRules())
         self.rules = found.merged(header).merged(validate_rules(rules or MatchingRules()))
@@ -225,6 +243,17 @@ class ReplayProvider:
         mismatch = ReplayMismatch(report)
         self.mismatches.append(mismatch)
         return mismatch
+
+    def _faulted(self, event_index: int, broke: bool) -> None:
+        """The fault happened at `event_index`: a broken call counts as not consumed, so that a
+        retry of it is answered whole."""
+        assert self.fault is not None
+        with self._lock:
+            # Not when a concurrent call was matched meanwhile: the next call is that one's.
+            broke = broke and self._consumed == self.fault.call + 1
+            if broke:
+                self._consumed -= 1
+        self._report(FaultRow(fault=self.fault, event_index=event_index, broke=broke))
 
     def _report_absorbed(self, call_index: int, ruled: list[RuledDifference]) -> None:
         """Tell which differences of a call the rules absorbed (also of a call that mismatches)."""
@@ -423,6 +452,12 @@ class ReplayProvider:
     ) -> AsyncIterator[AssistantMessageEvent]:
         __tracebackhide__ = True  # pytest shows the caller's line, not ours
         call = self._take_request(model, context, options)
+        fault = self.fault
+        if fault is not None and self._fault_pending and fault.call == call.call_index:
+            self._fault_pending = False
+            async for event in faulted_stream(fault, call.events, model, options, self._faulted):
+                yield event
+            return
         if self.pace is None or not call.event_ms:
             for event in call.events:
                 yield event

@@ -78,13 +78,16 @@ class CheckOutcome(Vertical):
         headline: str,
         facts: Sequence[tuple[str, str]],
         output: Sequence[ProgramOutput] = (),
+        explanation: str | None = None,
     ) -> None:
-        """Show an outcome; each stream of `output` (the program's last lines) gets a box."""
+        """Show an outcome (`explanation`: the sentence under the headline, else the kind's);
+        each stream of `output` (the program's last lines) gets a box."""
         self.kind = kind
         for tone in set(_TONE.values()):
             self.set_class(_TONE[kind] == tone, tone)
         self.query_one("#outcome-headline", Static).update(Text(headline))
-        self.query_one("#outcome-explanation", Static).update(Text(EXPLANATIONS[kind]))
+        said = EXPLANATIONS[kind] if explanation is None else explanation
+        self.query_one("#outcome-explanation", Static).update(Text(said))
         table = Table.grid(padding=(0, 2))
         table.add_column(style=self.get_component_rich_style("rerun-outcome--label"), no_wrap=True)
         table.add_column(overflow="fold")

@@ -13,7 +13,7 @@ from textual.widgets import Static, TabbedContent, TabPane, Tabs
 from textual.worker import get_current_worker
 
 from openprogram.text import human_size, plural
-from tui.model.call_columns import numbers_line
+from tui.model.call_columns import cache_line, numbers_line
 from tui.model.call_detail import FinalMessage, LoadedCall
 from tui.model.event_fold import FoldStep, FoldStopped
 from tui.model.event_times import GapsStopped, LongestGap, gap_caption
@@ -277,6 +277,7 @@ class CallDetail(Vertical):
         if stats is None or get_current_worker().is_cancelled:
             return
         line = numbers_line(stats, last=numbers.is_last(ordinal), prices=price_table())
+        line += "\n" + cache_line(numbers.cache_of(ordinal, priced=True))
         self.app.call_from_thread(self._call_numbers_shown, call, line)
 
     def _call_numbers_shown(self, call: LoadedCall, line: str) -> None:

@@ -432,8 +432,9 @@ class CallList(RowList):
             if numbers is not None and not known and numbers.index.complete:
                 self._want_numbers(ordinal)
             stats = numbers.get(ordinal) if numbers is not None else None
+            cache = numbers.cache(ordinal) if numbers is not None else None
             cells = "".join(
-                " " + cell_text(column, stats, known).rjust(column.width)
+                " " + cell_text(column, stats, known, cache).rjust(column.width)
                 for column in layout.columns
             )
             text.append(cells, style("call-list--count"))

@@ -155,7 +155,8 @@ class TimelinePane(Vertical):
         else:
             axis = axis_ms([self.numbers.get(n) for n in range(message.total)])
             scale = f" · axis 0–{format_ms(axis)}" if axis is not None else ""
-            summary.update(Text(session_line(session, price_table()) + scale))
+            cache = self.numbers.cache_session()
+            summary.update(Text(session_line(session, price_table(), cache) + scale))
         timeline.show_calls(message.total)
         timeline.move_to(self.selected)
 
