@@ -184,7 +184,7 @@ def cache_facts(report: PromptCacheReport) -> list[list[str]]:
     share = report.read_share
     said = "no input tokens reported" if share is None else f"{share:.0%} of input read from cache"
     if report.breaks:
-        said += f"; prefix broke on {report.broken_calls} of {len(report.calls)} calls"
+        said += f"; prefix broke on {report.broken_calls} of {plural(len(report.calls), 'call')}"
         said += f" ({report.total('lost_tokens'):,} tokens lost"
         added = report.added_cost
         said += f", +{format_cost(added)})" if added is not None else ", cost unknown)"
