@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from openprogram.text import file_stem
+from openprogram.text import file_stem, plural
 
 if TYPE_CHECKING:
     from openprogram.providers.recording.rules import MatchingRules
@@ -293,7 +293,9 @@ def _narrowed(session: pytest.Session) -> str | None:
     if config.args_source == pytest.Config.ArgsSource.ARGS:
         return "test paths or ids were given on the command line"
     if config.stash.get(_DESELECTED_KEY, 0):
-        return f"{config.stash[_DESELECTED_KEY]} tests were deselected (-k, -m, --lf, ...)"
+        deselected = config.stash[_DESELECTED_KEY]
+        were = "was" if deselected == 1 else "were"
+        return f"{plural(deselected, 'test')} {were} deselected (-k, -m, --lf, ...)"
     if session.testsfailed:
         return "collection had errors"
     return None

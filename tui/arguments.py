@@ -16,9 +16,15 @@ class RecordingArgumentError(ValueError):
 
 def recording_path(text: str) -> Path:
     """The file a PATH or managed ID names: an existing file as given, else the managed
-    recording with that ID (as `openprogram recordings` takes them); refused before the app
+    recording with that ID (as `openprogram recordings` takes them), else the file a running
+    `record --name ID -- COMMAND` is making; refused before the app
     starts by the library's file policy (missing, a symlink, not a regular file)."""
-    from openprogram.recordings import RecordingSelectorError, inspect, locate_recording
+    from openprogram.recordings import (
+        RecordingSelectorError,
+        inspect,
+        locate_recording,
+        running_recording,
+    )
 
     given = Path(text)
     if not os.path.lexists(given):
@@ -26,14 +32,17 @@ def recording_path(text: str) -> Path:
             location = locate_recording(text)
         except RecordingSelectorError:
             raise RecordingArgumentError(text, "no such file or managed recording") from None
-        if location.recording_id is None or not os.path.lexists(location.path):
-            raise RecordingArgumentError(text, "no such file or managed recording")
         given = location.path
+        # `record --name ID -- COMMAND` may be making it now, outside the managed root
+        running = running_recording(location.recording_id) if location.recording_id else None
+        if running is not None and not os.path.lexists(given):
+            given = running
     if given.is_dir() and not given.is_symlink():
         raise RecordingArgumentError(text, "is a directory, not a recording file")
     state = inspect(given)
     if state.reason is not None and not state.too_wide:  # viewing reads any mode
-        raise RecordingArgumentError(text, state.reason)
+        # worded as every `openprogram recordings` command words it
+        raise RecordingArgumentError(f"recording file {given}", state.reason)
     return given
 
 

@@ -21,19 +21,20 @@ from openprogram.agent import AgentTool, run_agent_loop
 from openprogram.providers import Context, Model, TextContent, UserMessage
 
 
-def save_note(text: str) -> str:
-    """Write `text` to a file in a fresh temporary directory and say where."""
-    path = Path(tempfile.mkdtemp(prefix="dated-agent-")) / "note.txt"
-    path.write_text(text)
-    return f"saved to {path}"
+def note_saver(folder: Path) -> AgentTool:
+    """The tool: write the note to a file in `folder` and say where."""
 
+    def save_note(text: str) -> str:
+        path = folder / "note.txt"
+        path.write_text(text)
+        return f"saved to {path}"
 
-SAVE = AgentTool(
-    name="echo",  # the scripted provider calls a tool named echo with the user's words
-    description="Save a note and say where it went.",
-    parameters={"type": "object", "properties": {"text": {"type": "string"}}},
-    function=save_note,
-)
+    return AgentTool(
+        name="echo",  # the scripted provider calls a tool named echo with the user's words
+        description="Save a note and say where it went.",
+        parameters={"type": "object", "properties": {"text": {"type": "string"}}},
+        function=save_note,
+    )
 
 
 async def main() -> int:
@@ -43,7 +44,9 @@ async def main() -> int:
         system_prompt=f"Today is {today}. Save what the user says, then say where it went.",
         messages=[UserMessage(content="buy milk")],
     )
-    run = await run_agent_loop(model, context, [SAVE])
+    # The notes go into a temporary folder removed at the end: a run leaves nothing behind.
+    with tempfile.TemporaryDirectory(prefix="dated-agent-run-") as scratch:
+        run = await run_agent_loop(model, context, [note_saver(Path(scratch))])
     answer = "".join(b.text for b in run.final_message.content if isinstance(b, TextContent))
     print(answer)
     return 0

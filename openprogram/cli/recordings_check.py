@@ -191,15 +191,27 @@ def _print_tail(out: Output, stream: str, lines: Sequence[str]) -> None:
         out.line(("  | ", "dim"), line)
 
 
-def suggestion_fixes(result: CheckResult, command: Sequence[str] = ()) -> dict[str, str] | None:
+def given_rule_arguments(args: argparse.Namespace) -> list[str]:
+    """The `--ignore`/`--normalize` arguments of this check, as typed, for a command to suggest."""
+    given: list[str] = []
+    for pattern in args.ignore:
+        given += ["--ignore", pattern]
+    for pattern, preset in args.normalize:
+        given += ["--normalize", pattern, preset]
+    return given
+
+
+def suggestion_fixes(
+    result: CheckResult, command: Sequence[str] = (), given_rules: Sequence[str] = ()
+) -> dict[str, str] | None:
     """The mismatch's suggested rule as what to type: `command`, the same check with it
-    (`--normalize PATH PRESET`, repeated), and `pyproject`, the lines that keep it for every
-    replay of the project; None without a suggestion."""
+    (the rules already given, then `--normalize PATH PRESET`, repeated), and `pyproject`, the
+    lines that keep it for every replay of the project; None without a suggestion."""
     suggestion = result.mismatch.suggestion if result.mismatch is not None else None
     if suggestion is None:
         return None
     path, presets = suggestion.path, suggestion.presets
-    line = ["openprogram", "recordings", "check", result.recording]
+    line = ["openprogram", "recordings", "check", result.recording, *given_rules]
     for preset in presets:
         line += ["--normalize", path, preset]
     if command:
@@ -211,8 +223,10 @@ def suggestion_fixes(result: CheckResult, command: Sequence[str] = ()) -> dict[s
     return {"command": shlex.join(line), "pyproject": pyproject}
 
 
-def _print_suggestion(result: CheckResult, out: Output, command: Sequence[str]) -> None:
-    fixes = suggestion_fixes(result, command)
+def _print_suggestion(
+    result: CheckResult, out: Output, command: Sequence[str], given_rules: Sequence[str]
+) -> None:
+    fixes = suggestion_fixes(result, command, given_rules)
     if fixes is None:
         return
     out.line("try it:  ", fixes["command"])
@@ -221,7 +235,12 @@ def _print_suggestion(result: CheckResult, out: Output, command: Sequence[str]) 
         out.line("  ", line)
 
 
-def print_check(result: CheckResult, out: Output, command: Sequence[str] = ()) -> None:
+def print_check(
+    result: CheckResult,
+    out: Output,
+    command: Sequence[str] = (),
+    given_rules: Sequence[str] = (),
+) -> None:
     """The result for people: the verdict first, then what it takes to act on it."""
     colour = {"ok": "green", "mismatch": "red", "incomplete": "yellow", "error": "red"}
     out.line((result.status, f"bold {colour[result.status]}"), f"  {result.recording}")
@@ -237,7 +256,7 @@ def print_check(result: CheckResult, out: Output, command: Sequence[str] = ()) -
         out.line(f"absorbed: {absorbed}")
     if result.mismatch is not None:
         out.raw(result.mismatch.message + "\n")
-        _print_suggestion(result, out, command)
+        _print_suggestion(result, out, command, given_rules)
     elif result.status == "incomplete":
         never = ", ".join(str(index) for index in result.never_requested)
         out.line(f"never requested: call {never}")
@@ -302,13 +321,13 @@ def check(args: argparse.Namespace, out: Output) -> int:
             out.stderr.write("\r\033[K")
     if args.json:
         value = result.json_value()
-        fixes = suggestion_fixes(result, args.command)
+        fixes = suggestion_fixes(result, args.command, given_rule_arguments(args))
         if fixes is not None:
             value["mismatch"]["suggestion_command"] = fixes["command"]
             value["mismatch"]["suggestion_pyproject"] = fixes["pyproject"]
         out.json(value)
     else:
-        print_check(result, out, args.command)
+        print_check(result, out, args.command, given_rule_arguments(args))
     if args.html is not None:
         _write_html(args.html, result, out, quiet=args.json)
     return 0 if result.status == "ok" else 1
@@ -336,7 +355,8 @@ def declare_repair(parser: argparse.ArgumentParser) -> None:
         repair,
         (
             "  openprogram recordings repair 20261202T101500Z-1a2b3c4d\n\n"
-            "The original is kept as <ID>.damaged.jsonl; calls after a dropped one are renumbered."
+            "The original is kept as a previous version (history ID, restore ID VERSION); calls\n"
+            "after a dropped one are renumbered."
         ),
     )
     add_recording_argument(parser, "recording_id", "ID", "a managed recording ID")
@@ -350,13 +370,16 @@ def repair(args: argparse.Namespace, out: Output) -> int:
         out.json(report.model_dump(mode="json"))
         return 0
     if report.already_valid:
-        out.line(f"{report.recording_id} is already valid ({report.kept_calls} calls); unchanged")
+        out.line(
+            f"{report.recording_id} is already valid ({plural(report.kept_calls, 'call')}); unchanged"
+        )
         return 0
     out.line(
         ("repaired ", "bold green"),
-        f"{report.recording_id}: kept {report.kept_calls} calls, {report.kept_events} events",
+        f"{report.recording_id}: kept {plural(report.kept_calls, 'call')}, "
+        f"{plural(report.kept_events, 'event')}",
     )
-    out.line(f"original kept as {report.damaged_copy}")
+    out.line(f"original kept as a previous version: {report.damaged_copy}")
     for part in report.dropped:
         where = f"line {part.line_number}" if part.line_number is not None else "file"
         call = f", call {part.call_index}" if part.call_index is not None else ""

@@ -7,7 +7,7 @@ import argparse
 from openprogram.cli.commands import declare_command
 from openprogram.cli.output import Output, UsageRefused
 from openprogram.recordings.migrate import MigrationReport, managed_recordings, migrate_recording
-from openprogram.text import human_size
+from openprogram.text import human_size, plural
 
 
 def declare_migrate(parser: argparse.ArgumentParser) -> None:
@@ -55,11 +55,11 @@ def describe(report: MigrationReport, *, check: bool) -> str:
     """One line per recording."""
     name = report.recording_id or report.path
     if not report.changed:
-        return f"{name}: already format {report.to_version} ({report.calls} calls); unchanged"
+        return f"{name}: already format {report.to_version} ({plural(report.calls, 'call')}); unchanged"
     sizes = f"{human_size(report.size_before)} → {human_size(report.size_after or 0)}"
     verb = "would migrate" if check else "migrated"
     line = f"{verb} {name}: format {report.from_version} → {report.to_version}, "
-    line += f"{report.calls} calls, {sizes}"
+    line += f"{plural(report.calls, 'call')}, {sizes}"
     if report.kept is not None:
         line += f"; old bytes kept as {report.kept}"
     elif not check and report.recording_id is None:

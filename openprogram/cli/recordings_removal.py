@@ -77,7 +77,7 @@ def delete_command(args: argparse.Namespace, out: Output) -> int:
     """Check, confirm, delete."""
     summary = plan_deletion(args.recording_id)
     question = (
-        f"Delete recording {summary.recording_id} ({summary.facts.calls} calls, "
+        f"Delete recording {summary.recording_id} ({plural(summary.facts.calls, 'call')}, "
         f"{human_size(summary.facts.size)}, {summary.path}){versions_note(args.recording_id)}?"
     )
     out.confirm(question, assume_yes=args.yes, what="delete")
@@ -97,7 +97,9 @@ def _print_report(report: PruneReport, out: Output) -> None:
     verb = "would free" if report.dry_run else "freed"
     if report.versions:
         removed = "would remove" if report.dry_run else "removed"
-        out.line(f"{removed} {len(report.versions)} kept previous version(s) older than the cutoff")
+        out.line(
+            f"{removed} {plural(len(report.versions), 'kept previous version')} older than the cutoff"
+        )
     out.line(
         f"matched {len(report.matched)}, deleted {len(report.deleted)}, "
         f"failed {len(report.failed)}, {verb} {human_size(report.bytes)} ({report.bytes} bytes)"
@@ -119,12 +121,14 @@ def prune_unused_command(args: argparse.Namespace, out: Output) -> int:
     if args.dry_run or not plan.remove:
         if not args.json:
             out.line(
-                f"{len(plan.remove)} unused recording(s)"
+                plural(len(plan.remove), "unused recording")
                 + ("" if plan.remove else "; nothing to do")
             )
         return 0
     out.confirm(
-        f"Delete {len(plan.remove)} recording(s) no test uses?", assume_yes=args.yes, what="prune"
+        f"Delete {plural(len(plan.remove), 'recording')} no test uses?",
+        assume_yes=args.yes,
+        what="prune",
     )
     removed, failed = remove_unused(plan)
     if args.json:
@@ -166,7 +170,8 @@ def prune_command(args: argparse.Namespace, out: Output) -> int:
             _print_report(plan, out)
         return 0
     question = (
-        f"Delete {len(plan.matched)} recording(s) and {len(plan.versions)} kept version(s) older "
+        f"Delete {plural(len(plan.matched), 'recording')} and "
+        f"{plural(len(plan.versions), 'kept version')} older "
         f"than {args.older_than_days} days ({human_size(plan.bytes)})?"
     )
     out.confirm(question, assume_yes=args.yes, what="prune")

@@ -235,10 +235,15 @@ def rerecord_command(args: argparse.Namespace, out: Output) -> int:
     models = ", ".join(plan.live_models) or "the providers the program calls"
     if not args.json:
         out.line(("from call ", "bold"), (str(plan.from_call), "bold"), f"  ({plan.reason})")
+        cost = (
+            "their credentials (API keys) are needed and the calls are billed"
+            if plan.needs_credentials
+            else "it needs no credentials and bills nothing"
+        )
+        recorded = plural(plan.live_calls, "recorded call")
         out.line(
-            f"live: every call from call {plan.from_call} on ({plural(plan.live_calls, 'recorded call')}"
-            f" follow) goes to {models}; their credentials (API keys) are needed and the calls "
-            "are billed"
+            f"live: every call from call {plan.from_call} on ({recorded} from there) goes to "
+            f"{models}; {cost}"
         )
     out.confirm(
         f"Make these calls live and record them into {plan.recording}?",

@@ -84,7 +84,7 @@ def scan_command(args: argparse.Namespace, out: Output) -> int:
         for finding in findings:
             out.line(finding.describe())
         for scan in unreadable:
-            out.error(f"{scan.path}: {scan.unreadable}")
+            out.error(f"recording file {scan.path}: {scan.unreadable}")
         files = len({finding.path for finding in findings})
         if findings:
             out.line(

@@ -119,10 +119,11 @@ def list_command(args: argparse.Namespace, out: Output) -> int:
         return 0
     if listing.config_error:
         out.note(f"{one_line(listing.config_error)}; the active recording is unknown")
-    if not listing.recordings:
+    if not listing.recordings and not listing.running:
         out.line(f"No recordings in {listing.root}.")
         out.line("Start one with `openprogram recordings record`.")
         return 0
+    shown = listing.running + listing.recordings
     rows = [
         (
             s.recording_id or s.path.name,
@@ -131,11 +132,14 @@ def list_command(args: argparse.Namespace, out: Output) -> int:
             str(s.facts.events),
             human_size(s.facts.size),
         )
-        for s in listing.recordings
+        for s in shown
     ]
     heading, *lines = aligned(LIST_HEADING, rows, numeric=(2, 3, 4))
     out.line(("  " + heading + "  STATUS", "bold"))
-    for line, summary in zip(lines, listing.recordings, strict=True):
+    for line, summary in zip(lines, shown, strict=True):
+        if summary in listing.running:  # its program runs: the file grows, its last call may too
+            out.line(("● ", "bold red"), line, "  ", ("recording (program running)", "red"))
+            continue
         marker = ("● ", "bold cyan") if summary.active else "  "
         out.line(marker, line, "  ", _status(summary))
     active = [s for s in listing.recordings if s.active]

@@ -16,6 +16,7 @@ from openprogram.recordings.call_stats import CallStats, calls_stats, session_st
 from openprogram.recordings.cost import format_cost, price_table
 from openprogram.recordings.details import CallRow, describe_calls
 from openprogram.recordings.prompt_cache import CallCache, PromptCacheReport, prompt_cache_report
+from openprogram.text import plural
 from openprogram.visible_text import visible
 
 MAX_DEPTH = 64
@@ -191,7 +192,7 @@ def cache_facts(report: PromptCacheReport) -> list[list[str]]:
     share = report.read_share
     said = "no input tokens reported" if share is None else f"{share:.0%} of input read from cache"
     if report.breaks:
-        said += f"; prefix broke on {report.broken_calls} of {len(report.calls)} calls"
+        said += f"; prefix broke on {report.broken_calls} of {plural(len(report.calls), 'call')}"
         said += f" ({report.total('lost_tokens'):,} tokens lost"
         added = report.added_cost
         said += f", +{format_cost(added)})" if added is not None else ", cost unknown)"
@@ -230,6 +231,6 @@ def session_facts(stats_of_calls: Sequence[CallStats]) -> list[list[str]]:
     if session.cost is not None:
         cost = format_cost(session.cost)
         if session.unpriced:
-            cost += f" ({session.unpriced} calls of unknown price not counted)"
+            cost += f" ({plural(session.unpriced, 'call')} of unknown price not counted)"
         facts.append(["cost", f"{cost} · {price_table()}"])
     return facts

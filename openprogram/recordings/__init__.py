@@ -58,6 +58,11 @@ if TYPE_CHECKING:
         versions_note,
     )
     from openprogram.recordings.repair import RepairReport, repair_recording
+    from openprogram.recordings.running import (
+        RunningRecording,
+        running_recording,
+        running_recordings,
+    )
     from openprogram.recordings.selection import (
         recording_into,
         select_replay,

@@ -10,6 +10,8 @@ It moves into the managed root when the program succeeded, was stopped by a sign
 or `keep_failed` is set. The program dies with us even on `kill -9` (`child_process`). Two runs
 recording under the same `--name` at once: the first to finish takes the name, the other's
 recording is kept under a new ID, and the result says so (`name_taken`).
+
+While it runs, the recording is findable (`openprogram.recordings.running`).
 """
 
 from __future__ import annotations
@@ -18,7 +20,6 @@ import os
 import shutil
 import signal
 import subprocess
-import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -26,7 +27,6 @@ from pydantic import BaseModel
 
 from openprogram.errors import OpenProgramError
 from openprogram.providers.recording.check_protocol import ChildRunSpec, write_run_spec
-from openprogram.providers.recording.config import state_dir
 from openprogram.providers.recording.reader import scan_recording
 from openprogram.providers.recording.store import (
     RecordingSelectorError,
@@ -37,6 +37,7 @@ from openprogram.providers.recording.store import (
 )
 from openprogram.recordings.child_process import die_with_parent, forwarding_signals
 from openprogram.recordings.entry import entry_scrub_rules, kept_entry
+from openprogram.recordings.running import adopt_orphans, keep_staged, new_staging_folder
 from openprogram.recordings.selection import create_recording_file
 from openprogram.recordings.trust import trust_stored_command
 
@@ -57,14 +58,13 @@ class OneShotRecording(BaseModel):
     """The `--name` asked for, when another run took it meanwhile (`recording_id` is a new ID)."""
 
 
-def _stage(recording_id: str, argv: Sequence[str], cwd: str) -> tuple[Path, Path]:
-    home = Path(tempfile.mkdtemp(prefix=".record-", dir=state_dir()))  # mkdtemp makes it 0700
+def _stage(home: Path, recording_id: str, argv: Sequence[str], cwd: str) -> Path:
     (home / "recordings").mkdir(mode=0o700)
     staged = home / "recordings" / f"{recording_id}.jsonl"
     entry = kept_entry(argv, cwd, entry_scrub_rules(cwd))
     create_recording_file(staged, recording_id, entry)
     write_run_spec(home, ChildRunSpec(mode="record", recording=recording_id))
-    return home, staged
+    return staged
 
 
 class CommandNotStarted(OpenProgramError):
@@ -94,6 +94,7 @@ def record_command(
     if not argv:
         raise ValueError("no command given to record")
     recording_id = validate_recording_id(name) if name is not None else new_recording_id()
+    adopt_orphans()  # what a `record` killed before it could finish recorded: kept, not hidden
     final = managed_path(recording_id)
     ensure_recordings_dir()
     if final.exists() or final.is_symlink():
@@ -101,8 +102,9 @@ def record_command(
             recording_id, f"already exists ({final}); choose another --name"
         )
     run_cwd = os.path.abspath(cwd or os.getcwd())
-    home, staged = _stage(recording_id, argv, run_cwd)
+    home, lock = new_staging_folder()
     try:
+        staged = _stage(home, recording_id, argv, run_cwd)
         env = {**os.environ, "OPENPROGRAM_HOME": str(home)}
         with forwarding_signals() as forwarder:
             try:
@@ -121,7 +123,7 @@ def record_command(
         kept = exit_code == 0 or keep_failed or (interrupted is not None and scan.facts.calls > 0)
         asked = recording_id
         if kept:
-            recording_id, final = _keep(staged, recording_id, final)
+            recording_id, final = keep_staged(staged, recording_id)
             trust_stored_command(final)  # recorded here: `check` reruns it without asking
         return OneShotRecording(
             recording_id=recording_id,
@@ -135,15 +137,4 @@ def record_command(
         )
     finally:
         shutil.rmtree(home, ignore_errors=True)
-
-
-def _keep(staged: Path, recording_id: str, final: Path) -> tuple[str, Path]:
-    """Link the staged recording in as `final`, never replacing a file: when another run took the
-    name meanwhile, under a new ID."""
-    try:
-        os.link(staged, final)
-        return recording_id, final
-    except FileExistsError:
-        fresh = new_recording_id()
-        os.link(staged, managed_path(fresh))
-        return fresh, managed_path(fresh)
+        os.close(lock)

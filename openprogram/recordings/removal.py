@@ -24,7 +24,7 @@ from openprogram.providers.recording.config import (
     RecordReplayConfig,
     read_record_replay_config,
 )
-from openprogram.providers.recording.file_policy import inspect
+from openprogram.providers.recording.file_policy import inspect, require_usable
 from openprogram.providers.recording.store import (
     RECORDING_SUFFIX,
     RecordingLocation,
@@ -195,6 +195,7 @@ def plan_deletion(recording_id: str) -> RecordingSummary:
     """Check that `delete_recording` may remove this recording; its summary, for a confirmation."""
     location = locate_managed(recording_id)
     _managed_root()
+    require_usable(location, view_only=True)  # missing: worded as every command words it
     config = _active_config()
     reason = _refusal(location, config)
     if reason is not None:
@@ -206,6 +207,7 @@ def delete_recording(recording_id: str) -> DeletedRecording:
     """Delete one managed recording by ID (never the active one, a symlink or an external file)."""
     location = locate_managed(recording_id)
     _managed_root()
+    require_usable(location, view_only=True)  # missing: worded as every command words it
     reason = _refusal(location, _active_config())
     if reason is not None:
         raise RecordingRemovalError(location.path, reason)

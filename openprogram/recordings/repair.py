@@ -1,15 +1,15 @@
 """Salvaging a damaged managed recording into a valid one holding every whole call.
 
-The original is kept as `<ID>.damaged.jsonl` (hard-linked before anything changes), and the
-salvaged file replaces it atomically, so nothing is ever lost. Calls after a dropped one are
-renumbered to stay contiguous; the report says which.
+The original is kept as a previous version (`versions/ID/`, listed by `history`, put back by
+`restore`) before anything changes, and the salvaged file replaces it atomically, so nothing is
+ever lost and no second `*.jsonl` is left among the managed recordings. Calls after a dropped
+one are renumbered to stay contiguous; the report says which.
 """
 
 from __future__ import annotations
 
 import contextlib
 import os
-from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel
@@ -19,9 +19,9 @@ from openprogram.providers.recording.file_policy import require_usable
 from openprogram.providers.recording.reader import scan_recording
 from openprogram.providers.recording.replayer import copy_call
 from openprogram.providers.recording.rows import RECORDING_FORMAT_VERSION
-from openprogram.providers.recording.store import RECORDING_SUFFIX
 from openprogram.providers.recording.writer import RecordingSink
 from openprogram.recordings.removal import RecordingRemovalError, locate_managed, refusal_reason
+from openprogram.recordings.versions import keep_version
 
 
 class RepairReport(BaseModel):
@@ -31,6 +31,7 @@ class RepairReport(BaseModel):
     path: str
     already_valid: bool
     damaged_copy: str | None
+    """The original, kept as a previous version (`history`, `restore`); None when valid."""
     kept_calls: int
     kept_events: int
     dropped: list[RecordingProblem]
@@ -39,18 +40,10 @@ class RepairReport(BaseModel):
     """Old call index → new one, for calls that moved up past a dropped call."""
 
 
-def _free_damaged_name(path: Path, recording_id: str) -> Path:
-    for number in range(1, 1000):
-        suffix = ".damaged" if number == 1 else f".damaged-{number}"
-        candidate = path.with_name(f"{recording_id}{suffix}{RECORDING_SUFFIX}")
-        if not candidate.exists() and not candidate.is_symlink():
-            return candidate
-    raise RecordingRemovalError(path, "too many damaged copies already exist", action="repair")
-
-
 def repair_recording(recording_id: str) -> RepairReport:
-    """Rewrite a damaged managed recording with every whole call; keep the original beside it."""
+    """Rewrite a damaged managed recording with every whole call; keep the original as a previous version."""
     location = locate_managed(recording_id, action="repair")
+    require_usable(location, view_only=True)  # missing: worded as every command words it
     reason = refusal_reason(location)
     if reason is not None:
         raise RecordingRemovalError(location.path, reason, action="repair")
@@ -86,7 +79,6 @@ def repair_recording(recording_id: str) -> RepairReport:
         for new_index, call in enumerate(scan.calls)
         if call.call_index != new_index
     }
-    damaged = _free_damaged_name(location.path, recording_id)
     temporary = location.path.with_name(f".{recording_id}.repair-{os.getpid()}.tmp")
     with contextlib.suppress(FileNotFoundError):
         temporary.unlink()  # a leftover of a repair that crashed: the writer would append to it
@@ -98,7 +90,7 @@ def repair_recording(recording_id: str) -> RepairReport:
                 copy_call(sink, call.request_payload(), call)
         finally:
             sink.close()
-        os.link(location.path, damaged)  # the original stays reachable before anything changes
+        damaged = keep_version(location.path, recording_id)  # kept before anything changes
         os.replace(temporary, location.path)
     finally:
         with contextlib.suppress(FileNotFoundError):

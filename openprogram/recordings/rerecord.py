@@ -22,6 +22,9 @@ from openprogram.providers.recording.store import locate_recording
 from openprogram.recordings.check import CheckProgress, CheckResult, run_check
 from openprogram.recordings.versions import RewriteRefused, RewriteRun, run_into_candidate
 
+CREDENTIAL_FREE_APIS = frozenset({"scripted"})
+"""The built-in APIs that need no API key and bill nothing (`openprogram.providers.scripted`)."""
+
 
 @dataclass(frozen=True)
 class RerecordPlan:
@@ -37,6 +40,14 @@ class RerecordPlan:
     live_models: list[str]
     """`provider/model` of the recorded calls from `from_call` on (what the live calls reach)."""
     reason: str
+    live_apis: tuple[str, ...] = ()
+    """The `api` of the recorded calls from `from_call` on."""
+
+    @property
+    def needs_credentials(self) -> bool:
+        """True unless every live call goes to an API that needs no credentials and bills nothing
+        (an unknown API, or none recorded, counts as needing them)."""
+        return not self.live_apis or any(a not in CREDENTIAL_FREE_APIS for a in self.live_apis)
 
     @property
     def live_calls(self) -> int:
@@ -74,6 +85,8 @@ def plan_rerecord(
             reason = f"the program made {check.calls_consumed} of {total} recorded calls"
         else:
             raise RewriteRefused(f"the offline check could not run the program: {check.error}")
+    live = recording.calls[from_call:] if from_call is not None else ()
+    apis = tuple(sorted({str(call.request.model.get("api")) for call in live}))
     models = sorted(
         {
             f"{call.request.model.get('provider')}/{call.request.model.get('id')}"
@@ -91,6 +104,7 @@ def plan_rerecord(
         total,
         models,
         reason,
+        apis,
     )
 
 

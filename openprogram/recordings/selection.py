@@ -136,7 +136,7 @@ def select_replay(selector: str) -> Path:
     # read it strictly, and only then insist on 0600.
     state = inspect(location)
     if state.reason is not None and not state.too_wide:
-        raise RecordingSelectorError(str(location.path), state.reason)
+        raise RecordingSelectorError(str(location.path), state.reason, file=True)
     read_recording(location.path)
     require_usable(location, tighten=True)
     stored = location.recording_id if location.managed else str(location.path)

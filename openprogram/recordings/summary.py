@@ -36,6 +36,7 @@ from openprogram.providers.recording.store import (
     locate_recording,
     recordings_dir,
 )
+from openprogram.recordings.running import RunningRecording, adopt_orphans, running_recordings
 from openprogram.recordings.summary_cache import SummaryCache
 
 
@@ -90,6 +91,9 @@ class RecordingListing:
     """The configured mode, or None when the configuration cannot be read."""
     configured_file: str | None
     config_error: str | None
+    running: tuple[RecordingSummary, ...] = ()
+    """The one-shot recordings being made now (`record -- COMMAND` still running), newest first:
+    their staged files as they stand, outside the managed root until the program ends."""
 
     def to_json(self) -> dict[str, Any]:
         """Stable JSON fields for `list --json`."""
@@ -99,6 +103,7 @@ class RecordingListing:
             "configured_file": self.configured_file,
             "config_error": self.config_error,
             "recordings": [summary.to_json() for summary in self.recordings],
+            "running": [summary.to_json() for summary in self.running],
         }
 
 
@@ -249,6 +254,13 @@ def summarize_listed(
     return summaries
 
 
+def _running_summary(running: RunningRecording) -> RecordingSummary:
+    """A running one-shot recording as it stands (scanned now, never cached: it grows)."""
+    location = RecordingLocation(running.path, running.recording_id)
+    info, scan = scan_location(location)
+    return summary_from_scan(location, info, scan, None)
+
+
 def list_recordings() -> RecordingListing:
     """Every `*.jsonl` in the managed root, newest first; invalid files carry their reason.
 
@@ -256,6 +268,7 @@ def list_recordings() -> RecordingListing:
     the summary cache); every other file gets one strict-reader scan.
     """
     root = recordings_dir()
+    adopt_orphans()  # a `record` killed before it finished: its calls are listed, not hidden
     config, config_error = configured_mode_and_file()
     if root.is_symlink():
         raise RecordingSelectorError(str(root), "the managed recordings root is a symlink")
@@ -269,9 +282,12 @@ def list_recordings() -> RecordingListing:
         ) from None
     summaries = summarize_listed([locate_recording(str(root / name)) for name in names], config)
     summaries.sort(key=lambda s: (s.age_reference, s.path.name), reverse=True)
+    running = [_running_summary(r) for r in running_recordings()]
+    running.sort(key=lambda s: (s.age_reference, s.path.name), reverse=True)
     return RecordingListing(
         root=root,
         recordings=tuple(summaries),
+        running=tuple(running),
         mode=config.mode if config else None,
         configured_file=config.file if config else None,
         config_error=config_error,

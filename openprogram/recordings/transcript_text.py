@@ -13,6 +13,7 @@ from typing import Any
 
 from openprogram.providers.recording.reader import RecordedCall, verify_recording
 from openprogram.recordings.diff import Answer
+from openprogram.text import plural
 
 
 def _one_text(content: Any) -> str:
@@ -43,7 +44,8 @@ def transcript_text(path: str | os.PathLike[str]) -> str:
 
     scan = verify_recording(path, each=block)
     assert scan.header is not None
-    out = [f"# openprogram recording · format {scan.header.format_version} · {len(blocks)} calls"]
+    version = scan.header.format_version
+    out = [f"# openprogram recording · format {version} · {plural(len(blocks), 'call')}"]
     for index in sorted(blocks):
         out += blocks[index]
     return "\n".join(out) + "\n"

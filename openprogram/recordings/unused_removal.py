@@ -82,7 +82,8 @@ def _why_not(path: Path, project: Path) -> str | None:
 
 
 def remove_unused(plan: UnusedPlan) -> tuple[list[Path], list[tuple[Path, str]]]:
-    """Remove the planned files; returns the removed ones and the failures with their reason."""
+    """Remove the planned files, then each folder they leave empty (up to the project's root,
+    never one holding anything); returns the removed files and the failures with their reason."""
     removed, failed = [], []
     for path in plan.remove:
         try:
@@ -91,4 +92,18 @@ def remove_unused(plan: UnusedPlan) -> tuple[list[Path], list[tuple[Path, str]]]
             failed.append((path, exc.strerror or str(exc)))
         else:
             removed.append(path)
+    project = plan.cache.parents[3].resolve()  # <project>/.pytest_cache/v/openprogram/unused
+    for path in removed:
+        _remove_emptied_folders(path.parent, project)
     return removed, failed
+
+
+def _remove_emptied_folders(folder: Path, project: Path) -> None:
+    """`rmdir` `folder` and its parents while they are empty and inside `project` (a folder
+    holding anything, even a hidden file, stays: `rmdir` refuses it)."""
+    while folder.resolve() != project and folder.resolve().is_relative_to(project):
+        try:
+            folder.rmdir()
+        except OSError:
+            return
+        folder = folder.parent

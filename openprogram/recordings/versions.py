@@ -120,7 +120,8 @@ def beside(destination: Path, what: str) -> Path:
     return destination.with_name(f".{destination.name}.{what}-{secrets.token_hex(4)}.tmp")
 
 
-def _keep(path: Path, recording_id: str) -> Path:
+def keep_version(path: Path, recording_id: str) -> Path:
+    """Copy `path` into `versions/ID/` as a new kept version (0600); returns where it went."""
     folder = _private_versions_dir(recording_id)
     kept = folder / f"{_version_name()}.jsonl"
     _copy_private(path, kept)
@@ -168,7 +169,7 @@ def write_version(
         _with_provenance(candidate, final, command, produced_by, rerun or command)
         mode = stat.S_IMODE(require_usable(recording).st_mode)  # a rewrite keeps the file's mode
         os.link(recording, previous)  # the old bytes stay reachable until the end
-        kept = _keep(previous, recording_id) if recording_id is not None else None
+        kept = keep_version(previous, recording_id) if recording_id is not None else None
         os.chmod(final, mode)
         refuse_while_written(recording)  # a program may have started recording during the run
         os.replace(final, recording)
@@ -198,7 +199,7 @@ def restore_version(recording_id: str, version: str) -> Path:
     try:
         if target.exists():
             refuse_while_written(target)
-            kept = _keep(target, recording_id)
+            kept = keep_version(target, recording_id)
         os.replace(temporary, target)
     except BaseException:
         if kept is not None:
@@ -261,6 +262,7 @@ def run_into_candidate(
     """Hold the recording's rewrite lock and `run(candidate)` with a private temporary name for
     the new version, in the recording's own folder (see `beside`). Returns the run's result, the candidate (None when `refusal` names a
     reason, which is returned too) and the lock, still held while a candidate is kept."""
+    require_usable(recording, view_only=True)  # a missing file: the policy's words, no stray lock
     lock = RewriteLock(recording, what)
     candidate = beside(recording, what)
     try:

@@ -71,7 +71,9 @@ def test_rerecord_says_what_goes_live_asks_then_writes_and_restore_puts_it_back(
     refused = run_cli(openprogram_home, "rerecord", "echo", "--", *ECHO, "bye")
     assert refused.returncode == 2
     assert "from call 1" in refused.stdout
-    assert "goes to scripted/echo-1; their credentials (API keys) are needed" in refused.stdout
+    # the scripted echo model needs no key: no word of API keys or billing
+    assert "goes to scripted/echo-1; it needs no credentials and bills nothing" in refused.stdout
+    assert "API keys" not in refused.stdout and "billed" not in refused.stdout
     assert "refusing to make live calls without confirmation; pass --yes" in refused.stderr
     assert path.read_bytes() == before
 

@@ -129,6 +129,10 @@ def test_kill_9_of_record_leaves_no_orphan(
         os.close(writer)
         for pid in running(script):  # only reached when the test fails: no leftover process
             os.kill(pid, signal.SIGKILL)
+    # What it recorded before the kill is not left in a hidden folder: the next `list` keeps it.
+    (listed,) = json.loads(run_cli(openprogram_home, "list", "--json").stdout)["recordings"]
+    assert (listed["id"], listed["calls"] > 0, listed["valid"]) == ("killed", True, True)
+    assert [p.name for p in openprogram_home.iterdir() if p.name.startswith(".record-")] == []
 
 
 def test_kill_9_of_check_leaves_no_orphan(

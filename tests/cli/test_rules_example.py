@@ -15,11 +15,13 @@ from tests.recording_files import REPO_ROOT, subprocess_env
 EXAMPLE = REPO_ROOT / "examples" / "dated_agent"
 
 
-def run_in(project: Path, home: Path, *args: str, day: str) -> subprocess.CompletedProcess[str]:
+def run_in(
+    project: Path, home: Path, *args: str, day: str, **extra: str
+) -> subprocess.CompletedProcess[str]:
     """`openprogram recordings ARGS` run from the example's folder, on the given day."""
     return subprocess.run(
         [sys.executable, "-m", "openprogram", "recordings", *args],
-        env=subprocess_env(home, OPENPROGRAM_EXAMPLE_TODAY=day, PYTHONPATH=str(REPO_ROOT)),
+        env=subprocess_env(home, OPENPROGRAM_EXAMPLE_TODAY=day, PYTHONPATH=str(REPO_ROOT), **extra),
         stdin=subprocess.DEVNULL,
         capture_output=True,
         text=True,
@@ -131,3 +133,50 @@ def test_accept_lists_the_same_fields_as_the_diff_of_the_two_versions(
         for d in call["request"]
     }
     assert {(index, path) for index, path, _ in listed} == compared
+
+
+def test_following_the_suggested_commands_converges(openprogram_home: Path, tmp_path: Path) -> None:
+    """Each suggested command keeps the rules already given, so running the suggestion of the
+    suggestion moves forward to ok instead of back to the first difference."""
+    project = tmp_path / "dated_agent"
+    shutil.copytree(EXAMPLE, project)
+    (project / "pyproject.toml").unlink()  # no rules: two fields change by themselves
+    agent = [sys.executable, str(project / "agent.py")]
+    made = run_in(
+        project, openprogram_home, "record", "--name", "dated", "--", *agent, day="2026-12-01"
+    )
+    assert made.returncode == 0, made.stderr
+    command = ["openprogram", "recordings", "check", "dated"]
+    suggested: list[str] = []
+    for _ in range(4):
+        tried = run_in(project, openprogram_home, *command[2:], "--json", day="2026-12-02")
+        value = json.loads(tried.stdout)
+        if value["status"] == "ok":
+            break
+        assert value["mismatch"]["suggestion"] is not None, value["mismatch"]["message"]
+        suggested.append(value["mismatch"]["field_path"])
+        command = shlex.split(value["mismatch"]["suggestion_command"])
+    assert value["status"] == "ok", value
+    assert suggested[0] == "context.system_prompt" and len(set(suggested)) == len(suggested) == 2
+
+
+def test_the_dated_agent_leaves_no_temporary_folder(openprogram_home: Path, tmp_path: Path) -> None:
+    """Its tool writes into a temporary folder that each run removes (#42 item 39)."""
+    project = tmp_path / "dated_agent"
+    shutil.copytree(EXAMPLE, project)
+    scratch = tmp_path / "tmp"
+    scratch.mkdir()
+    agent = [sys.executable, str(project / "agent.py")]
+    made = run_in(
+        project, openprogram_home, "record", "--name", "dated", "--", *agent,
+        day="2026-12-01", TMPDIR=str(scratch),
+    )  # fmt: skip
+    assert made.returncode == 0, made.stderr
+    assert (
+        "saved to " + str(scratch) in (openprogram_home / "recordings" / "dated.jsonl").read_text()
+    )
+    checked = run_in(
+        project, openprogram_home, "check", "dated", day="2026-12-02", TMPDIR=str(scratch)
+    )
+    assert checked.returncode == 0, checked.stdout
+    assert list(scratch.iterdir()) == []

@@ -86,7 +86,9 @@ def test_a_clean_repository_exits_0_and_an_unreadable_file_exits_2(tmp_path: Pat
     (repo / "gone.jsonl").symlink_to(repo / "missing.jsonl")
     refused = scan(repo, str(repo / "gone.jsonl"))
     assert refused.returncode == 2
-    assert refused.stderr == f"error: {repo / 'gone.jsonl'}: is a symlink; refusing to follow it\n"
+    assert refused.stderr == (
+        f"error: recording file {repo / 'gone.jsonl'}: is a symlink; refusing to follow it\n"
+    )
 
 
 def pre_commit_env(repo: Path) -> dict[str, str]:

@@ -55,7 +55,7 @@ def test_a_narrowed_run_does_not_guess(inner: InnerProject) -> None:
     deselected = inner.run("-k", "loop_sync", "--openprogram-unused=fail")
     assert deselected.ret == 0
     deselected.stdout.fnmatch_lines(
-        ["openprogram: unused recordings not checked: 1 tests were deselected (-k, -m, --lf, ...)"]
+        ["openprogram: unused recordings not checked: 1 test was deselected (-k, -m, --lf, ...)"]
     )
     by_path = inner.run("test_inner_echo.py", "--openprogram-unused=fail")
     assert by_path.ret == 0
@@ -100,6 +100,9 @@ def test_prune_unused_removes_what_the_last_complete_run_found_and_nothing_else(
     recorded_with_a_leftover(inner)
     folder = inner.recording().parent
     (folder / "not_a_recording.jsonl").write_text('{"note": 1}\n')
+    gone_module = inner.recording(module="test_module_removed").parent  # only a leftover in it
+    gone_module.mkdir()
+    shutil.copy(inner.recording(), gone_module / "test_old.jsonl")
     done = inner.pytester.runpytest_subprocess(
         "-p", "no:textual-snapshot", "--openprogram-unused=warn"
     )
@@ -117,7 +120,10 @@ def test_prune_unused_removes_what_the_last_complete_run_found_and_nothing_else(
     done = prune(inner, "--yes", "--json")
     assert done.returncode == 0, done.stderr
     report = json.loads(done.stdout)
-    assert report["deleted"] == [str(folder / "test_removed_long_ago.jsonl")]
+    assert sorted(report["deleted"]) == sorted(
+        [str(folder / "test_removed_long_ago.jsonl"), str(gone_module / "test_old.jsonl")]
+    )
+    assert not gone_module.exists() and folder.parent.is_dir()  # the emptied folder went too
     assert sorted(p.name for p in folder.iterdir() if not p.name.startswith(".")) == [
         "not_a_recording.jsonl",
         "test_loop.jsonl",

@@ -88,7 +88,7 @@ CASES: list[tuple[str, list[dict[str, Any] | str], int | None, int | None, str]]
         [HEADER, request(0), event(0, 0), end(0, 5)],
         4,
         0,
-        "event_count 5 does not match the 1 events",
+        "event_count 5 does not match the 1 event recorded",
     ),
     (
         "unknown event type",
@@ -111,7 +111,7 @@ CASES: list[tuple[str, list[dict[str, Any] | str], int | None, int | None, str]]
         1,
         None,
         "format_version 1 is not supported (this openprogram reads format_version 2); "
-        "run: openprogram recordings migrate ID-or-PATH",
+        "run: openprogram recordings migrate ",
     ),
     *(
         (

@@ -202,7 +202,7 @@ BROKEN = {
     ),
     "out of range": (
         [*call(0, **FULL), *call(1, base=0, keep=2, context={})],
-        "request keep 2 is out of range (call 0 has 1 messages)",
+        "request keep 2 is out of range (call 0 has 1 message)",
     ),
     "keep without base": (
         [*call(0, **FULL, keep=1)],

@@ -56,8 +56,9 @@ def replays_green(path: Path) -> None:
 
 def test_a_version_1_file_is_refused_naming_migrate(tmp_path: Path) -> None:
     path = write_version1(tmp_path / "old.jsonl")
-    with pytest.raises(RecordingFileError, match=r"run: openprogram recordings migrate ID-or-PATH"):
+    with pytest.raises(RecordingFileError) as refused:
         read_recording(path)
+    assert refused.value.reason.endswith(f"; run: openprogram recordings migrate {path}")
 
 
 def test_a_file_by_path_is_migrated_with_its_old_bytes_beside_it(

@@ -40,6 +40,7 @@ def test_resume_replays_the_matching_calls_and_records_the_rest_live(
 
     plan = plan_rerecord("agent")
     assert (plan.from_call, plan.live_calls, plan.live_models) == (2, 2, ["scripted/echo-1"])
+    assert plan.live_apis == ("scripted",) and not plan.needs_credentials
     assert path.read_bytes() == before  # planning made no live call and wrote nothing
 
     run = run_rerecord(plan)

@@ -46,7 +46,10 @@ def test_a_symlinked_recording_is_refused_before_anything_starts(
     link.symlink_to(write_recording(tmp_path / "target.jsonl"))
     done = run_tui(*option, str(link), home=openprogram_home)
     assert done.returncode == 2
-    assert done.stderr == f"openprogram-tui: {link}: is a symlink; refusing to follow it\n"
+    assert (
+        done.stderr
+        == f"openprogram-tui: recording file {link}: is a symlink; refusing to follow it\n"
+    )
 
 
 @pytest.mark.parametrize("option", [[], ["--check"]])
@@ -55,7 +58,8 @@ def test_an_unknown_name_is_neither_a_file_nor_a_managed_id(
 ) -> None:
     done = run_tui(*option, "nosuch", home=openprogram_home)
     assert done.returncode == 2
-    assert done.stderr == "openprogram-tui: nosuch: no such file or managed recording\n"
+    missing = openprogram_home / "recordings" / "nosuch.jsonl"
+    assert done.stderr == f"openprogram-tui: recording file {missing}: file not found\n"
 
 
 def test_help_shows_the_command_form_and_examples(openprogram_home: Path) -> None:

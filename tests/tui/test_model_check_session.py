@@ -72,5 +72,12 @@ def test_the_rerecord_question_names_what_goes_live() -> None:
     plan = RerecordPlan(RECORDING, None, ["python"], None, 2, 4, ["openai/gpt-5"], "")
     question = rerecord_question(plan, 2)
     assert question.startswith("Record again from call 2: calls 0–1 replay from the recording")
-    assert "(2 recorded call(s) follow) every call goes LIVE to openai/gpt-5" in question
+    assert "(2 recorded calls from there) every call goes LIVE to openai/gpt-5" in question
+    assert "(API keys) are needed and the calls are billed" in question
     assert rerecord_question(plan, 0).startswith("Record again from call 0: every call goes LIVE")
+    keyless = RerecordPlan(
+        RECORDING, None, ["python"], None, 3, 4, ["scripted/echo-1"], "", ("scripted",)
+    )
+    question = rerecord_question(keyless, 3)
+    assert "(1 recorded call from there)" in question and "needs no credentials" in question
+    assert "API keys" not in question and "billed" not in question

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import os
 import subprocess
 import sys
@@ -11,6 +12,7 @@ from openprogram.providers.recording.config import read_record_replay_config
 from openprogram.providers.recording.reader import scan_recording
 from openprogram.providers.recording.redaction import REDACTION_VERSION
 from openprogram.recordings import entry_of, run_check
+from openprogram.recordings.trust import untrusted_command
 from tui.model.demo import (
     DAMAGED_DEMO_ID,
     DEMO_RECORDING_ID,
@@ -47,6 +49,9 @@ def test_prepare_demo_home_makes_a_state_dir(tmp_path: Path) -> None:
     damaged = scan_recording(demo.with_name(f"{DAMAGED_DEMO_ID}.jsonl"))
     assert not damaged.valid and damaged.facts.unfinished_calls
     assert (demo.stat().st_mode & 0o777) == 0o600
+    # its own bundled command was made here: `r` and `check` run it without asking
+    assert untrusted_command(demo) is None
+    assert untrusted_command(demo.with_name(f"{DAMAGED_DEMO_ID}.jsonl")) is None
 
 
 def test_the_demo_reruns_with_the_program_it_names(tmp_path: Path, offline_children: Path) -> None:
@@ -70,3 +75,20 @@ def test_the_demo_program_runs_live_without_a_key(tmp_path: Path) -> None:
         "The echo tool answered: echo:hello world.",
         "The echo tool answered: echo:ping and echo:pong.",
     ]
+
+
+def test_demo_times_look_like_a_real_stream(demo_file: Path) -> None:
+    """A wait for each call's first event, then uneven gaps; calls apart by the agent's pauses
+    (the demo once read `+41ms` for every event and `123ms` for every call)."""
+    calls = scan_recording(demo_file).calls
+    firsts, gaps, durations = set(), set(), set()
+    for call in calls:
+        times = [ms for ms in call.event_ms if ms is not None]
+        assert times == sorted(times) and len(times) == len(call.event_ms)
+        firsts.add(times[0])
+        gaps.update(b - a for a, b in itertools.pairwise(times))
+        durations.add(call.duration_ms)
+    assert len(firsts) == len(durations) == len(calls)  # no two calls alike
+    assert len(gaps) > 20 and min(firsts) > max(gaps)  # the first event is the long wait
+    ends = [(c.start_ms or 0) + (c.duration_ms or 0) for c in calls]
+    assert all(end < (c.start_ms or 0) for end, c in zip(ends, calls[1:], strict=False))

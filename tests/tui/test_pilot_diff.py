@@ -131,7 +131,7 @@ def test_the_command_line_refuses_a_missing_recording_in_one_line(tmp_path: Path
     )
     assert done.returncode == 2
     assert done.stderr.strip().splitlines() == [
-        f"openprogram-tui diff: {tmp_path / 'nope.jsonl'}: no such file or managed recording"
+        f"openprogram-tui diff: recording file {tmp_path / 'nope.jsonl'}: file not found"
     ]
 
 

@@ -315,3 +315,16 @@ async def test_objects_alive_once_a_recording_is_shown_are_frozen_out_of_collect
             await until(pilot, lambda: gc.get_freeze_count() > 0)
     finally:
         gc.unfreeze()
+
+
+async def test_a_broken_streams_response_claims_no_stop_reason(demo_file: Path) -> None:
+    """The demo's call 4 broke mid-stream (no done/error event): its Response is assembled from
+    the events and says no stop reason was recorded, not `stop: stop`."""
+    app = OpenProgramTUI([demo_file])
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await recording_ready(pilot)
+        await pilot.press("G", "right_square_bracket", "right_square_bracket")
+        await until(pilot, lambda: screen.loaded is not None and screen.loaded.call_index == 4)
+        usage = screen.query_one("#response .message-view--usage", Static)
+        await until(pilot, lambda: "tokens" in str(usage.render()))
+        assert "stop: none recorded" in str(usage.render())

@@ -46,7 +46,7 @@ async def test_list_shows_ids_counts_validity_and_the_active_one(demo_home: Path
             "2026-01-05 09:30",
             "5",
             "115",
-            "21.8 KiB",
+            "21.9 KiB",
         ]
         assert cells(screen, 0)[6] == "✓ valid"
         damaged = cells(screen, 1)

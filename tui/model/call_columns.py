@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import TYPE_CHECKING
 
+from openprogram.text import plural
 from tui.model.call_order import SortKey
 
 if TYPE_CHECKING:  # the list's first rows are drawn before the row models are loaded
@@ -158,7 +159,7 @@ def cache_line(fact: CallCache | None) -> str:
     if broken is None:
         return (
             f"prompt cache: kept the prefix of call {fact.follows} "
-            f"({fact.kept_messages} messages) · read {read}"
+            f"({plural(fact.kept_messages, 'message')}) · read {read}"
         )
     where = visible_line(broken.path)  # the path names the file's keys: text from a file
     line = f"{BROKE_MARK} prompt cache broke after call {fact.follows}: {broken.text} at {where}"

@@ -15,6 +15,7 @@ from openprogram.providers.types import (
     DoneEvent,
     ErrorEvent,
 )
+from openprogram.text import plural
 from openprogram.visible_text import visible
 from tui.model.bounded_cache import BoundedCache
 from tui.model.event_fold import EventFold, EventUnreadable, FoldStep
@@ -254,7 +255,7 @@ class LoadedCall:
             return FinalMessage(recorded, None)
         step = self.message_at(self.event_count - 1, stop)
         outcome = self.call_end.outcome if self.call_end else "no call_end"
-        note = f"no done or error event ({outcome}); assembled from the {self.event_count} events"
+        note = f"no done or error event ({outcome}); assembled from {plural(self.event_count, 'event')}"
         return FinalMessage(step.message, f"{note}; {step.error}" if step.error else note)
 
     def raw(self, limit: int = RAW_LIMIT) -> RawLines:

@@ -83,8 +83,9 @@ def headline(result: CheckResult, cancelled: bool = False) -> str:
     kind = outcome_kind(result, cancelled)
     mismatch = result.mismatch
     consumed = f"{result.calls_consumed}/{result.calls_recorded}"
+    noun = "call" if result.calls_recorded == 1 else "calls"  # `1/1 call`, `0/2 calls`
     if kind == "ok":
-        return f"✓ ok · {consumed} calls replayed and consumed in {result.duration_seconds:.2f} s"
+        return f"✓ ok · {consumed} {noun} replayed and consumed in {result.duration_seconds:.2f} s"
     if kind == "mismatch" and mismatch is not None:
         return f"✗ mismatch at call {mismatch.call_index} · {mismatch.field_path}"
     if kind == "position" and mismatch is not None:
@@ -103,7 +104,7 @@ def headline(result: CheckResult, cancelled: bool = False) -> str:
             f"{plural(result.calls_recorded, 'recorded call')}"
         )
     if kind == "cancelled":
-        return f"■ cancelled after {consumed} calls"
+        return f"■ cancelled after {consumed} {noun}"
     return f"✗ error · {result.error or 'the check failed'}"
 
 

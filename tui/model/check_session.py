@@ -31,6 +31,7 @@ from openprogram.recordings.rule_edits import (
 )
 from openprogram.recordings.trust import trust_command, trust_stored_command
 from openprogram.recordings.versions import RewriteRun, write_rewrite
+from openprogram.text import plural
 from tui.model.check import EventTimeline, event_timeline, outcome_kind, run_tui_check
 from tui.model.check_commands import CheckCommand, CommandSource, choose_command, format_command
 from tui.model.rule_offers import RuleScope
@@ -263,18 +264,20 @@ class CheckSession:
 
 def rerecord_question(plan: RerecordPlan, start: int) -> str:
     """What the confirmation asks before a rerecord from call `start`: which calls go live,
-    billed, to what."""
+    to what, and (unless every one goes to a keyless API) that they need keys and are billed."""
     models = ", ".join(plan.live_models) or "the providers the program calls"
+    cost = (
+        "Their credentials (API keys) are needed and the calls are billed"
+        if plan.needs_credentials
+        else "It needs no credentials and bills nothing"
+    )
     if not start:
-        return (
-            f"Record again from call 0: every call goes LIVE to {models}. Their credentials "
-            "(API keys) are needed and the calls are billed; esc stops it."
-        )
+        return f"Record again from call 0: every call goes LIVE to {models}. {cost}; esc stops it."
+    recorded = plural(plan.live_calls, "recorded call")
     return (
         f"Record again from call {start}: calls 0–{start - 1} replay from the recording; from "
-        f"call {start} on ({plan.live_calls} recorded call(s) follow) every call goes LIVE to "
-        f"{models}. Their credentials (API keys) are needed and the calls are billed. The new "
-        "version is written only if the program ends successfully; esc stops it."
+        f"call {start} on ({recorded} from there) every call goes LIVE to {models}. {cost}. "
+        "The new version is written only if the program ends successfully; esc stops it."
     )
 
 

@@ -2,15 +2,16 @@
 
 The session runs the real agent loop over the scripted provider, recorded by `RecordingProvider`:
 a tool call and its answer, two tool calls in one turn, and a call whose stream breaks. Message
-timestamps are set from a fixed clock, so the file is the same on every run.
+timestamps are set from a fixed clock and the recorded times from a seeded one that moves as a real
+stream does (`DemoClock`), so the file is the same on every run.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-import itertools
 import os
+import random
 import re
 import sys
 import tempfile
@@ -49,6 +50,8 @@ from openprogram.providers.scripted import (
     ToolCallStep,
 )
 from openprogram.recordings import managed_path, select_replay
+from openprogram.recordings.trust import trust_stored_command
+from openprogram.text import plural
 
 DEMO_RECORDING_ID = "echo-demo"
 DAMAGED_DEMO_ID = "echo-demo-damaged"
@@ -80,7 +83,9 @@ def echo_session_responder(context: Context, call_number: int) -> ScriptedRespon
             )
         answer = " and ".join(results)
         return [
-            ThinkingStep(thinking=f"The tool answered {len(results)} time(s); report it verbatim."),
+            ThinkingStep(
+                thinking=f"The tool answered {plural(len(results), 'time')}; report it verbatim."
+            ),
             TextStep(text=f"The echo tool answered: {answer}."),
         ]
     said = last.content if isinstance(last, UserMessage) and isinstance(last.content, str) else ""
@@ -93,12 +98,52 @@ def echo_session_responder(context: Context, call_number: int) -> ScriptedRespon
     ]
 
 
-class _FixedClock:
-    """Gives every message that passes (in the context or in events) a timestamp from a fixed clock."""
+DEMO_SEED = 20260105
+"""Seeds `DemoClock`: the demo's times differ call to call and event to event, and never run to run."""
 
-    def __init__(self, inner: ApiProvider, base_ms: int) -> None:
+
+class DemoClock:
+    """The recording's clock (seconds), read once per row, moved as a live session moves it: a
+    pause before each call (the agent and its tools at work), a wait for the first event, then
+    uneven gaps between events. Seeded, so the demo's bytes never change."""
+
+    def __init__(self, seed: int = DEMO_SEED) -> None:
+        self.seconds = 0.0
+        self._random = random.Random(seed)
+        self._gap = BETWEEN_EVENTS_MS
+
+    def _wait(self, gap: tuple[int, int]) -> None:
+        self.seconds += self._random.randint(*gap) / 1000
+
+    def __call__(self) -> float:
+        now = self.seconds
+        self._wait(self._gap)  # until the next row
+        self._gap = BETWEEN_EVENTS_MS
+        return now
+
+    def next_call(self) -> None:
+        """A call is about to start: the agent's pause first; its first event will take longer."""
+        self._wait(BETWEEN_CALLS_MS)
+        self._gap = FIRST_EVENT_MS
+
+
+BETWEEN_CALLS_MS = (60, 420)
+"""The agent loop and the echo tool at work between two calls."""
+FIRST_EVENT_MS = (280, 950)
+"""A model's time to its first event."""
+BETWEEN_EVENTS_MS = (6, 90)
+"""The gaps between streamed events."""
+
+
+class _FixedClock:
+    """Gives every message that passes (in the context or in events) a timestamp from a fixed clock.
+
+    With `clock` (above the recorder) each call first moves the recording's `DemoClock`."""
+
+    def __init__(self, inner: ApiProvider, base_ms: int, clock: DemoClock | None = None) -> None:
         self.inner = inner
         self.base_ms = base_ms
+        self.clock = clock
         self.requires_credentials = False
 
     def _context(self, context: Context) -> Context:
@@ -138,6 +183,8 @@ class _FixedClock:
         self, model: Model, context: Context, options: StreamOptions | None = None
     ) -> AsyncIterator[AssistantMessageEvent]:
         """Stream from the wrapped provider with fixed timestamps."""
+        if self.clock is not None:
+            self.clock.next_call()
         stamped = self._context(context)
         stamp = self.base_ms + 1000 * len(stamped.messages) + 500
         return self._events(self.inner.stream(model, stamped, options), stamp)
@@ -146,6 +193,8 @@ class _FixedClock:
         self, model: Model, context: Context, options: SimpleStreamOptions | None = None
     ) -> AsyncIterator[AssistantMessageEvent]:
         """Like `stream`."""
+        if self.clock is not None:
+            self.clock.next_call()
         stamped = self._context(context)
         stamp = self.base_ms + 1000 * len(stamped.messages) + 500
         return self._events(self.inner.stream_simple(model, stamped, options), stamp)
@@ -238,14 +287,14 @@ async def record_demo_session(path: Path, entry: dict[str, Any] | None = None) -
     }
     if entry is not None:
         header["entry"] = entry
-    ticks = itertools.count()
-    # A clock that moves 41 ms per reading: the demo's times look real and its bytes never change.
-    sink = RecordingSink(path, header, clock=lambda: next(ticks) * 0.041)
+    clock = DemoClock()
+    sink = RecordingSink(path, header, clock=clock)
     _start_runtime_without_record_replay()
-    clock = DEMO_CLOCK_MS
     for api, provider in demo_providers().items():
-        inner = _FixedClock(provider, clock)
-        register_api_provider(api, _FixedClock(RecordingProvider(inner, sink), clock))
+        inner = _FixedClock(provider, DEMO_CLOCK_MS)
+        register_api_provider(
+            api, _FixedClock(RecordingProvider(inner, sink), DEMO_CLOCK_MS, clock)
+        )
     try:
         await run_demo_turns(echo_tool())
     finally:
@@ -283,13 +332,16 @@ def prepare_demo_home(home: Path | None = None) -> Path:
     """A fresh state directory holding the demo (active for replay) and a damaged copy of it.
 
     Sets `OPENPROGRAM_HOME` to it, so the library works inside it; returns the demo's path. The
-    demo names its program for a rerun (`r`): `python -m tui.demo_agent`, run in `home`.
+    demo names its program for a rerun (`r`): `python -m tui.demo_agent`, run in `home`, trusted
+    as any command recorded on this machine is.
     """
     home = home or new_demo_home()
     os.environ["OPENPROGRAM_HOME"] = str(home)
     path = managed_path(DEMO_RECORDING_ID)
     path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
     write_demo_recording(path, demo_agent_entry(home))
-    damage_copy(path, managed_path(DAMAGED_DEMO_ID))
+    damaged = damage_copy(path, managed_path(DAMAGED_DEMO_ID))
+    for made_here in (path, damaged):  # our own bundled command: a rerun asks nothing
+        trust_stored_command(made_here)
     select_replay(DEMO_RECORDING_ID)
     return path

@@ -7,7 +7,6 @@ writes (a rerun, accept) is offered. `openprogram recordings migrate` converts i
 
 from __future__ import annotations
 
-import shlex
 from pathlib import Path
 
 from openprogram.providers.recording.rows import RECORDING_FORMAT_VERSION
@@ -22,11 +21,11 @@ def is_older_format(format_version: object) -> bool:
 
 
 def migration_offer(path: Path) -> str:
-    """The banner's line: what the file is and how to migrate it."""
+    """The banner's line: what the file is and the key that migrates it (the reader's problem
+    under it names the command for this file, so it is not said twice)."""
     return (
         f"Format {OLDER_FORMAT}, an older format: shown read-only (not checked, no rerun). "
-        f"m migrates it to format {RECORDING_FORMAT_VERSION} and keeps the old file; or run: "
-        f"openprogram recordings migrate {shlex.quote(str(path))}"
+        f"m migrates it to format {RECORDING_FORMAT_VERSION} and keeps the old file."
     )
 
 

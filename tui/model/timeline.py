@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from openprogram.text import plural
 from tui.model.call_columns import format_cost_short, format_ms, format_tokens
 
 if TYPE_CHECKING:
@@ -65,7 +66,7 @@ def session_line(
     """`200 calls · 1m52s: 16s in the model, 1m36s between calls · tokens 12k in, 3.1k out, …`,
     then the prompt cache (`cache 70% read, prefix broke on 1 call (744 lost)`)."""
     usage = session.usage
-    parts = [f"{session.calls} calls"]
+    parts = [plural(session.calls, "call")]
     if session.wall_ms is not None and session.model_ms is not None:
         between = session.wall_ms - session.model_ms
         parts.append(
@@ -87,7 +88,7 @@ def session_line(
     elif session.cost is None:
         parts.append(f"no known price ({prices})")
     else:
-        unpriced = f", {session.unpriced} calls unpriced" if session.unpriced else ""
+        unpriced = f", {plural(session.unpriced, 'call')} unpriced" if session.unpriced else ""
         parts.append(f"{format_cost_short(session.cost)}{unpriced} ({prices})")
     if cache is not None and cache.read_share is not None:
         said = f"cache {cache.read_share:.0%} read"

@@ -20,6 +20,7 @@ from openprogram.recordings import (
     RecordingRemovalError,
     RecordingSelectorError,
     RecordingSummary,
+    RecordReplayStatus,
     delete_recording,
     list_recordings,
     plan_deletion,
@@ -77,9 +78,17 @@ class RecordingsScreen(Screen[None]):
     class Loaded(Message):
         """The listing was read (or could not be: `error`)."""
 
-        def __init__(self, summaries: list[RecordingSummary], note: str, error: str | None) -> None:
+        def __init__(
+            self,
+            summaries: list[RecordingSummary],
+            note: str,
+            error: str | None,
+            configured: tuple[str | None, str | None] | None = None,
+        ) -> None:
             super().__init__()
             self.summaries, self.note, self.error = summaries, note, error
+            self.configured = configured
+            """The configuration's mode and file the `●` marks were read with (None: unread)."""
 
     def __init__(self, extra_paths: tuple[Path, ...] = (), *, demo: bool = False) -> None:
         """`demo`: the managed root is the demo's temporary one, and the list says so."""
@@ -93,6 +102,8 @@ class RecordingsScreen(Screen[None]):
         """The rows marked with space (their paths), oldest first: A and B of `d`."""
         self._left = False
         """Another screen was shown over this one since it was mounted."""
+        self._configured: tuple[str | None, str | None] | None = None
+        """The mode and file of the configuration the `●` marks were read with."""
         self._narrow: bool | None = None
         self._status_width = STATUS_WIDTH
         """How many characters of a reason the Status column shows (set from the screen width)."""
@@ -109,7 +120,13 @@ class RecordingsScreen(Screen[None]):
         table = self.query_one(DataTable)
         table.focus()
         self.app.theme_changed_signal.subscribe(self, lambda _theme: self._redraw())
+        # `recordings off` in another shell: the badge follows the app's status, and so must `●`.
+        self.watch(self.app, "record_replay_status", self._status_changed, init=False)
         self.reload()
+
+    def _status_changed(self, status: RecordReplayStatus | None) -> None:
+        if status is not None and (status.mode, status.file) != self._configured:
+            self.reload()
 
     def on_screen_suspend(self) -> None:
         self._left = True
@@ -133,7 +150,9 @@ class RecordingsScreen(Screen[None]):
 
     def _redraw(self) -> None:
         summaries = list(self.summaries.values())
-        self.on_recordings_screen_loaded(self.Loaded(summaries, self._note, self._error))
+        self.on_recordings_screen_loaded(
+            self.Loaded(summaries, self._note, self._error, self._configured)
+        )
 
     @work(thread=True, exclusive=True, group="listing", exit_on_error=False)
     def reload(self) -> None:
@@ -141,8 +160,10 @@ class RecordingsScreen(Screen[None]):
         summaries: list[RecordingSummary] = []
         error = None
         note = ""
+        configured = None
         try:
             listing = list_recordings()
+            configured = (listing.mode, listing.configured_file)
             summaries.extend(listing.recordings)
             count = plural(len(listing.recordings), "recording")
             where = f"· {DEMO_NOTE}" if self.demo else f"in {display_path(listing.root)}"
@@ -156,10 +177,11 @@ class RecordingsScreen(Screen[None]):
                 summaries.append(summarize_recording(os.fspath(path)))
             except RecordingSelectorError as exc:
                 error = f"⚠ {exc}"
-        self.post_message(self.Loaded(summaries, note, error))
+        self.post_message(self.Loaded(summaries, note, error, configured))
 
     def on_recordings_screen_loaded(self, message: Loaded) -> None:
         self._note, self._error = message.note, message.error
+        self._configured = message.configured
         table = self.query_one(DataTable)
         keep = table.cursor_row
         narrow = self._is_narrow()

@@ -118,4 +118,4 @@ def require_usable(
     if tighten and state.tightenable:
         state.path.chmod(0o600)
         return state.path.lstat()
-    raise RecordingSelectorError(str(state.path), state.reason)
+    raise RecordingSelectorError(str(state.path), state.reason, file=True)

@@ -41,13 +41,14 @@ from openprogram.providers.recording.request_references import (
     reference_problem,
 )
 from openprogram.providers.recording.rows import (
-    MIGRATE_COMMAND,
     RECORDING_FORMAT_VERSION,
     ROW_TYPES,
+    classify_row_tail,
+    migrate_command,
 )
 from openprogram.providers.recording.scan_facts import MAX_PROBLEMS, ScanFacts
 from openprogram.providers.types import EVENT_TYPES, AssistantMessageEvent
-from openprogram.text import one_line
+from openprogram.text import one_line, plural
 
 
 @dataclass(frozen=True)
@@ -384,7 +385,7 @@ def _parse(
                 continue
             header = row
             if row.format_version != RECORDING_FORMAT_VERSION:
-                way_forward = f"; run: {MIGRATE_COMMAND}" if row.format_version == 1 else ""
+                way_forward = f"; run: {migrate_command(target)}" if row.format_version == 1 else ""
                 problems.add(
                     number,
                     None,
@@ -393,6 +394,8 @@ def _parse(
                     + way_forward,
                 )
                 foreign = True
+                # Not read, but counted as the TUI counts them: every view says the same totals.
+                calls_found, events_found = _count_rows(line for _, line, ended in lines if ended)
                 break
             continue
         if header is None:
@@ -450,7 +453,7 @@ def _parse(
                 number,
                 row.call_index,
                 f"call_end event_count {row.event_count} does not match the "
-                f"{current.event_count} events recorded",
+                f"{plural(current.event_count, 'event')} recorded",
             )
         elif not current.damaged:
             if each is None:
@@ -484,6 +487,22 @@ def _parse(
         problems=tuple(problems.found),
         facts=_facts(header, size, calls_found, events_found, tuple(sorted(open_calls)), problems),
     )
+
+
+def _count_rows(lines: Iterable[bytes]) -> tuple[int, int]:
+    """The request and event rows among `lines` of a file of another format, by their `type`."""
+    requests = events = 0
+    for line in lines:
+        kind = classify_row_tail(line)
+        if kind is None and line.strip():
+            try:
+                row = json.loads(line)
+            except (ValueError, RecursionError):
+                continue
+            kind = row.get("type") if isinstance(row, dict) else None
+        requests += kind == "request"
+        events += kind == "event"
+    return requests, events
 
 
 def _message_count(row: RequestRow, counts: dict[int, int | None]) -> int | None:

@@ -15,6 +15,7 @@ from typing import Any
 from openprogram.errors import OpenProgramError
 from openprogram.providers.recording.format import RequestRow
 from openprogram.providers.recording.sent_again import identical_prefix, json_text
+from openprogram.text import plural
 
 __all__ = [
     "RequestChain",
@@ -102,7 +103,7 @@ def reference_problem(row: RequestRow, base_messages: int | None, known: bool) -
         if row.keep is not None and row.keep > base_messages:
             return (
                 f"request keep {row.keep} is out of range "
-                f"(call {row.base} has {base_messages} messages)"
+                f"(call {row.base} has {plural(base_messages, 'message')})"
             )
         if added is not None and not isinstance(added, list):
             return "request context.messages must be a list (a reference of the wrong kind)"
@@ -218,7 +219,7 @@ class RequestChain:
                 if need > keep + len(own):
                     raise RequestReferenceError(
                         f"request keep {need} is out of range "
-                        f"(call {current.call_index} has {keep + len(own)} messages)"
+                        f"(call {current.call_index} has {plural(keep + len(own), 'message')})"
                     )
                 pieces.append(own[: need - keep])
                 need = keep
@@ -227,7 +228,7 @@ class RequestChain:
             if need > len(root_messages):
                 raise RequestReferenceError(
                     f"request keep {need} is out of range "
-                    f"(call {terminal.call_index} has {len(root_messages)} messages)"
+                    f"(call {terminal.call_index} has {plural(len(root_messages), 'message')})"
                 )
             messages = root_messages[:need]
             for piece in reversed(pieces):

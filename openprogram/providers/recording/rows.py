@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import json
 import math
+import os
+import shlex
 from typing import Any
 
 from openprogram.errors import OpenProgramError
@@ -16,8 +18,11 @@ from openprogram.errors import OpenProgramError
 RECORDING_FORMAT_VERSION = 2
 """Bump when required fields or the meaning of request/event/call_end rows change."""
 
-MIGRATE_COMMAND = "openprogram recordings migrate ID-or-PATH"
-"""The way forward named when a file of another (older) format is refused."""
+
+def migrate_command(path: str | os.PathLike[str]) -> str:
+    """The way forward named when a file of the older format is refused: the command for it."""
+    return f"openprogram recordings migrate {shlex.quote(os.fspath(path))}"
+
 
 CALL_OUTCOMES: tuple[str, ...] = ("complete", "error", "cancelled", "abandoned")
 ROW_TYPES: tuple[str, ...] = ("header", "request", "event", "call_end")

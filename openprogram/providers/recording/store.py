@@ -22,12 +22,17 @@ RECORDING_ID_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,127}\Z")
 
 
 class RecordingSelectorError(OpenProgramError, ValueError):
-    """A recording ID or path that cannot be used; `selector` and `reason` say why."""
+    """A recording ID or path that cannot be used; `selector` and `reason` say why.
 
-    def __init__(self, selector: str, reason: str) -> None:
+    `file`: the selector is the file the file policy refused (missing, a symlink, not a regular
+    file), worded as the reader words a file: `recording file PATH: file not found`."""
+
+    def __init__(self, selector: str, reason: str, *, file: bool = False) -> None:
         self.selector = selector
         self.reason = reason
-        super().__init__(f"recording {selector!r}: {reason}")
+        super().__init__(
+            f"recording file {selector}: {reason}" if file else f"recording {selector!r}: {reason}"
+        )
 
 
 def recordings_dir() -> Path:

@@ -26,10 +26,10 @@ from openprogram.providers.recording.file_policy import judge
 from openprogram.providers.recording.format import CallOutcome
 from openprogram.providers.recording.request_references import referring_row
 from openprogram.providers.recording.rows import (
-    MIGRATE_COMMAND,
     RECORDING_FORMAT_VERSION,
     classify_row_tail,
     encode_row,
+    migrate_command,
 )
 from openprogram.providers.recording.store import locate_recording
 
@@ -197,7 +197,7 @@ class RecordingSink:
                 None,
                 f"cannot append to a recording with format_version {version!r} "
                 f"(this openprogram writes {RECORDING_FORMAT_VERSION})"
-                + (f"; run: {MIGRATE_COMMAND}" if version == 1 else ""),
+                + (f"; run: {migrate_command(self.path)}" if version == 1 else ""),
             )
 
     def _append(self, rows: Callable[[], bytes], *, sync: bool = False) -> None:

@@ -243,7 +243,12 @@ class CallDetail(Vertical):
             return
         notes = [n for n in (final.note, call.call_end.error if call.call_end else None) if n]
         view = self.query_one("#response", MessageView)
-        view.show_message(final.message, self._response_caption(call), " · ".join(notes) or None)
+        view.show_message(
+            final.message,
+            self._response_caption(call),
+            " · ".join(notes) or None,
+            stop_recorded=final.note is None,  # a note: assembled, no done/error event
+        )
         if self.numbers is not None:
             self._read_call_numbers(call, self.numbers)
 

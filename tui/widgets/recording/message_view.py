@@ -13,11 +13,14 @@ from tui.model.transcript import message_entry
 from tui.widgets.recording.transcript_entry import TranscriptEntryBox
 
 
-def usage_line(message: AssistantMessage) -> str:
-    """`stop: toolUse · tokens in 63 · out 12 · total 75 · scripted/echo-1`."""
+def usage_line(message: AssistantMessage, stop_recorded: bool = True) -> str:
+    """`stop: toolUse · tokens in 63 · out 12 · total 75 · scripted/echo-1`.
+
+    `stop_recorded` False: the message was assembled from events, with no `done`/`error` event to
+    give a stop reason (a broken stream), so none is claimed (the fold's default is `stop`)."""
     usage = message.usage
     parts = [
-        f"stop: {message.stop_reason}",
+        f"stop: {message.stop_reason}" if stop_recorded else "stop: none recorded",
         f"tokens in {usage.input:,} · out {usage.output:,} · total {usage.total_tokens:,}",
     ]
     if usage.cache_read or usage.cache_write:
@@ -63,10 +66,12 @@ class MessageView(VerticalScroll):
         caption: str,
         note: str | None = None,
         in_progress: bool = False,
+        stop_recorded: bool = True,
     ) -> None:
         """Show `message` (None: nothing assembled yet) with `caption` and an optional warning.
 
         `in_progress`: the stream has not ended at this point, so there is no stop reason or usage.
+        `stop_recorded` False: the stream ended without a `done`/`error` event (`usage_line`).
         """
         self.message = message
         self.query_one(".message-view--caption", Static).update(Text(caption))
@@ -81,6 +86,6 @@ class MessageView(VerticalScroll):
             line = (
                 f"streaming: no stop reason or usage yet  ·  {message.provider}/{message.model}"
                 if in_progress
-                else usage_line(message)
+                else usage_line(message, stop_recorded)
             )
             usage.update(Text(visible_line(line)))  # provider and model are file text

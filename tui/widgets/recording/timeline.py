@@ -14,6 +14,7 @@ from textual.message import Message
 from textual.widgets import Static
 from textual.worker import get_current_worker
 
+from openprogram.text import plural
 from tui.model.call_columns import format_ms
 from tui.model.key_priority import KEYS
 from tui.model.timeline import TimeAxis, bar, session_line, time_axis
@@ -150,7 +151,7 @@ class TimelinePane(Vertical):
         session = self.numbers.session()
         timeline = self.query_one(CallTimeline)
         if session is None:  # the file is still being indexed or followed: totals so far
-            summary.update(f"{message.total} calls read · the file is still being read")
+            summary.update(f"{plural(message.total, 'call')} read · the file is still being read")
         else:
             axis = time_axis([self.numbers.get(n) for n in range(message.total)])
             scale = f" · axis 0–{format_ms(axis.length_ms)}" if axis is not None else ""
