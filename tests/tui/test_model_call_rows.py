@@ -97,8 +97,9 @@ def test_rows_that_are_not_json_are_damaged_before_the_row_models_exist(tmp_path
 
 
 def test_models_found_through_references_are_the_strict_readers(tmp_path: Path) -> None:
-    """The list finds a referring call's model without parsing rows that hold none; a row that
-    names "model" anywhere, or could spell it with an escape, is read whole and still agrees."""
+    """The list finds a referring call's model by following its references, as the strict reader
+    does: a row that says "model" only inside a message, or spells the key with an escape,
+    agrees with it."""
     from openprogram.providers.recording.reader import read_recording
     from openprogram.providers.recording.rows import encode_row
 

@@ -105,25 +105,11 @@ def _model(
             model = models[base]
             break
         walked.append(base)
-        line = index.line(index.calls[base].request_line)
-        row = _passing_row(line) or peek_row(line)
+        row = peek_row(index.line(index.calls[base].request_line))
     found = model if isinstance(model, dict) else {}
     for n in walked:
         models[n] = found
     return found
-
-
-def _passing_row(line: bytes) -> dict[str, Any] | None:
-    """A request row that holds no model, as `{"base": N}`, read without parsing the line, or
-    None (read it whole). The writer puts `base` first (sorted keys); a line that says "model"
-    anywhere, has an escape that could spell it, or names `base` twice is parsed as JSON. This
-    is what keeps `End` on a long session from parsing every earlier row (issue #39)."""
-    if not line.startswith(b'{"base":') or b'"model"' in line or b"\\u" in line:
-        return None
-    if line.count(b'"base"') != 1:
-        return None
-    digits = line[8 : line.find(b",", 8)]
-    return {"base": int(digits)} if digits.isdigit() and len(digits) < 19 else None
 
 
 def _end_facts(index: RecordingIndex, span: CallSpan) -> dict[str, Any]:
