@@ -465,8 +465,8 @@ def _write_ci_report(
         commands.append(
             ("if the change is intended, accept it (offline):", recording.accept_command)
         )
-    if recording.rerun_command:
-        commands.append(("if the change is intended, record it again:", recording.rerun_command))
+    if recording.rewrite_command:
+        commands.append(("if the change is intended, record it again:", recording.rewrite_command))
     return write_report(base, item.nodeid, result, replay.recording.calls, commands)
 
 
@@ -491,7 +491,7 @@ def openprogram_recording(request: pytest.FixtureRequest) -> Iterator[OpenProgra
         mode,
         node_id=item.nodeid,
         display_path=_display_path(path, config),
-        rerun_command=_pytest_command(item, config, "rewrite"),
+        rewrite_command=_pytest_command(item, config, "rewrite"),
         accept_command=_pytest_command(item, config, "accept"),
         record_command=_pytest_command(item, config, "once"),
         mode_reason=reason,
@@ -511,7 +511,7 @@ def openprogram_recording(request: pytest.FixtureRequest) -> Iterator[OpenProgra
     active = config.stash[_ACTIVE_KEY]
     active.add(recording)
     item.stash[_RECORDING_KEY] = recording
-    item.stash[_REPORTS_KEY] = {}  # nothing from an earlier attempt (e.g. a rerun plugin) counts
+    item.stash[_REPORTS_KEY] = {}  # nothing from an earlier attempt (a retry plugin) counts
     try:
         yield recording
     finally:

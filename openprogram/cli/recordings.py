@@ -75,7 +75,7 @@ SUBCOMMANDS = (
     ),
     Subcommand(
         "check",
-        "Rerun the program that made a recording against the current code and compare.",
+        "Run the program that made a recording again against the current code and compare.",
         "openprogram.cli.recordings_check:declare_check",
     ),
     Subcommand(

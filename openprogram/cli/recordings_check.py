@@ -1,4 +1,4 @@
-"""`recordings record -- COMMAND` (one-shot), `recordings check` (rerun and compare), `repair`."""
+"""`recordings record -- COMMAND` (one-shot), `recordings check` (run again and compare), `repair`."""
 
 from __future__ import annotations
 
@@ -270,7 +270,7 @@ def print_check(
 
 
 def check(args: argparse.Namespace, out: Output) -> int:
-    """Rerun and report; exit 0 only for ok. With `--json` every outcome is JSON on stdout,
+    """Run again and report; exit 0 only for ok. With `--json` every outcome is JSON on stdout,
     including a recording that cannot be used (status `error`, the reader's line and reason)."""
     try:
         allow_stored_command(args.selector, args.command, out, assume_yes=args.yes)

@@ -29,7 +29,7 @@ ACCEPT_EPILOG = """\
   openprogram recordings accept echo --json --yes
 
 When a change to the program is intended (a reworded system prompt, a new tool description), a
-check mismatches on every run. accept reruns the program offline, with replay in accept mode: each
+check mismatches on every run. accept runs the program again offline, with replay in accept mode: each
 call whose request differs keeps its recorded answer and takes the new request. No call is made, no
 key is needed. It shows every accepted call with its differences and asks before writing (--yes on
 a terminal-less run). A stored command this machine has not recorded or allowed is shown whole and
@@ -47,7 +47,7 @@ RERECORD_EPILOG = """\
   openprogram recordings rerecord echo --from-call 3
   openprogram recordings rerecord ./session.jsonl --yes -- python my_agent.py --flag
 
-When the answers must change too, rerecord reruns the program with replay in rerecord mode: calls
+When the answers must change too, rerecord runs the program again with replay in rerecord mode: calls
 are answered from the recording while they match (and copied as recorded); from the first call
 that differs (found first by an offline check), or --from-call K, every call goes to the real
 providers and is recorded. Before anything goes live it says from which call, how many recorded
@@ -58,7 +58,7 @@ successfully, checked with the strict reader; the previous version is kept (reco
 exit code 0 when written (or nothing differed); 1 when the program failed or not confirmed"""
 
 
-def _rerun_arguments(parser: argparse.ArgumentParser) -> None:
+def _run_arguments(parser: argparse.ArgumentParser) -> None:
     """ID-or-PATH, --json, --yes and -- COMMAND: what accept and rerecord share."""
     add_recording_argument(parser, "selector", "ID-or-PATH", "a managed recording ID or a path")
     parser.add_argument("--json", action="store_true", help="print the result as stable JSON")
@@ -74,13 +74,13 @@ def _rerun_arguments(parser: argparse.ArgumentParser) -> None:
 def declare_accept(parser: argparse.ArgumentParser) -> None:
     """Give `accept` its arguments and its handler."""
     declare_command(parser, accept_command, (ACCEPT_EPILOG))
-    _rerun_arguments(parser)
+    _run_arguments(parser)
 
 
 def declare_rerecord(parser: argparse.ArgumentParser) -> None:
     """Give `rerecord` its arguments and its handler."""
     declare_command(parser, rerecord_command, (RERECORD_EPILOG))
-    _rerun_arguments(parser)
+    _run_arguments(parser)
     parser.add_argument(
         "--from-call", type=int, metavar="K", help="make every call from call K on live"
     )

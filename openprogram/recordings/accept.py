@@ -1,6 +1,6 @@
-"""Accept the new requests: rerun offline, keep every recorded answer, take each differing request.
+"""Accept the new requests: run it again offline, keep every recorded answer, take each differing request.
 
-`run_accept` reruns the recording's program (as `openprogram recordings check` does) with replay in
+`run_accept` runs the recording's program again (as `openprogram recordings check` does) with replay in
 accept mode: a call whose request differs keeps its recorded answer and takes the incoming request
 (redacted and scrubbed, as recording does) as the new recorded one. Nothing is written yet: the
 run leaves a candidate file, and the list of accepted calls with their differences, for the user to
@@ -53,10 +53,10 @@ def run_accept(
     on_progress: Callable[[CheckProgress], None] | None = None,
     cancel: threading.Event | None = None,
 ) -> RewriteRun:
-    """Rerun in accept mode; the recording itself is not touched (see `versions.write_rewrite`)."""
+    """Run again in accept mode; the recording itself is not touched (see `versions.write_rewrite`)."""
     location = locate_recording(selector)
 
-    def rerun(candidate: Path) -> CheckResult:
+    def run_into(candidate: Path) -> CheckResult:
         return run_check(
             selector, argv, cwd=cwd, on_progress=on_progress, cancel=cancel, accept_into=candidate
         )
@@ -65,7 +65,9 @@ def run_accept(
         reason = _refusal(result)
         return reason if reason is not None or candidate.exists() else "the program made no call"
 
-    result, candidate, refusal, lock = run_into_candidate(location.path, "accept", rerun, refused)
+    result, candidate, refusal, lock = run_into_candidate(
+        location.path, "accept", run_into, refused
+    )
     return RewriteRun(
         "accept", location.path, location.recording_id, result, candidate, refusal, lock
     )

@@ -1,4 +1,4 @@
-"""Rerun a recording against the current code: `openprogram recordings check` and the TUI's rerun.
+"""Check a recording against the current code: `openprogram recordings check` and the TUI's check.
 
 The program runs in a fresh child process whose state directory is a private temporary one, so it
 never sees the user's next-start configuration; replay is forced on the recording there. Replay in
@@ -64,7 +64,7 @@ READER_JOIN_SECONDS = 2.0
 
 
 class RecordingEntry(BaseModel):
-    """How to rerun a recording: the command line (redacted) and its working directory."""
+    """How to run a recording's program again: the command line (redacted) and its working directory."""
 
     argv: list[str]
     cwd: str
@@ -78,7 +78,7 @@ class CheckProgress(BaseModel):
 
 
 class CheckResult(BaseModel):
-    """What a rerun found; `status` is `ok`, `mismatch`, `incomplete` or `error`."""
+    """What a check found; `status` is `ok`, `mismatch`, `incomplete` or `error`."""
 
     status: CheckStatus
     recording: str
@@ -266,7 +266,7 @@ def run_check(
     pace: float | None = None,
     fault: StreamFault | None = None,
 ) -> CheckResult:
-    """Rerun the program that made a recording (or `argv`) with replay forced on it; report how it went.
+    """Run the program that made a recording again (or `argv`) with replay forced on it; report how it went.
 
     `on_progress` is called from this thread as calls are consumed; setting `cancel` stops the child.
     With `accept_into`, replay runs in accept mode: a request that differs is accepted, and every
@@ -284,7 +284,7 @@ def run_check(
     if not argv:
         if entry is None:
             raise CheckUsageError(
-                f"{location.path} has no recorded command to rerun; give one after `--`, "
+                f"{location.path} has no recorded command to run; give one after `--`, "
                 "e.g. openprogram recordings check ID -- python my_agent.py"
             )
         argv, cwd = entry.argv, cwd or entry.cwd

@@ -1,4 +1,4 @@
-"""`check --fault` / `--faults`: rerun a program with one recorded stream broken, and say how it coped.
+"""`check --fault` / `--faults`: run a program again with one recorded stream broken, and say how it coped.
 
 Each variant is one `run_check` whose child replays with a `StreamFault`
 (`openprogram.providers.recording.stream_faults`). Its outcome is one of:

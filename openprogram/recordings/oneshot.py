@@ -4,7 +4,7 @@ The program runs with a private staging state directory holding a run spec that 
 this file" (`check_protocol.ChildRunSpec`), so the user's next-start configuration is never read or
 changed. The recording's
 header carries `entry` (the command line and working directory, redacted and scrubbed) so `check`
-can rerun it.
+can run it again.
 It moves into the managed root when the program succeeded, was stopped by a signal sent to us
 (SIGTERM, SIGINT, SIGHUP: passed on to the program, which is waited for; what it recorded is kept)
 or `keep_failed` is set. The program dies with us even on `kill -9` (`child_process`). Two runs
@@ -124,7 +124,7 @@ def record_command(
         asked = recording_id
         if kept:
             recording_id, final = keep_staged(staged, recording_id)
-            trust_stored_command(final)  # recorded here: `check` reruns it without asking
+            trust_stored_command(final)  # recorded here: `check` runs it without asking
         return OneShotRecording(
             recording_id=recording_id,
             exit_code=exit_code,

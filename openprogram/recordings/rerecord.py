@@ -3,7 +3,7 @@
 `plan_rerecord` says, before anything goes live, from which call the run will call the real
 providers: `from_call` when given, else the first call an offline check finds different (the same
 check as `openprogram recordings check`), and which models and providers the recorded calls from
-there reach. `run_rerecord` reruns the program with replay in rerecord mode (calls replay and are
+there reach. `run_rerecord` runs the program again with replay in rerecord mode (calls replay and are
 copied while they match; from that call on every call is live and recorded) into a candidate file;
 `versions.write_rewrite` puts it in place as a new version (checked, the previous one kept). The
 recording is untouched until then: a failed program, a cancel or a crash leave it byte for byte.
@@ -114,11 +114,11 @@ def run_rerecord(
     on_progress: Callable[[CheckProgress], None] | None = None,
     cancel: threading.Event | None = None,
 ) -> RewriteRun:
-    """Rerun in rerecord mode into a candidate file; the recording is not touched."""
+    """Run again in rerecord mode into a candidate file; the recording is not touched."""
     if plan.from_call is None:
         raise RewriteRefused(f"{plan.recording}: {plan.reason}")
 
-    def rerun(candidate: Path) -> CheckResult:
+    def run_into(candidate: Path) -> CheckResult:
         return run_check(
             str(plan.recording),
             plan.argv,
@@ -134,7 +134,7 @@ def run_rerecord(
         return None if candidate.exists() else "the program made no call"
 
     result, candidate, refusal, lock = run_into_candidate(
-        plan.recording, "rerecord", rerun, refused
+        plan.recording, "rerecord", run_into, refused
     )
     return RewriteRun(
         "rerecord",

@@ -153,12 +153,12 @@ def write_version(
     command: Sequence[str],
     produced_by: dict[str, Any],
     *,
-    rerun: Sequence[str] = (),
+    check_command: Sequence[str] = (),
 ) -> Path | None:
     """Put `candidate` in place of `recording`; returns where the previous version is kept (None
     for a file given by path). Raises `RecordingFileError` when the candidate is not a valid
-    recording; the recording is then left as it was. `command` produced the candidate; `rerun`
-    (default `command`) is what a later check runs (the pytest plugin's accept is
+    recording; the recording is then left as it was. `command` produced the candidate;
+    `check_command` (default `command`) is what a later check runs (the pytest plugin's accept is
     `pytest --openprogram-record=accept …`, its check `python -m pytest NODE_ID`)."""
     read_recording(candidate)  # the same strict reader replay uses
     final = beside(recording, "final")
@@ -166,7 +166,7 @@ def write_version(
     kept: Path | None = None
     try:
         # The same rows: checked above.
-        _with_provenance(candidate, final, command, produced_by, rerun or command)
+        _with_provenance(candidate, final, command, produced_by, check_command or command)
         mode = stat.S_IMODE(require_usable(recording).st_mode)  # a rewrite keeps the file's mode
         os.link(recording, previous)  # the old bytes stay reachable until the end
         kept = keep_version(previous, recording_id) if recording_id is not None else None
@@ -215,7 +215,7 @@ def _with_provenance(
     target: Path,
     command: Sequence[str],
     produced_by: dict[str, Any],
-    rerun: Sequence[str],
+    check_command: Sequence[str],
 ) -> None:
     """`source` with its header saying what produced this version (optional header metadata)."""
     flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
@@ -228,8 +228,8 @@ def _with_provenance(
         scrub = entry_scrub_rules(cwd if isinstance(cwd, str) else None, header, str(source))
         argv = kept_command(command, scrub)
         if isinstance(entry, dict):
-            # The requests are now the ones this command makes: a plain `check` reruns it.
-            header["entry"] = rewritten_entry(entry, rerun, scrub)
+            # The requests are now the ones this command makes: a plain `check` runs it.
+            header["entry"] = rewritten_entry(entry, check_command, scrub)
         header["produced_by"] = {
             **produced_by,
             "at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),

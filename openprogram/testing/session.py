@@ -96,7 +96,7 @@ class OpenProgramRecording:
         *,
         node_id: str,
         display_path: str | None = None,
-        rerun_command: str | None = None,
+        rewrite_command: str | None = None,
         record_command: str | None = None,
         accept_command: str | None = None,
         mode_reason: str | None = None,
@@ -108,7 +108,7 @@ class OpenProgramRecording:
     ) -> None:
         self.path = path
         self.check_command = list(check_command)
-        """How `openprogram recordings check` reruns this one test (`python -m pytest NODE_ID`),
+        """How `openprogram recordings check` runs this one test again (`python -m pytest NODE_ID`),
         from `check_cwd` (the rootdir): kept in the header as its `entry`."""
         self.check_cwd = check_cwd
         self.pace = pace
@@ -121,7 +121,7 @@ class OpenProgramRecording:
         self.record_mode: RecordMode = record_mode
         self.node_id = node_id
         self.display_path = display_path or str(path)
-        self.rerun_command = rerun_command
+        self.rewrite_command = rewrite_command
         """How to record this test again (`pytest --openprogram-record=rewrite '<test>'`)."""
         self.record_command = record_command
         """How to record this test when its file is missing (`... --openprogram-record=once`)."""
@@ -181,7 +181,7 @@ class OpenProgramRecording:
 
         Under `openprogram recordings check` (a run spec in the state directory) nothing is
         installed: the runtime replays what the check's parent named, and reports to it, as for
-        any program the check reruns."""
+        any program a check runs."""
         try:
             checked = read_run_spec(state_dir()) is not None
         except RunSpecError as exc:
@@ -219,10 +219,10 @@ class OpenProgramRecording:
                 self._partial.unlink(missing_ok=True)
                 self._partial = None
             lines = [f"cannot replay {self.display_path}: {exc}"]
-            if self.rerun_command:
+            if self.rewrite_command:
                 lines += [
                     "record it again (makes real provider calls):",
-                    f"    {self.rerun_command}",
+                    f"    {self.rewrite_command}",
                 ]
             raise RecordingUnavailable("\n".join(lines)) from None
         self.replay = replay
@@ -377,7 +377,12 @@ class OpenProgramRecording:
         """
         if produced_by is not None:
             write_version(
-                self.path, None, partial, self._command(), produced_by, rerun=self.check_command
+                self.path,
+                None,
+                partial,
+                self._command(),
+                produced_by,
+                check_command=self.check_command,
             )
             partial.unlink(missing_ok=True)
         else:
@@ -402,7 +407,7 @@ class OpenProgramRecording:
         return f"{verb} {self.display_path} ({calls})"
 
     def _command(self) -> list[str]:
-        command = self.accept_command if self.accepting else self.rerun_command
+        command = self.accept_command if self.accepting else self.rewrite_command
         return shlex.split(command) if command else []
 
     def abort(self) -> None:
@@ -433,8 +438,8 @@ class OpenProgramRecording:
                 "if the change is intended and the answers still fit, accept it (offline):",
                 f"    {self.accept_command}",
             ]
-        if self.rerun_command:
-            lines += ["if the change is intended, record it again:", f"    {self.rerun_command}"]
+        if self.rewrite_command:
+            lines += ["if the change is intended, record it again:", f"    {self.rewrite_command}"]
         return "\n".join(lines)
 
     def _missing_message(self) -> str:

@@ -14,6 +14,7 @@ from openprogram.providers.recording.reader import read_recording
 from openprogram.providers.replay import ReplayMismatch, ReplayProvider
 from openprogram.providers.scripted import ScriptedProvider, echo_responder
 from tests.helpers import run_echo_agent
+from tests.recording_files import write_recording
 
 
 async def record_echo(path: Path, said: str = "hi") -> str:
@@ -122,6 +123,13 @@ async def test_assert_consumed_names_the_calls_never_requested(tmp_path: Path) -
         replay.assert_consumed()
     assert (caught.value.kind, caught.value.field_path) == ("unconsumed", None)
     assert "calls 0–1 never requested" in str(caught.value)
+
+
+def test_assert_consumed_counts_one_recorded_call_in_the_singular(tmp_path: Path) -> None:
+    replay = ReplayProvider(write_recording(tmp_path / "one.jsonl", ["hi"]))
+    with pytest.raises(ReplayMismatch) as caught:
+        replay.assert_consumed()
+    assert "recorded 1 call, the run made 0: call 0 never requested" in str(caught.value)
 
 
 async def test_replay_never_needs_credentials_and_ignores_timestamps(tmp_path: Path) -> None:

@@ -1,7 +1,7 @@
 """How a difference reads: values, field paths and the kinds of difference, in words.
 
 The one place the wording lives, for every surface: the `ReplayMismatch` message, `recordings diff`
-and the TUI's rerun view. Values and paths shown in a line are escaped (no control character
+and the TUI's check view. Values and paths shown in a line are escaped (no control character
 reaches a terminal), redacted (values) and cut to a bound; the JSON forms keep them whole.
 """
 

@@ -1,4 +1,4 @@
-"""The strict reader: the one parser of recording files, used by replay, the CLI, rerun and the TUI.
+"""The strict reader: the one parser of recording files, used by replay, the CLI, check and the TUI.
 
 `read_recording` refuses a file on its first problem; `scan_recording` reads on and reports every
 problem with the calls that are still whole, for tools that show or salvage damaged files;

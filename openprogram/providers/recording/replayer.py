@@ -288,7 +288,7 @@ class ReplayProvider(ApiProvider):
                 MismatchReport.of_call(
                     "unconsumed",
                     consumed,
-                    f"recorded {total} calls, the run made {consumed}: {never} never requested",
+                    f"recorded {plural(total, 'call')}, the run made {consumed}: {never} never requested",
                 )
             )
 
