@@ -95,7 +95,7 @@ class OpenProgramTUI(App[None]):
         """`paths`: one opens it, several (or none) list them with the managed recordings.
 
         `open_on_start` opens that recording on top of the list (`q` goes back to the list);
-        `start_at` and `field` say where in the recording opened first to begin; `check` reruns
+        `start_at` and `field` say where in the recording opened first to begin; `check` checks
         that recording (with `check_command`, or the recorded one) and opens on the result.
         `demo`: the state directory is the demo's own, and the screens say so. `follow`: the
         recording opened first shows what is appended as it is written (without it, only the file
@@ -199,7 +199,7 @@ class OpenProgramTUI(App[None]):
         self.call_from_thread(setattr, self, "record_replay_status", status)
 
     def on_call_open_requested(self, message: CallOpenRequested) -> None:
-        """`o` in the rerun view, `o`/`O` in the diff view: that call in the recording screen, at
+        """`o` in the check view, `o`/`O` in the diff view: that call in the recording screen, at
         the field (or event)."""
         if message.recording is None:
             return

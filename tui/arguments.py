@@ -47,7 +47,7 @@ def recording_path(text: str) -> Path:
 
 
 def check_recording_path(text: str) -> Path:
-    """`recording_path` for `--check`: the file must also begin as a recording, since a rerun
+    """`recording_path` for `--check`: the file must also begin as a recording, since a check
     runs its stored command (refused before the app starts, nothing asked, nothing run)."""
     from openprogram.providers.recording.errors import RecordingFileError
     from openprogram.providers.recording.reader import read_header

@@ -21,9 +21,9 @@ examples:
   openprogram-tui session.jsonl --call 2.5
                                          start at call 2, event 5
   openprogram-tui --follow session.jsonl show calls as a running program records them
-  openprogram-tui --check echo           rerun recording `echo` with its recorded command
+  openprogram-tui --check echo           check recording `echo` with its recorded command
   openprogram-tui --check echo -- python examples/echo_agent.py bye
-                                         rerun it with another command, open on the result
+                                         check it with another command, open on the result
 
 keys: ? help, q back (quit on the first screen), ctrl+q quit, s settings, ctrl+p commands.
 More in docs/tui.md."""
@@ -88,7 +88,7 @@ def parse_arguments(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument(
         "--check",
         metavar="PATH",
-        help="rerun the recording PATH (or managed ID) against the current code and open the "
+        help="check the recording PATH (or managed ID) against the current code and open the "
         "result; a COMMAND after -- runs instead of the recorded one",
     )
     parser.add_argument("--version", action=_VersionAction)

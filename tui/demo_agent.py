@@ -1,9 +1,9 @@
 """The demo's program: `python -m tui.demo_agent [WORD]` runs the demo session's three turns.
 
-It is the command the demo recording names for a rerun (`r` in `openprogram-tui --demo`). With
-record/replay off it talks to the demo's scripted providers, no API key needed; in a rerun,
+It is the command the demo recording names for a check (`r` in `openprogram-tui --demo`). With
+record/replay off it talks to the demo's scripted providers, no API key needed; in a check,
 replay answers from the recording. The optional WORD stands in for a code change, as in
-`examples/echo_agent.py`: the echo tool answers `echo:WORD`, and the rerun shows where the
+`examples/echo_agent.py`: the echo tool answers `echo:WORD`, and the check shows where the
 requests then differ.
 """
 

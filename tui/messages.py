@@ -1,7 +1,7 @@
 """The message every view sends to show a call in the recording screen.
 
 The mismatch view knows the call and the field but not the file; the screen that holds it (the
-rerun view, the diff view) fills in `recording` and lets the message bubble on to the app, which
+check view, the diff view) fills in `recording` and lets the message bubble on to the app, which
 opens the recording screen there.
 """
 

@@ -215,7 +215,7 @@ def test_check_without_a_stored_or_given_command_is_a_usage_error(
     assert code == 0
     code, _, err = cli(openprogram_home, "check", "plain")
     assert code == 2
-    assert "no recorded command to rerun" in err and err.count("\n") == 1
+    assert "no recorded command to run;" in err and err.count("\n") == 1
 
 
 def test_a_failed_command_drops_its_recording_unless_kept_and_passes_its_exit_code(

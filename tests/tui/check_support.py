@@ -1,4 +1,4 @@
-"""Rerun fixtures: check results of every outcome, made with the library, and a small host app.
+"""Check fixtures: check results of every outcome, made with the library, and a small host app.
 
 Mismatches come from the library's own comparison (`find_first_difference` and `ReplayMismatch`,
 or a real `ReplayProvider`), on requests built with fixed timestamps, so screens are the same on

@@ -166,7 +166,7 @@ def test_no_escape_from_a_recording_reaches_the_terminal_on_any_screen_or_tab(
     watched.press("[", "New in this call (since call 0)", SHOWN, gone="Events · ")
     watched.press("u", "Request JSON", SHOWN, gone="press u to unfold")
     # The check dialog shows the stored command and its folder; enter runs it.
-    watched.press("r", "Rerun hostile.jsonl", "Will run: ", "Runs in ", SHOWN)
+    watched.press("r", "Check hostile.jsonl", "Will run: ", "Runs in ", SHOWN)
     # The check screen: each difference of the mismatch, then the rule and accept dialogs.
     watched.press("Enter", "mismatch · ", "difference 1 of 12", SHOWN)
     for number in range(2, 13):
@@ -179,7 +179,7 @@ def test_no_escape_from_a_recording_reaches_the_terminal_on_any_screen_or_tab(
     watched.press("Escape", "mismatch · ", gone="Accept the new requests")
     watched.press("u", "Matching rules in force for hostile.jsonl")
     watched.press("Escape", "mismatch · ", gone="Matching rules in force")
-    watched.press("e", "Rerun hostile.jsonl", "Will run: ", "Runs in ")
+    watched.press("e", "Check hostile.jsonl", "Will run: ", "Runs in ")
     watched.press("Escape", "mismatch · ", gone="Will run: ")
     # The diff view: the file against the plain demo it was made from, call by call.
     watched.press("q", "Request JSON", gone="mismatch · ")

@@ -169,7 +169,7 @@ def test_a_check_that_cannot_start_comes_back_as_an_error_result(tmp_path: Path)
     no_entry.chmod(0o600)
     result = run_tui_check(no_entry)
     assert outcome_kind(result) == "error"
-    assert "has no recorded command to rerun" in (result.error or "")
+    assert "has no recorded command to run" in (result.error or "")
 
 
 def test_a_program_that_does_not_exist_is_an_error_with_its_name(tmp_path: Path) -> None:

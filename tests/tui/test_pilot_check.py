@@ -146,7 +146,7 @@ async def test_progress_is_shown_while_the_program_runs_and_esc_cancels_it(
         assert isinstance(running, CheckScreen)
         await pilot.pause(0.2)
         assert running.running
-        assert "starting the program" in str(running.query_one("#rerun-progress-text").render())
+        assert "starting the program" in str(running.query_one("#check-progress-text").render())
         await pilot.press("escape")
         screen = await finished(pilot)
         outcome = screen.query_one(CheckOutcome)
@@ -166,8 +166,8 @@ async def test_progress_counts_the_calls_consumed_so_far(monkeypatch: pytest.Mon
     monkeypatch.setattr("tui.model.check_session.run_tui_check", run)
     app = host(CheckScreen(Path("echo.jsonl"), ["python", "agent.py"]))
     async with app.run_test(size=SIZE) as pilot:
-        await until(pilot, lambda: bool(app.screen.query("#rerun-progress-text")))
-        progress = app.screen.query_one("#rerun-progress-text")
+        await until(pilot, lambda: bool(app.screen.query("#check-progress-text")))
+        progress = app.screen.query_one("#check-progress-text")
         await until(pilot, lambda: "1/2 calls consumed" in str(progress.render()))
         release.set()
         screen = await finished(pilot)

@@ -36,7 +36,7 @@ async def settings(pilot: Pilot[None]) -> None:
     await until(pilot, lambda: isinstance(pilot.app.screen, SettingsScreen))
 
 
-async def rerun_mismatch(pilot: Pilot[None]) -> None:
+async def check_mismatch(pilot: Pilot[None]) -> None:
     from tui.screens.check import CheckScreen
 
     await recordings_list(pilot)
@@ -58,7 +58,7 @@ SCREENS: dict[str, Opener] = {
     "recordings": recordings_list,
     "recording": recording,
     "settings": settings,
-    "rerun": rerun_mismatch,
+    "check": check_mismatch,
     "diff": diff,
 }
 

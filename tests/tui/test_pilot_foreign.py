@@ -72,10 +72,10 @@ async def test_keys_for_calls_are_off_and_out_of_the_footer(tmp_path: Path) -> N
     async with app.run_test(size=SIZE) as pilot:
         screen = await lines_shown(pilot)
         footer = screen_text(app)[-1]
-        assert "Rerun" not in footer and "Find" not in footer and "q Quit" in footer
+        assert "Check" not in footer and "Find" not in footer and "q Quit" in footer
         await pilot.press("slash", "colon", "r", "f")
         await pilot.pause()
-        assert app.screen is screen and not screen.following  # no bar, no rerun, no follow
+        assert app.screen is screen and not screen.following  # no bar, no check, no follow
         assert screen.query_one(RawLineList).has_focus
 
 

@@ -117,7 +117,7 @@ async def test_the_demo_says_it_is_the_demo_and_r_runs_its_program(
         assert "2 recordings · demo, removed on quit" in top
         assert "$OPENPROGRAM_HOME" not in "".join(screen_text(app))
         detail = str(recordings.query_one("#recording-detail", Static).render())
-        assert "active in this demo (replay): r reruns it with its program" in detail
+        assert "active in this demo (replay): r checks it with its program" in detail
         await pilot.press("r")
         command = (await editor(pilot)).query_one("#command-input", Input)
         assert command.value.endswith(" -m tui.demo_agent")

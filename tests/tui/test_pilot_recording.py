@@ -282,7 +282,7 @@ async def test_help_lists_the_active_bindings_with_ids(demo_file: Path) -> None:
         await pilot.press("question_mark")
         assert isinstance(app.screen, HelpScreen)
         ids = {row.binding_id for row in app.screen.rows}
-        assert {"recording.goto", "rerun", "help", "settings", "list.down", "quit"} <= ids
+        assert {"recording.goto", "check", "help", "settings", "list.down", "quit"} <= ids
         await pilot.press("escape")
         assert not isinstance(app.screen, HelpScreen)
         await pilot.press("f1")

@@ -33,7 +33,7 @@ async def test_a_version_1_file_is_shown_read_only_and_m_migrates_it(version1_fi
         assert text.count("recordings migrate") == 1 and "ID-or-PATH" not in text
         unwrapped = "".join(text.replace("█", "").split())  # the banner wraps the long path
         assert "".join(f"run: openprogram recordings migrate {path}".split()) in unwrapped
-        await pilot.press("r")  # read-only: no rerun
+        await pilot.press("r")  # read-only: no check
         await pilot.pause()
         assert not isinstance(app.screen, CheckScreen)
 

@@ -19,7 +19,7 @@ from textual.screen import Screen
 from openprogram.providers.recording.rules import IgnoreRule
 from openprogram.recordings import CheckResult
 from openprogram.recordings.rule_edits import add_rule_to_header
-from tests.tui import check_support as rerun_fixtures
+from tests.tui import check_support as check_fixtures
 from tests.tui.pilot_support import recording_ready, until
 from tui.app import OpenProgramTUI
 from tui.screens.check import CheckScreen
@@ -195,10 +195,10 @@ def on_top(screen: Callable[[], Screen[Any]], *keys: str) -> Opener:
     return run_before
 
 
-def rerun(result: Callable[[], CheckResult], *keys: str) -> Opener:
+def checked(result: Callable[[], CheckResult], *keys: str) -> Opener:
     async def run_before(pilot: Pilot[None]) -> None:
         await on_top(lambda: CheckScreen(Path("echo.jsonl"), result=result()))(pilot)
-        await rerun_fixtures.after_result(*keys)(pilot)
+        await check_fixtures.after_result(*keys)(pilot)
 
     return run_before
 
@@ -241,12 +241,12 @@ EVERY_SCREEN: dict[str, tuple[bool, Opener]] = {
     "recording-raw": (True, after_ready("G", "left_square_bracket")),
     "help": (True, after_ready("question_mark")),
     "settings": (False, settings_shown),
-    "rerun-mismatch": (False, rerun(rerun_fixtures.content_mismatch)),
-    "rerun-ok": (False, rerun(rerun_fixtures.ok_result)),
-    "rule-editor": (False, rerun(rerun_fixtures.absorbed_mismatch, "z")),
+    "check-mismatch": (False, checked(check_fixtures.content_mismatch)),
+    "check-ok": (False, checked(check_fixtures.ok_result)),
+    "rule-editor": (False, checked(check_fixtures.absorbed_mismatch, "z")),
     "accept-review": (False, on_top(accept_review)),
 }
-LIGHT_TOO = {"recordings", "recording-request", "recording-events", "rerun-mismatch", "settings"}
+LIGHT_TOO = {"recordings", "recording-request", "recording-events", "check-mismatch", "settings"}
 LARGE_AND_SMALL = {"80x24": (80, 24), "200x60": (200, 60)}
 
 

@@ -1,7 +1,7 @@
-"""The rerun runner and what its result means: the outcome, every differing field, the timeline.
+"""The check runner and what its result means: the outcome, every differing field, the timeline.
 
-A rerun is the library's `run_check` (the same function as `openprogram recordings check`); this
-module only turns its `CheckResult` into what the rerun screen shows and never imports Textual.
+A check is the library's `run_check` (the same function as `openprogram recordings check`); this
+module only turns its `CheckResult` into what the check screen shows and never imports Textual.
 """
 
 from __future__ import annotations

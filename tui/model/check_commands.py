@@ -1,9 +1,9 @@
-"""Which command reruns a recording: the one edited in the TUI, else the one recorded in `entry`.
+"""Which command checks a recording: the one edited in the TUI, else the one recorded in `entry`.
 
 Edited commands are remembered per recording in `<state>/tui-commands.json`
 (`{"/abs/path.jsonl": {"argv": ["python", "agent.py", "bye"], "file_command": "<sha256>"}}`), read
 and replaced (atomically, private: 0600) by the library's state-file functions, as `tui.json` is.
-An unreadable file is treated as empty: losing a remembered command must never block a rerun.
+An unreadable file is treated as empty: losing a remembered command must never block a check.
 
 An edited command runs in the folder the recording's header names, and the file at that path can
 change (a pull, a download). So the edit keeps the hash of the file's command and folder as the
@@ -149,7 +149,7 @@ def format_command(argv: Sequence[str]) -> str:
 
 @dataclass(frozen=True)
 class CheckCommand:
-    """The command a rerun starts with, where it came from, and the recorded one for comparison."""
+    """The command a check starts with, where it came from, and the recorded one for comparison."""
 
     argv: list[str]
     cwd: str | None

@@ -92,7 +92,7 @@ def check_work(
 
 
 def accept_work(recording: Path, command: CheckCommand) -> RunWork:
-    """Rerun offline keeping the recorded answers, to accept the new requests."""
+    """Run again offline keeping the recorded answers, to accept the new requests."""
 
     def accept(report: Callable[[CheckProgress], None], run: Run) -> RewriteRun:
         argv, cwd = command.argv, command.cwd

@@ -278,7 +278,7 @@ async def run_demo_turns(tool: AgentTool) -> list[str]:
 async def record_demo_session(path: Path, entry: dict[str, Any] | None = None) -> Path:
     """Record the demo session into `path` (which must not exist yet); returns `path`.
 
-    `entry` (`{"argv": [...], "cwd": ...}`) is the command a rerun runs, kept in the header.
+    `entry` (`{"argv": [...], "cwd": ...}`) is the command a check runs, kept in the header.
     """
     header: dict[str, Any] = {
         "recording_id": path.stem,
@@ -303,12 +303,12 @@ async def record_demo_session(path: Path, entry: dict[str, Any] | None = None) -
 
 
 def write_demo_recording(path: Path, entry: dict[str, Any] | None = None) -> Path:
-    """Record the demo session into `path` synchronously (`entry`: the command a rerun runs)."""
+    """Record the demo session into `path` synchronously (`entry`: the command a check runs)."""
     return asyncio.run(record_demo_session(path, entry))
 
 
 def demo_agent_entry(cwd: Path) -> dict[str, Any]:
-    """The header `entry` that reruns the demo: its program, `python -m tui.demo_agent`."""
+    """The header `entry` that checks the demo: its program, `python -m tui.demo_agent`."""
     return {"argv": [sys.executable, "-m", "tui.demo_agent"], "cwd": str(cwd)}
 
 
@@ -332,7 +332,7 @@ def prepare_demo_home(home: Path | None = None) -> Path:
     """A fresh state directory holding the demo (active for replay) and a damaged copy of it.
 
     Sets `OPENPROGRAM_HOME` to it, so the library works inside it; returns the demo's path. The
-    demo names its program for a rerun (`r`): `python -m tui.demo_agent`, run in `home`, trusted
+    demo names its program for a check (`r`): `python -m tui.demo_agent`, run in `home`, trusted
     as any command recorded on this machine is.
     """
     home = home or new_demo_home()
@@ -341,7 +341,7 @@ def prepare_demo_home(home: Path | None = None) -> Path:
     path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
     write_demo_recording(path, demo_agent_entry(home))
     damaged = damage_copy(path, managed_path(DAMAGED_DEMO_ID))
-    for made_here in (path, damaged):  # our own bundled command: a rerun asks nothing
+    for made_here in (path, damaged):  # our own bundled command: a check asks nothing
         trust_stored_command(made_here)
     select_replay(DEMO_RECORDING_ID)
     return path

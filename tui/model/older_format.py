@@ -2,7 +2,7 @@
 
 A version-1 file's rows are full format-2 rows without times, so the index shows its calls as
 they are; the strict reader refuses it (another version), so it is not checked, and nothing that
-writes (a rerun, accept) is offered. `openprogram recordings migrate` converts it.
+writes (a check, accept) is offered. `openprogram recordings migrate` converts it.
 """
 
 from __future__ import annotations
@@ -20,11 +20,11 @@ def is_older_format(format_version: object) -> bool:
     return type(format_version) is int and format_version == OLDER_FORMAT
 
 
-def migration_offer(path: Path) -> str:
+def migration_offer() -> str:
     """The banner's line: what the file is and the key that migrates it (the reader's problem
     under it names the command for this file, so it is not said twice)."""
     return (
-        f"Format {OLDER_FORMAT}, an older format: shown read-only (not checked, no rerun). "
+        f"Format {OLDER_FORMAT}, an older format: shown read-only (not checked, r is off). "
         f"m migrates it to format {RECORDING_FORMAT_VERSION} and keeps the old file."
     )
 

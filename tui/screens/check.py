@@ -1,6 +1,6 @@
-"""Rerun a recording against the current code and show what happened, mismatch side by side.
+"""Check a recording against the current code and show what happened, mismatch side by side.
 
-The rerun is the library's `run_check` (what `openprogram recordings check` runs) in a thread
+The check is the library's `run_check` (what `openprogram recordings check` runs) in a thread
 worker that reports calls consumed as they happen; esc stops the program. The command comes from
 the recording's `entry` (or the last edit, remembered per recording) and is shown for editing first.
 A check, an accept and a rerecord are each one run (`launch`), ending in one `RunFinished`; which
@@ -58,18 +58,18 @@ class CheckScreen(Screen[None]):
     """Run the recording's program with replay forced on it; show ok, mismatch, or what went wrong."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("escape", "escape", "Back", show=False, id="rerun.back"),
-        Binding("r", "run_again", "Rerun", id="rerun.again"),
-        Binding("e", "edit", "Edit", id="rerun.edit"),
-        Binding("o", "open_call", "Open call", id="rerun.open-call"),
-        Binding("a", "accept", "Accept", id="rerun.accept"),
-        Binding("R", "rerecord", "Record again", show=False, id="rerun.rerecord"),
-        Binding("u", "rules", "Rules", show=False, id="rerun.rules"),
+        Binding("escape", "escape", "Back", show=False, id="check.back"),
+        Binding("r", "run_again", "Check", id="check.again"),
+        Binding("e", "edit", "Edit", id="check.edit"),
+        Binding("o", "open_call", "Open call", id="check.open-call"),
+        Binding("a", "accept", "Accept", id="check.accept"),
+        Binding("R", "rerecord", "Record again", show=False, id="check.rerecord"),
+        Binding("u", "rules", "Rules", show=False, id="check.rules"),
     ]
     DEFAULT_CSS = """
     CheckScreen {
-        & > #rerun-command { height: auto; padding: 0 1; color: $text-muted; }
-        & > #rerun-body { height: 1fr; }
+        & > #check-command { height: auto; padding: 0 1; color: $text-muted; }
+        & > #check-body { height: 1fr; }
     }
     """
 
@@ -100,7 +100,7 @@ class CheckScreen(Screen[None]):
         edit_first: bool = True,
         result: CheckResult | None = None,
     ) -> None:
-        """Rerun `recording`: with `argv` (run at once, in `cwd`); else with the remembered or the
+        """Check `recording`: with `argv` (run at once, in `cwd`); else with the remembered or the
         recorded command shown for editing first (`edit_first`), or the recorded one run at once
         as `openprogram recordings check` does. `result` shows a finished check instead."""
         super().__init__()
@@ -121,9 +121,9 @@ class CheckScreen(Screen[None]):
         return self.session.running
 
     def compose(self) -> ComposeResult:
-        yield TitleBar(f"Rerun {self.recording.name}", "preparing…")
-        yield Static(id="rerun-command")
-        yield CheckBody(id="rerun-body")
+        yield TitleBar(f"Check {self.recording.name}", "preparing…")
+        yield Static(id="check-command")
+        yield CheckBody(id="check-body")
         yield KeyFooter(compact=True)
 
     async def on_mount(self) -> None:
@@ -137,7 +137,7 @@ class CheckScreen(Screen[None]):
 
     # -- runs --
 
-    @work(exclusive=True, group="rerun-command", exit_on_error=False)
+    @work(exclusive=True, group="check-command", exit_on_error=False)
     async def _resolve_command(self) -> None:
         # Reading the recording's `entry` takes a thread. Run at once (`--check`): the same
         # command as `openprogram recordings check`.
@@ -159,7 +159,7 @@ class CheckScreen(Screen[None]):
         await self.query_one(CheckBody).show_running()
         self._run_in_thread(run, run_work)
 
-    @work(thread=True, exclusive=True, group="rerun", exit_on_error=False)
+    @work(thread=True, exclusive=True, group="check", exit_on_error=False)
     def _run_in_thread(self, run: Run, run_work: RunWork) -> None:
         def report(progress: CheckProgress) -> None:
             self.post_message(self.ProgressReported(run, progress))
@@ -189,10 +189,10 @@ class CheckScreen(Screen[None]):
             await self._rewritten(outcome)
 
     async def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
-        if event.state == WorkerState.ERROR and event.worker.group in ("rerun", "rerun-command"):
+        if event.state == WorkerState.ERROR and event.worker.group in ("check", "check-command"):
             self.session.failed()
             self.refresh_bindings()
-            self.query_one(TitleBar).set_facts("the rerun failed", problem=True)
+            self.query_one(TitleBar).set_facts("the check failed", problem=True)
             await self.query_one(CheckBody).show_failure(event.worker.error)
 
     # -- from the mismatch view: open a call, add a rule --
@@ -251,7 +251,7 @@ class CheckScreen(Screen[None]):
         command = self.session.command
         if not self.running and command is not None:
             accept = accept_work(self.recording, command)
-            await self.launch("accept", "accepting: rerunning offline, answers kept…", accept)
+            await self.launch("accept", "accepting: running again offline, answers kept…", accept)
 
     async def _rewritten(self, rewrite: RewriteRun) -> None:
         """An accept or rerecord ended: write its new version (an accept asks first), or say why
@@ -319,7 +319,7 @@ class CheckScreen(Screen[None]):
 
     def _show_command(self) -> None:
         if self.session.command is not None:
-            self.query_one("#rerun-command", Static).update(command_line(self.session.command))
+            self.query_one("#check-command", Static).update(command_line(self.session.command))
 
     async def _show_result(self, checked: Checked) -> None:
         self._show_command()  # a given result brings its own command
@@ -359,7 +359,7 @@ class CheckScreen(Screen[None]):
     async def _edited(self, argv: list[str] | None) -> None:
         if argv is None:
             if self.result is None and not self.running:
-                await self.app.run_action("go_back")  # nothing ran yet: leave the rerun too
+                await self.app.run_action("go_back")  # nothing ran yet: leave the check too
             return
         self.session.choose(argv)
         await self._start()

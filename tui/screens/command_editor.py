@@ -1,4 +1,4 @@
-"""Before a rerun: the command that will run, ready to edit (an edit is remembered per recording)."""
+"""Before a check: the command that will run, ready to edit (an edit is remembered per recording)."""
 
 from __future__ import annotations
 
@@ -34,7 +34,7 @@ UNTRUSTED_NOTE = (
 
 
 class CommandEditorScreen(DialogScreen[list[str] | None]):
-    """Edit the command line of a rerun; enter runs it, escape gives up (dismisses None)."""
+    """Edit the command line of a check; enter runs it, escape gives up (dismisses None)."""
 
     AUTO_FOCUS = "#command-input"
     """Focused when the dialog opens (a query from `on_mount` could run before it is there)."""
@@ -65,7 +65,7 @@ class CommandEditorScreen(DialogScreen[list[str] | None]):
     def compose(self) -> ComposeResult:
         command = self.command
         with Vertical() as dialog:
-            dialog.border_title = Text(visible_line(f"Rerun {self.recording_name}"))
+            dialog.border_title = Text(visible_line(f"Check {self.recording_name}"))
             yield Static(Text(SOURCE_NOTES[command.source]), classes="command-editor--note")
             if self.ask_first:
                 yield Static(Text(UNTRUSTED_NOTE), id="command-untrusted")

@@ -49,7 +49,7 @@ LOOK_SECONDS = 0.5
 """How often the file is stat-ed for changes (a change is noticed within a second)."""
 CALL_ACTIONS = frozenset(
     (
-        *("goto", "find", "match", "tab", "call", "open_call", "rerun", "follow"),
+        *("goto", "find", "match", "tab", "call", "open_call", "check", "follow"),
         *("sort", "flip_sort", "filter", "widen_calls", "timeline", "unfold"),
     )
 )
@@ -101,7 +101,7 @@ class RecordingScreen(Screen[None]):
         Binding(
             "enter,l,right", "open_call", "Open", show=False, priority=True, id="recording.open"
         ),
-        Binding("r", "rerun", "Rerun", id="rerun"),
+        Binding("r", "check", "Check", id="check"),
         Binding("m", "migrate", "Migrate", id="recording.migrate"),
         Binding("f", "follow", "Follow the file", show=False, id="recording.follow"),
         Binding("ctrl+r", "reload", "Reload the file", show=False, id="recording.reload"),
@@ -255,7 +255,7 @@ class RecordingScreen(Screen[None]):
         if self._older_format:
             from tui.model.older_format import migration_offer
 
-            headline = migration_offer(self.path)
+            headline = migration_offer()
         self.query_one("#file-problems", ProblemBanner).show_problems(problems, headline)
         self.refresh_bindings()
         self._browser.show_verdict(verdict, unknown)
@@ -339,11 +339,11 @@ class RecordingScreen(Screen[None]):
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         browser = self.browser
         if browser is not None and browser.raw_lines is not None and action in CALL_ACTIONS:
-            return False  # not a recording: no call to go to, find, open or rerun
+            return False  # not a recording: no call to go to, find, open or check
         if action == "open_call":
             return isinstance(self.focused, CallList)  # elsewhere enter belongs to the widget
-        # A version-1 file is read-only: migrate, no rerun (and no migrate for any other file).
-        if action in ("rerun", "migrate") and (action == "migrate") != self._older_format:
+        # A version-1 file is read-only: migrate, no check (and no migrate for any other file).
+        if action in ("check", "migrate") and (action == "migrate") != self._older_format:
             return False
         if action in NOT_IN_PROMPTS:  # "[", ":", "/" typed into a prompt stay there
             return not isinstance(self.focused, Input)
@@ -445,7 +445,7 @@ class RecordingScreen(Screen[None]):
         self.app.call_from_thread(self.notify, done)
         self.app.call_from_thread(self.action_reload)
 
-    def action_rerun(self) -> None:
+    def action_check(self) -> None:
         from tui.screens.check import CheckScreen
 
         self.app.push_screen(CheckScreen(self.path))

@@ -68,7 +68,7 @@ class RecordingsScreen(Screen[None]):
         Binding("d", "diff", "Diff", id="recordings.diff"),
         Binding("x,delete", "delete", "Delete", id="recordings.delete"),
         Binding("ctrl+r", "reload", "Reload", id="recordings.reload"),
-        Binding("r", "rerun", "Rerun", show=False, id="rerun"),
+        Binding("r", "check", "Check", show=False, id="check"),
         Binding("j,down", "move(1)", "Down", show=False, priority=True, id="recordings.down"),
         Binding("k,up", "move(-1)", "Up", show=False, priority=True, id="recordings.up"),
         Binding("g,home", "move_to(0)", "First", show=False, priority=True, id="recordings.first"),
@@ -132,7 +132,7 @@ class RecordingsScreen(Screen[None]):
         self._left = True
 
     def on_screen_resume(self) -> None:
-        # Back from Settings (the active mark), a rerun or a recording: the list may be stale.
+        # Back from Settings (the active mark), a check or a recording: the list may be stale.
         if self._left:
             self.reload()
 
@@ -266,7 +266,7 @@ class RecordingsScreen(Screen[None]):
         where = f"demo · recordings/{summary.path.name}" if managed_in_demo else None
         text = Text(where or display_path(summary.path))
         if summary.active and self.demo:
-            text.append(f"  ·  active in this demo ({summary.mode}): r reruns it with its program")
+            text.append(f"  ·  active in this demo ({summary.mode}): r checks it with its program")
         elif summary.active:
             text.append(f"  ·  active: the next start uses it to {summary.mode}")
         if not summary.facts.valid:
@@ -295,7 +295,7 @@ class RecordingsScreen(Screen[None]):
     def action_reload(self) -> None:
         self.reload()
 
-    def action_rerun(self) -> None:
+    def action_check(self) -> None:
         summary = self._selected()
         if summary is not None:
             from tui.screens.check import CheckScreen

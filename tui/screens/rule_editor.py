@@ -3,7 +3,7 @@
 The dialog is prefilled from `rule_offers` (exact path or every index as `[*]`; the presets that
 fit, else an expression built from the differing substrings) and says, as the user edits, the rules
 it will save and whether replay would then absorb this difference together with the rules already
-in force. It saves to the recording's header or to the project's `pyproject.toml`; the rerun screen
+in force. It saves to the recording's header or to the project's `pyproject.toml`; the check screen
 writes them and runs again: `z` then `enter` from the mismatch to the next run.
 """
 

@@ -94,7 +94,7 @@ def rules_text(rules: RulesInForce) -> Text:
     )
     text.append(
         f"Merged in order: {project}, then the replayed recording's header. "
-        "In a rerun's mismatch, i and z add one.",
+        "In a check's mismatch, i and z add one.",
         "dim",
     )
     return text

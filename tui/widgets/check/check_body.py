@@ -33,7 +33,7 @@ class CheckBody(Vertical):
 
     async def show_running(self) -> None:
         """A run started: the progress bar, at "starting the program…"."""
-        await self._replace(CheckProgressBar(id="rerun-progress"))
+        await self._replace(CheckProgressBar(id="check-progress"))
 
     def show_progress(self, progress: CheckProgress) -> None:
         """The run consumed more recorded calls."""
@@ -49,10 +49,10 @@ class CheckBody(Vertical):
 
     async def show_failure(self, error: BaseException | None) -> None:
         """The run itself failed (not the program): the error, as an outcome."""
-        outcome = CheckOutcome(id="rerun-outcome")
+        outcome = CheckOutcome(id="check-outcome")
         await self._replace(outcome)
         facts = [("error", f"{type(error).__name__}: {error}")]
-        outcome.show_outcome("error", "✗ error · the rerun itself failed", facts)
+        outcome.show_outcome("error", "✗ error · the check itself failed", facts)
 
     async def show_checked(self, checked: Checked) -> None:
         """A finished check: the mismatch side by side, or the verdict and what explains it."""
@@ -62,12 +62,12 @@ class CheckBody(Vertical):
             comparison = RequestComparison.from_mismatch(result.mismatch, result.absorbed)
             await self._replace(MismatchView(comparison, id="mismatch"))
             return
-        outcome = CheckOutcome(id="rerun-outcome")
+        outcome = CheckOutcome(id="check-outcome")
         widgets: list[Widget] = [outcome]
         mismatch = result.mismatch
         request = mismatch.incoming_request if mismatch is not None else None
         if kind == "position" and timeline is not None:
-            widgets.append(EventTimelineView(id="rerun-timeline"))
+            widgets.append(EventTimelineView(id="check-timeline"))
         elif kind == "past_end" and mismatch is not None and request:
             call = mismatch.call_index
             widgets.append(JsonPane(f"Incoming request · call {call} (not recorded)", id="extra"))
@@ -76,7 +76,7 @@ class CheckBody(Vertical):
         facts = result_facts(result, cancelled)
         said = explanation(result, cancelled)
         outcome.show_outcome(kind, headline(result, cancelled), facts, output, said)
-        if timeline is not None and self.query("#rerun-timeline"):
+        if timeline is not None and self.query("#check-timeline"):
             self.query_one(EventTimelineView).show_timeline(timeline)
         if self.query("#extra"):
             pane = self.query_one("#extra", JsonPane)

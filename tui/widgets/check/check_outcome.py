@@ -1,4 +1,4 @@
-"""A rerun's verdict as a panel: the headline, the facts, and the program's last output lines
+"""A check's verdict as a panel: the headline, the facts, and the program's last output lines
 (stdout, stderr) when it failed or made fewer calls than recorded."""
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ _TONE = {
 class CheckOutcome(Vertical):
     """Headline coloured by the outcome, a table of facts, and a box per output stream."""
 
-    COMPONENT_CLASSES: ClassVar[set[str]] = {"rerun-outcome--label"}
+    COMPONENT_CLASSES: ClassVar[set[str]] = {"check-outcome--label"}
     DEFAULT_CSS = """
     CheckOutcome {
         height: auto;
@@ -40,7 +40,7 @@ class CheckOutcome(Vertical):
         &.-problem > #outcome-headline { color: $text-error; }
         & > #outcome-explanation { color: $text-muted; }
         & > #outcome-facts { padding: 1 0 0 0; }
-        & > .rerun-outcome--label { color: $text-muted; }
+        & > .check-outcome--label { color: $text-muted; }
         & > #outcome-output { display: none; height: 1fr; }
         &.-with-output { height: 1fr; }
         &.-with-output > #outcome-output { display: block; }
@@ -89,7 +89,7 @@ class CheckOutcome(Vertical):
         said = EXPLANATIONS[kind] if explanation is None else explanation
         self.query_one("#outcome-explanation", Static).update(Text(said))
         table = Table.grid(padding=(0, 2))
-        table.add_column(style=self.get_component_rich_style("rerun-outcome--label"), no_wrap=True)
+        table.add_column(style=self.get_component_rich_style("check-outcome--label"), no_wrap=True)
         table.add_column(overflow="fold")
         for label, value in facts:
             table.add_row(label, Text(value))

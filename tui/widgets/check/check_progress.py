@@ -1,4 +1,4 @@
-"""While a rerun runs: how many recorded calls the program has consumed so far, and how to stop."""
+"""While a check runs: how many recorded calls the program has consumed so far, and how to stop."""
 
 from __future__ import annotations
 
@@ -17,24 +17,24 @@ class CheckProgressBar(Vertical):
     CheckProgressBar {
         height: auto;
         padding: 1 1;
-        & > #rerun-progress-text { color: $text; }
-        & > #rerun-progress-hint { color: $text-muted; }
+        & > #check-progress-text { color: $text; }
+        & > #check-progress-hint { color: $text-muted; }
         & > ProgressBar { padding: 1 0; }
     }
     """
 
     def compose(self) -> ComposeResult:
-        yield Static(Text("starting the program…"), id="rerun-progress-text")
-        yield ProgressBar(show_eta=False, id="rerun-progress-bar")
-        yield Static(Text("esc cancels (the program is stopped)"), id="rerun-progress-hint")
+        yield Static(Text("starting the program…"), id="check-progress-text")
+        yield ProgressBar(show_eta=False, id="check-progress-bar")
+        yield Static(Text("esc cancels (the program is stopped)"), id="check-progress-hint")
 
     def show_progress(self, consumed: int, recorded: int) -> None:
         """`consumed` of `recorded` calls replayed so far."""
         self.query_one(ProgressBar).update(total=max(recorded, 1), progress=consumed)
-        self.query_one("#rerun-progress-text", Static).update(
+        self.query_one("#check-progress-text", Static).update(
             Text(f"replaying: {consumed}/{plural(recorded, 'call')} consumed")
         )
 
     def show_cancelling(self) -> None:
         """Say that the run is being stopped."""
-        self.query_one("#rerun-progress-hint", Static).update(Text("cancelling…"))
+        self.query_one("#check-progress-hint", Static).update(Text("cancelling…"))
