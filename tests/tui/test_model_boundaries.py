@@ -39,7 +39,7 @@ def test_the_first_rows_of_a_file_need_no_pydantic() -> None:
 
 
 def test_previews() -> None:
-    assert preview_line("a\nb\tc") == "a⏎b⇥c"
+    assert preview_line("a\nb\tc") == "a␊b␉c"
     assert preview_line("x" * 100, 10) == "x" * 9 + "…"
     assert preview_line("\x00") == "␀"  # a control character is shown, never sent
     assert human_size(812) == "812 B" and human_size(4200) == "4.1 KiB"  # as the CLI says

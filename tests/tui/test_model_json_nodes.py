@@ -12,7 +12,7 @@ def test_descriptions_are_short() -> None:
     assert describe_value({"a": 1, "b": 2}) == "{2 keys}"
     assert describe_value([1]) == "[1 item]"
     assert describe_value({}) == "{}" and describe_value([]) == "[]"
-    assert describe_value("hi\nthere") == '"hi⏎there"'
+    assert describe_value("hi\nthere") == '"hi␊there"'
     long = describe_value("x" * 500)
     assert long.endswith("(500 chars)") and len(long) < 110
     assert describe_value(None) == "null" and describe_value(True) == "true"

@@ -6,12 +6,11 @@ from openprogram.text import shorten
 from openprogram.visible_text import visible_line
 
 PREVIEW_LIMIT = 60
-_FOLDED = str.maketrans({"\n": "⏎", "\t": "⇥"})
 
 
 def preview_line(text: str, limit: int = PREVIEW_LIMIT) -> str:
-    """`text` on one line (newlines shown as ⏎, escapes and other controls as visible marks:
-    `visible_line`), cut to `limit` characters with an ellipsis."""
-    shown = visible_line(text[: limit + 1].translate(_FOLDED))
+    """`text` on one line, as `visible_line` shows it (newlines as `␊`, tabs as `␉`, escapes and
+    other controls as visible marks), cut to `limit` characters with an ellipsis."""
+    shown = visible_line(text[: limit + 1])
     shown = "".join(ch if ch.isprintable() else f"<U+{ord(ch):04X}>" for ch in shown)
     return shorten(shown, limit)
