@@ -107,6 +107,7 @@ def test_a_fold_asked_to_stop_stops_and_resumes_later(tmp_path: Path) -> None:
 
     with pytest.raises(event_fold.FoldStopped):
         call.message_at(call.event_count - 1, stop=stop)
-    assert call.fold.cost(call.event_count - 1) < call.event_count - 1  # what was folded is kept
+    # What was folded is kept:
+    assert call.fold.fold_work(call.event_count - 1) < call.event_count - 1
     events = scan_recording(tmp_path / "r.jsonl").calls[0].events
     assert call.message_at(call.event_count - 1).message == assemble_message(events)

@@ -227,11 +227,11 @@ class LoadedCall:
         """The assistant message as assembled through `event_index` (see `EventFold.message_at`)."""
         return self.fold.message_at(event_index, stop)
 
-    def final_cost(self) -> int:
+    def final_fold_work(self) -> int:
         """Events `final_message` would fold (0 when the last event is a recorded `done`/`error`)."""
         if self.event_count == 0 or self._recorded_final() is not None:
             return 0
-        return self.fold.cost(self.event_count - 1)
+        return self.fold.fold_work(self.event_count - 1)
 
     def _recorded_final(self) -> AssistantMessage | None:
         try:

@@ -74,7 +74,7 @@ class EventFold:
     def _target(self, event_index: int) -> int:
         return min(max(event_index, 0), self.count - 1) + 1
 
-    def cost(self, event_index: int) -> int:
+    def fold_work(self, event_index: int) -> int:
         """How many events `message_at(event_index)` would apply (its work, to run it inline or not)."""
         target = self._target(event_index)
         if self._failure is not None:

@@ -222,9 +222,9 @@ class CallDetail(Vertical):
 
     def _show_response(self, call: LoadedCall) -> None:
         view = self.query_one("#response", MessageView)
-        cost = call.final_cost()
-        if cost > INLINE_FOLD_LIMIT or (cost and call.fold.busy):
-            view.show_message(None, f"Assembling the final message from {cost:,} events…")
+        to_fold = call.final_fold_work()
+        if to_fold > INLINE_FOLD_LIMIT or (to_fold and call.fold.busy):
+            view.show_message(None, f"Assembling the final message from {to_fold:,} events…")
             self._fold_final(call)
             return
         self._response_shown(call, call.final_message())
@@ -328,10 +328,10 @@ class CallDetail(Vertical):
         if self._assembled == (call, event_index):
             return
         self._assembled = (call, event_index)
-        cost = call.fold.cost(event_index)
-        if cost > INLINE_FOLD_LIMIT or (cost and call.fold.busy):
+        to_fold = call.fold.fold_work(event_index)
+        if to_fold > INLINE_FOLD_LIMIT or (to_fold and call.fold.busy):
             view = self.query_one("#assembled", MessageView)
-            view.show_message(None, f"Assembling events 0–{event_index} ({cost:,} to fold)…")
+            view.show_message(None, f"Assembling events 0–{event_index} ({to_fold:,} to fold)…")
             self._fold_to(call, event_index)
             return
         self._assembled_shown(call, call.message_at(event_index))
