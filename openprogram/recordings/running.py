@@ -18,7 +18,7 @@ from pathlib import Path
 
 from openprogram.providers.recording.config import state_dir
 from openprogram.providers.recording.errors import RecordingFileError
-from openprogram.providers.recording.reader import scan_facts
+from openprogram.providers.recording.reader import streamed_facts
 from openprogram.providers.recording.store import (
     RECORDING_ID_PATTERN,
     RECORDING_SUFFIX,
@@ -115,7 +115,7 @@ def adopt_orphans() -> list[Path]:
     for folder in _staging_folders(alive=False):
         for staged in _staged(folder):
             try:
-                calls = scan_facts(staged.path).calls
+                calls = streamed_facts(staged.path).calls
             except (RecordingFileError, OSError):
                 continue  # not a recording: nothing worth keeping
             if calls > 0:

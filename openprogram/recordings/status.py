@@ -23,7 +23,7 @@ from openprogram.providers.recording.config import (
 )
 from openprogram.providers.recording.errors import MISSING, RecordingFileError
 from openprogram.providers.recording.file_policy import inspect
-from openprogram.providers.recording.reader import scan_facts
+from openprogram.providers.recording.reader import streamed_facts
 from openprogram.providers.recording.rows import RECORDING_FORMAT_VERSION
 from openprogram.providers.recording.scan_facts import ScanFacts
 from openprogram.providers.recording.store import (
@@ -97,7 +97,7 @@ def _inspect(location: RecordingLocation) -> _FileState:
     elif policy.reason is not None:
         return _FileState(exists=True, refused=policy.reason)
     try:
-        facts = scan_facts(location.path)
+        facts = streamed_facts(location.path)
     except RecordingFileError as exc:
         return _FileState(exists=True, refused=exc.reason, note=note)
     return _FileState(exists=True, facts=facts, note=note)

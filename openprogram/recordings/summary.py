@@ -25,8 +25,8 @@ from openprogram.providers.recording.file_policy import inspect
 from openprogram.providers.recording.reader import (
     CallVisitor,
     RecordingScan,
-    scan_facts,
     scan_recording,
+    streamed_facts,
 )
 from openprogram.providers.recording.scan_facts import ScanFacts
 from openprogram.providers.recording.store import (
@@ -206,7 +206,7 @@ def _listed_facts(
     if cached is not None:
         return info, cached
     try:
-        facts = scan_facts(location.path)
+        facts = streamed_facts(location.path)
     except RecordingFileError as exc:
         return info, facts_from_scan(info, exc.reason)
     cache.store(location.path, info, facts)
@@ -232,7 +232,7 @@ def summarize_recording(
     if refusal is not None:
         return summary_from_scan(location, info, refusal, config)
     try:
-        facts = scan_facts(location.path)  # in memory bounded by a line, not the file
+        facts = streamed_facts(location.path)  # in memory bounded by a line, not the file
     except RecordingFileError as exc:
         return summary_from_scan(location, info, exc.reason, config)
     return summary_from_facts(location, info, facts, config)

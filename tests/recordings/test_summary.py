@@ -97,7 +97,7 @@ def test_the_configured_file_is_marked_active_and_the_config_is_read_once(
     write_record_replay_config(RecordReplayConfig(mode="replay", file="b"))
     reads: list[object] = []
     scans: list[object] = []
-    real_read, real_scan = summary_module.read_record_replay_config, summary_module.scan_facts
+    real_read, real_scan = summary_module.read_record_replay_config, summary_module.streamed_facts
 
     def counted_read() -> RecordReplayConfig:
         reads.append(1)
@@ -108,7 +108,7 @@ def test_the_configured_file_is_marked_active_and_the_config_is_read_once(
         return real_scan(path)
 
     monkeypatch.setattr(summary_module, "read_record_replay_config", counted_read)
-    monkeypatch.setattr(summary_module, "scan_facts", counted_scan)
+    monkeypatch.setattr(summary_module, "streamed_facts", counted_scan)
     listing = list_recordings()
     assert len(reads) == 1 and len(scans) == 3 and len(set(scans)) == 3
     assert [(s.recording_id, s.mode) for s in listing.recordings if s.active] == [("b", "replay")]

@@ -27,13 +27,13 @@ AN_HOUR_NS = 3600 * 10**9
 def scans(monkeypatch: pytest.MonkeyPatch) -> list[Path]:
     """Every file the listing reads, in order (the real strict reader, counted)."""
     seen: list[Path] = []
-    real_scan = summary_module.scan_facts
+    real_scan = summary_module.streamed_facts
 
     def counted_scan(path: str | os.PathLike[str]) -> ScanFacts:
         seen.append(Path(path))
         return real_scan(path)
 
-    monkeypatch.setattr(summary_module, "scan_facts", counted_scan)
+    monkeypatch.setattr(summary_module, "streamed_facts", counted_scan)
     return seen
 
 

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from openprogram.providers.recording.reader import scan_facts
+from openprogram.providers.recording.reader import streamed_facts
 from openprogram.providers.recording.scan_facts import ScanFacts
 from tui.model import verdict as verdict_module
 from tui.model.verdict import (
@@ -70,12 +70,12 @@ def test_a_file_written_to_during_the_check_stops_it_and_is_not_called_invalid(
     demo_file: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     def scan_while_a_writer_appends(path: Path) -> ScanFacts:
-        facts = scan_facts(path)
+        facts = streamed_facts(path)
         with open(path, "ab") as handle:  # a recorder appends half a row meanwhile
             handle.write(b'{"call_index":5,')
         return facts
 
-    monkeypatch.setattr(verdict_module, "scan_facts", scan_while_a_writer_appends)
+    monkeypatch.setattr(verdict_module, "streamed_facts", scan_while_a_writer_appends)
     verdict = check_file(demo_file)
     assert verdict.stopped == FILE_CHANGED and not verdict.valid and verdict.problems == ()
     assert verdict.headline().startswith("Check stopped: file changed")
@@ -89,7 +89,7 @@ def test_running_out_of_memory_stops_the_check(
     def no_memory(path: Path) -> ScanFacts:
         raise MemoryError
 
-    monkeypatch.setattr(verdict_module, "scan_facts", no_memory)
+    monkeypatch.setattr(verdict_module, "streamed_facts", no_memory)
     assert check_file(demo_file).stopped == OUT_OF_MEMORY
     assert verdict_module.main([str(demo_file)]) == 0  # what the child prints, the parent reads
     report = Verdict.model_validate_json(capsys.readouterr().out)

@@ -1,7 +1,7 @@
 """The strict reader's verdict on a whole recording file: valid, or every problem with its line.
 
 Small files are scanned in the calling thread. A big file is scanned in a child process
-(`python -m tui.model.verdict PATH`): the check (`scan_facts`: every row parsed and validated,
+(`python -m tui.model.verdict PATH`): the check (`streamed_facts`: every row parsed and validated,
 one call at a time, nothing kept but counts and the first problems) takes the interpreter for
 seconds to minutes, and a child leaves the UI thread its interpreter lock.
 
@@ -24,7 +24,7 @@ from pydantic import BaseModel, ConfigDict
 
 import tui
 from openprogram.providers.recording.errors import RecordingFileError, RecordingProblem
-from openprogram.providers.recording.reader import scan_facts
+from openprogram.providers.recording.reader import streamed_facts
 from openprogram.providers.recording.scan_facts import INVALID, ScanFacts
 from openprogram.recordings import stamp_of
 from openprogram.text import plural
@@ -132,7 +132,7 @@ def check_file(path: str | os.PathLike[str]) -> Verdict:
     target = Path(path)
     before = stamp_of(target)
     try:
-        facts = scan_facts(target)  # memory bounded by the longest line, not the file
+        facts = streamed_facts(target)  # memory bounded by the longest line, not the file
     except RecordingFileError as exc:
         return Verdict(path=target, facts=ScanFacts.refused(0, exc.reason))
     except MemoryError:

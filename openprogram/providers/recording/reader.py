@@ -293,7 +293,7 @@ def _read_each(
         return _parse(target, rows, info.st_size, strict, each)
 
 
-def scan_facts(path: str | os.PathLike[str]) -> ScanFacts:
+def streamed_facts(path: str | os.PathLike[str]) -> ScanFacts:
     """`scan_recording(path).facts` in memory bounded by the longest line, not the file: the
     same rows validated the same way, with no event kept (for list, show, status and the TUI)."""
     return _read_each(path, strict=False, each=None).facts

@@ -1,4 +1,4 @@
-"""`scan_facts` reads a recording line by line and keeps no event: the same facts, the same
+"""`streamed_facts` reads a recording line by line and keeps no event: the same facts, the same
 problems and messages as the whole-file scan, in memory bounded by a line."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from openprogram.providers.recording.errors import RecordingFileError
-from openprogram.providers.recording.reader import scan_facts, scan_recording
+from openprogram.providers.recording.reader import scan_recording, streamed_facts
 from openprogram.providers.recording.scan_facts import MAX_PROBLEMS
 from tests.recording_files import write_recording
 
@@ -53,16 +53,16 @@ def test_the_streaming_facts_equal_the_whole_file_scan(
     path = write_recording(tmp_path / "r.jsonl", said=("hi", "bye"))
     if damage is not None:
         damage(path)
-    assert scan_facts(path) == scan_recording(path).facts
+    assert streamed_facts(path) == scan_recording(path).facts
 
 
 def test_an_empty_file_and_a_directory(tmp_path: Path) -> None:
     empty = tmp_path / "empty.jsonl"
     empty.write_bytes(b"")
-    assert scan_facts(empty) == scan_recording(empty).facts
-    assert [p.reason for p in scan_facts(empty).problems] == ["file is empty (no header)"]
+    assert streamed_facts(empty) == scan_recording(empty).facts
+    assert [p.reason for p in streamed_facts(empty).problems] == ["file is empty (no header)"]
     with pytest.raises(RecordingFileError, match=r": is not a regular file$"):
-        scan_facts(tmp_path)
+        streamed_facts(tmp_path)
 
 
 def many_problems(path: Path) -> None:
@@ -74,7 +74,7 @@ def many_problems(path: Path) -> None:
 def test_problems_past_the_kept_ones_are_counted_the_same(tmp_path: Path) -> None:
     path = write_recording(tmp_path / "r.jsonl", said=("hi",))
     many_problems(path)
-    streamed = scan_facts(path)
+    streamed = streamed_facts(path)
     assert streamed == scan_recording(path).facts
     assert streamed.problem_count == MAX_PROBLEMS + 25
     assert len(streamed.problems) == MAX_PROBLEMS
@@ -83,7 +83,7 @@ def test_problems_past_the_kept_ones_are_counted_the_same(tmp_path: Path) -> Non
 def peak_bytes(path: Path) -> int:
     tracemalloc.start()
     try:
-        scan_facts(path)
+        streamed_facts(path)
         return tracemalloc.get_traced_memory()[1]
     finally:
         tracemalloc.stop()
@@ -115,5 +115,5 @@ def test_memory_does_not_grow_with_the_number_of_calls(tmp_path: Path) -> None:
         repeated(one, tmp_path / "few.jsonl", 20),
         repeated(one, tmp_path / "many.jsonl", 200),
     )
-    assert scan_facts(many).valid and scan_facts(many).calls == 200
+    assert streamed_facts(many).valid and streamed_facts(many).calls == 200
     assert peak_bytes(many) - peak_bytes(few) < 1 << 20
