@@ -200,7 +200,7 @@ def test_the_tui_takes_its_wording_from_the_library_not_from_the_replay_engine()
     }
     assert {alias for _, alias in taken} <= {"ReplayProvider", "RecordedCallError"}, taken
     wording = "openprogram.providers.recording.difference_text"
-    assert wording in GRAPH["tui.model.check"]
+    assert wording in GRAPH["tui.model.request_comparison"]
     assert wording in GRAPH["openprogram.cli.recordings_diff"]
     assert wording in GRAPH["openprogram.providers.recording.mismatch"]
 

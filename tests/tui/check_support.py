@@ -49,8 +49,8 @@ from openprogram.recordings import CheckResult
 from tests.tui.pilot_support import until
 from tui.theme import DARK_THEME, THEMES
 from tui.widgets.check.check_outcome import CheckOutcome
-from tui.widgets.check.json_pane import JsonPane
-from tui.widgets.check.mismatch_view import MismatchView
+from tui.widgets.comparison.json_pane import JsonPane
+from tui.widgets.comparison.mismatch_view import MismatchView
 
 CLOCK = 1_767_605_400_000
 ECHO_ARGV = ["python", "examples/echo_agent.py", "bye"]

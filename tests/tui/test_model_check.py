@@ -17,14 +17,12 @@ from tests.recording_files import REPO_ROOT, write_recording
 from tests.tui import check_support as fixtures
 from tui.model.check import (
     EXPLANATIONS,
-    RequestComparison,
     event_timeline,
     headline,
     never_requested_text,
     outcome_kind,
     result_facts,
     run_tui_check,
-    value_at,
 )
 from tui.model.check_commands import (
     CheckCommand,
@@ -37,6 +35,7 @@ from tui.model.check_commands import (
     remember_command,
     remembered_command,
 )
+from tui.model.request_comparison import RequestComparison, value_at
 from tui.model.string_diff import string_diff, wants_string_diff
 
 # -- outcomes --

@@ -17,7 +17,7 @@ from tui.screens.check import CheckScreen
 from tui.screens.confirm import ConfirmScreen
 from tui.screens.diff import DiffScreen
 from tui.widgets.check.check_outcome import CheckOutcome
-from tui.widgets.check.mismatch_view import MismatchView
+from tui.widgets.comparison.mismatch_view import MismatchView
 
 SIZE = (120, 40)
 ECHO = [sys.executable, "examples/echo_agent.py"]

@@ -26,10 +26,10 @@ from tui.screens.check import CheckScreen
 from tui.screens.command_editor import CommandEditorScreen
 from tui.widgets.check.check_outcome import CheckOutcome
 from tui.widgets.check.event_timeline import EventTimelineView
-from tui.widgets.check.json_pane import JsonPane
-from tui.widgets.check.mismatch_view import MismatchView
-from tui.widgets.check.path_bar import PathBar
-from tui.widgets.check.string_diff import StringDiffView
+from tui.widgets.comparison.json_pane import JsonPane
+from tui.widgets.comparison.mismatch_view import MismatchView
+from tui.widgets.comparison.path_bar import PathBar
+from tui.widgets.comparison.string_diff import StringDiffView
 
 ECHO = [sys.executable, "examples/echo_agent.py"]
 SIZE = (120, 40)

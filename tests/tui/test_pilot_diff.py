@@ -18,9 +18,9 @@ from tests.tui.pilot_support import until
 from tui.app import OpenProgramTUI
 from tui.screens.diff import DiffScreen
 from tui.screens.recording import RecordingScreen
-from tui.widgets.check.json_pane import JsonPane
-from tui.widgets.check.path_bar import PathBar
 from tui.widgets.common.title_bar import TitleBar
+from tui.widgets.comparison.json_pane import JsonPane
+from tui.widgets.comparison.path_bar import PathBar
 
 SIZE = (120, 40)
 

@@ -15,10 +15,10 @@ from tests.tui import check_support as fixtures
 from tests.tui.pilot_support import notifications, until
 from tui.screens.check import CheckScreen
 from tui.widgets.check.check_outcome import CheckOutcome
-from tui.widgets.check.json_pane import JsonPane
-from tui.widgets.check.mismatch_view import MismatchView
-from tui.widgets.check.path_bar import PathBar
-from tui.widgets.check.string_diff import StringDiffView
+from tui.widgets.comparison.json_pane import JsonPane
+from tui.widgets.comparison.mismatch_view import MismatchView
+from tui.widgets.comparison.path_bar import PathBar
+from tui.widgets.comparison.string_diff import StringDiffView
 
 SIZE = (120, 40)
 

@@ -11,7 +11,7 @@ from tests.tui.diff_fixtures import record_diff_pair
 from tests.tui.pilot_support import recording_ready, screen_text, until
 from tui.app import OpenProgramTUI
 from tui.screens.diff import DiffScreen
-from tui.widgets.check.path_bar import PathBar
+from tui.widgets.comparison.path_bar import PathBar
 from tui.widgets.recording.call_detail import CallDetail
 from tui.widgets.recording.call_list import CallList
 

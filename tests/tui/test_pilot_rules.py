@@ -26,9 +26,9 @@ from tui.screens.check import CheckScreen
 from tui.screens.rule_editor import RuleEditorScreen
 from tui.screens.rules import RulesScreen
 from tui.widgets.check.check_outcome import CheckOutcome
-from tui.widgets.check.json_pane import JsonPane
-from tui.widgets.check.mismatch_view import MismatchView
-from tui.widgets.check.path_bar import PathBar
+from tui.widgets.comparison.json_pane import JsonPane
+from tui.widgets.comparison.mismatch_view import MismatchView
+from tui.widgets.comparison.path_bar import PathBar
 
 SIZE = (120, 40)
 

@@ -153,7 +153,7 @@ def test_diff_view(
 
     from tests.tui.diff_fixtures import record_diff_pair
     from tui.screens.diff import DiffScreen
-    from tui.widgets.check.path_bar import PathBar
+    from tui.widgets.comparison.path_bar import PathBar
 
     monkeypatch.chdir(tmp_path)  # paths are shown relative to the working directory
     a, b = asyncio.run(record_diff_pair(tmp_path))
@@ -284,7 +284,7 @@ def test_diff_every_size(
 
     from tests.tui.diff_fixtures import record_diff_pair
     from tui.screens.diff import DiffScreen
-    from tui.widgets.check.path_bar import PathBar
+    from tui.widgets.comparison.path_bar import PathBar
 
     monkeypatch.chdir(tmp_path)
     a, b = asyncio.run(record_diff_pair(tmp_path))

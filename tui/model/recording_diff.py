@@ -17,8 +17,8 @@ from openprogram.providers.recording.differences import MISSING
 from openprogram.recordings.call_stats import SessionStats, StatsDelta, session_stats
 from openprogram.recordings.diff import CallStatus
 from openprogram.text import plural
-from tui.model.check import RequestComparison
 from tui.model.lazy_diff import DiffRow, LazyDiff
+from tui.model.request_comparison import RequestComparison
 
 STATUS_MARKS: dict[CallStatus, tuple[str, str]] = {
     "same": ("=", "same"),

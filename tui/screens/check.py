@@ -49,9 +49,9 @@ from tui.screens.confirm import ConfirmScreen
 from tui.screens.rule_editor import RuleChoice, RuleEditorScreen
 from tui.screens.rules import RulesScreen
 from tui.widgets.check.check_body import CheckBody
-from tui.widgets.check.mismatch_view import MismatchView
 from tui.widgets.common.key_footer import KeyFooter
 from tui.widgets.common.title_bar import TitleBar
+from tui.widgets.comparison.mismatch_view import MismatchView
 
 
 class CheckScreen(Screen[None]):

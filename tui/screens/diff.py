@@ -38,7 +38,7 @@ from tui.widgets.diff.diff_totals import DiffTotalsLine
 if TYPE_CHECKING:
     from openprogram.providers.recording.differences import PathToken
     from tui.model.lazy_diff import DiffRow, LazyDiff
-    from tui.widgets.check.mismatch_view import MismatchView
+    from tui.widgets.comparison.mismatch_view import MismatchView
 
 TABS = ("diff-tab-request", "diff-tab-answer")
 NARROW = 100
@@ -164,7 +164,7 @@ class DiffScreen(Screen[None]):
         # Imported here, once the calls are on screen: the row models, the rules, the request
         # panes. In this thread: an import in a worker takes half as long again beside the app.
         import tui.model.lazy_diff
-        import tui.widgets.check.mismatch_view  # noqa: F401 (the first row shows one)
+        import tui.widgets.comparison.mismatch_view  # noqa: F401 (the first row shows one)
 
         self._compare()
 
@@ -279,7 +279,7 @@ class DiffScreen(Screen[None]):
 
     async def _show_row(self, number: int, at_end: bool = False) -> None:
         from tui.model.recording_diff import call_row, request_comparison
-        from tui.widgets.check.mismatch_view import MismatchView
+        from tui.widgets.comparison.mismatch_view import MismatchView
 
         assert self.diff is not None
         self.row = number
@@ -318,7 +318,7 @@ class DiffScreen(Screen[None]):
     # -- moving --
 
     async def action_step(self, step: int) -> None:
-        from tui.widgets.check.mismatch_view import MismatchView
+        from tui.widgets.comparison.mismatch_view import MismatchView
 
         view = self.query(MismatchView)
         if view and self.diff is not None and self.diff.rows[self.row].request:
@@ -374,7 +374,7 @@ class DiffScreen(Screen[None]):
         if call is None:
             self.notify(f"This call is not in {side.upper()}.", severity="warning")
             return
-        from tui.widgets.check.mismatch_view import MismatchView
+        from tui.widgets.comparison.mismatch_view import MismatchView
 
         view = self.query(MismatchView)
         if not path_tokens and view and row.request:

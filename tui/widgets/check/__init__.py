@@ -1,1 +1,2 @@
-"""Widgets of the check view: progress, the outcome, and the mismatch side by side with its path and string diff."""
+"""Widgets of the check view: progress, the outcome, the recorded timeline (the mismatch side by
+side is `tui.widgets.comparison`, shared with the diff view)."""

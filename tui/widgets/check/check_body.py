@@ -8,20 +8,19 @@ from textual.widget import Widget
 
 from openprogram.recordings import CheckProgress
 from tui.model.check import (
-    RequestComparison,
     explanation,
     headline,
     outcome_kind,
     program_output,
     result_facts,
-    value_at,
 )
 from tui.model.check_session import Checked
+from tui.model.request_comparison import RequestComparison, value_at
 from tui.widgets.check.check_outcome import CheckOutcome
 from tui.widgets.check.check_progress import CheckProgressBar
 from tui.widgets.check.event_timeline import EventTimelineView
-from tui.widgets.check.json_pane import JsonPane
-from tui.widgets.check.mismatch_view import MismatchView
+from tui.widgets.comparison.json_pane import JsonPane
+from tui.widgets.comparison.mismatch_view import MismatchView
 
 
 class CheckBody(Vertical):

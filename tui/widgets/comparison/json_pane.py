@@ -17,8 +17,8 @@ from textual.widgets import Tree
 from textual.widgets.tree import TreeNode
 
 from openprogram.providers.recording.differences import MISSING, PathToken
-from tui.model.check import value_at
 from tui.model.json_nodes import JsonNode, describe_value, value_kind
+from tui.model.request_comparison import value_at
 from tui.widgets.common.json_tree import JsonNodeTree
 
 GHOST = "⟨missing⟩"
