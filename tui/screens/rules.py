@@ -7,6 +7,7 @@ rewrites the header or edits `pyproject.toml` keeping its comments; the check th
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 from typing import ClassVar
 
@@ -48,12 +49,12 @@ class RulesScreen(DialogScreen[bool]):
     }
     """
 
+    @dataclass(eq=False)
     class Read(Message):
         """The rules in force were read (`problem`: why they could not be)."""
 
-        def __init__(self, rules: tuple[Rule, ...], problem: str) -> None:
-            super().__init__()
-            self.rules, self.problem = rules, problem
+        rules: tuple[Rule, ...]
+        problem: str
 
     def __init__(self, recording: Path, start: Path) -> None:
         super().__init__()

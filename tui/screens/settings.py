@@ -6,6 +6,7 @@ configuration or the configured file is broken — the moment people need this s
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 from typing import ClassVar
 
@@ -112,33 +113,31 @@ class SettingsScreen(Screen[None]):
         super().__init__()
         self.demo = demo
 
+    @dataclass(eq=False)
     class Read(Message):
         """The status and the listing were read."""
 
-        def __init__(self, status: RecordReplayStatus, listing: RecordingListing | None) -> None:
-            super().__init__()
-            self.status, self.listing = status, listing
+        status: RecordReplayStatus
+        listing: RecordingListing | None
 
+    @dataclass(eq=False)
     class RulesRead(Message):
         """The matching rules in force were read."""
 
-        def __init__(self, rules: RulesInForce) -> None:
-            super().__init__()
-            self.rules = rules
+        rules: RulesInForce
 
+    @dataclass(eq=False)
     class ThemeRead(Message):
         """The theme state file was read (`saved.problem`: why it cannot be used)."""
 
-        def __init__(self, saved: SavedTheme, path: Path) -> None:
-            super().__init__()
-            self.saved, self.path = saved, path
+        saved: SavedTheme
+        path: Path
 
+    @dataclass(eq=False)
     class Saved(Message):
         """A save finished (`outcome.saved` False when the library refused it)."""
 
-        def __init__(self, outcome: SettingsOutcome) -> None:
-            super().__init__()
-            self.outcome = outcome
+        outcome: SettingsOutcome
 
     def compose(self) -> ComposeResult:
         yield TitleBar("Settings", "record / replay for the next start")
