@@ -6,7 +6,7 @@ import time
 from pathlib import Path
 
 from tests.recordings.test_diff import record, text
-from tui.model.index_pair import IndexPair
+from tui.model.recording_index import IndexPair
 
 
 async def many_calls(path: Path, count: int) -> Path:

@@ -8,8 +8,7 @@ from pathlib import Path
 import pytest
 
 from tests.recording_files import write_recording
-from tui.model.key_priority import KeyPriority
-from tui.model.recording_index import RecordingIndex
+from tui.model.recording_index import KeyPriority, RecordingIndex
 
 
 class Clock:

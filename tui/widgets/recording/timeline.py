@@ -16,7 +16,7 @@ from textual.worker import get_current_worker
 
 from openprogram.text import plural
 from tui.model.call_columns import format_ms
-from tui.model.key_priority import KEYS
+from tui.model.recording_index import KEYS
 from tui.model.timeline import TimeAxis, bar, session_line, time_axis
 from tui.widgets.common.row_list import RowList
 

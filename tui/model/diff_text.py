@@ -18,7 +18,7 @@ from openprogram.recordings.call_stats import SessionStats, StatsDelta, session_
 from openprogram.recordings.diff import CallStatus
 from openprogram.text import plural
 from tui.model.check import RequestComparison
-from tui.model.lazy_diff import DiffRow, LazyDiff
+from tui.model.diff import DiffRow, LazyDiff
 
 STATUS_MARKS: dict[CallStatus, tuple[str, str]] = {
     "same": ("=", "same"),
