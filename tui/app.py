@@ -296,7 +296,7 @@ class OpenProgramTUI(App[None]):
     @work(thread=True, exclusive=True, group="theme-save", exit_on_error=False)
     def _remember_theme(self, name: str) -> None:
         from openprogram.providers.recording.config import ConfigError
-        from tui.model.theme_state import save_theme
+        from tui.model.state_dir import save_theme
 
         try:
             save_theme(name)

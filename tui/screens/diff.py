@@ -27,8 +27,8 @@ from textual.worker import Worker, WorkerState
 from openprogram.errors import OpenProgramError
 from openprogram.text import plural
 from tui.messages import CallOpenRequested
-from tui.model.paths import display_path
 from tui.model.recording_index import IndexPair
+from tui.model.state_dir import display_path
 from tui.widgets.common.key_footer import KeyFooter
 from tui.widgets.common.title_bar import TitleBar
 from tui.widgets.diff.diff_answer import DiffAnswer

@@ -29,7 +29,7 @@ from openprogram.recordings.rule_edits import (
     rules_in_force,
 )
 from openprogram.visible_text import visible_line
-from tui.model.paths import display_path
+from tui.model.state_dir import display_path
 from tui.screens.dialog import DialogScreen
 
 

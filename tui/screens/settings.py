@@ -27,7 +27,6 @@ from openprogram.recordings import (
     list_recordings,
     read_status,
 )
-from tui.model.paths import display_path
 from tui.model.settings import (
     RulesInForce,
     SettingsChoice,
@@ -36,7 +35,7 @@ from tui.model.settings import (
     replay_choices,
     rules_in_force,
 )
-from tui.model.theme_state import SavedTheme, read_saved_theme, theme_state_path
+from tui.model.state_dir import SavedTheme, display_path, read_saved_theme, theme_state_path
 from tui.theme import DARK_THEME, LIGHT_THEME, THEMES
 from tui.widgets.common.key_footer import KeyFooter
 from tui.widgets.common.title_bar import TitleBar
