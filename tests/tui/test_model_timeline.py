@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from openprogram.recordings.call_stats import CallStats, session_stats
-from tui.model.timeline import bar, time_axis
+from tui.model.call_numbers import bar, time_axis
 
 
 def timed(call_index: int, start_ms: int, duration_ms: int, gap_after_ms: int | None) -> CallStats:
