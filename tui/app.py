@@ -27,8 +27,8 @@ from tui.command_line import parse_arguments
 from tui.commands import TuiCommands
 from tui.ending_signals import ending_signals_exit_app, ending_signals_raise_system_exit
 from tui.messages import CallOpenRequested
-from tui.model.key_priority import KEYS
 from tui.model.navigation import GotoTarget
+from tui.model.recording_index import KEYS
 from tui.screens.recording import RecordingScreen
 from tui.terminal_edge import VisibleTextFilter
 from tui.theme import DARK_THEME, LIGHT_THEME, THEMES, start_theme, theme_variable_defaults
@@ -296,7 +296,7 @@ class OpenProgramTUI(App[None]):
     @work(thread=True, exclusive=True, group="theme-save", exit_on_error=False)
     def _remember_theme(self, name: str) -> None:
         from openprogram.providers.recording.config import ConfigError
-        from tui.model.theme_state import save_theme
+        from tui.model.state_dir import save_theme
 
         try:
             save_theme(name)

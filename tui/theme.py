@@ -95,7 +95,7 @@ FOOTER_COLOURS: tuple[str, ...] = ("footer-key-foreground", "footer-description-
 def start_theme(light: bool = False, dark: bool = False) -> str:
     """The theme to start with: `--light` or `--dark` when given, else the last one switched to
     (`ctrl+t`, the settings screen), else dark; a saved file that cannot be used counts as none."""
-    from tui.model.theme_state import read_saved_theme
+    from tui.model.state_dir import read_saved_theme
 
     if light or dark:
         return LIGHT_THEME if light else DARK_THEME

@@ -29,6 +29,7 @@ import ijson
 from pydantic import ValidationError
 
 from openprogram.errors import OpenProgramError
+from openprogram.providers.recording.errors import MISSING
 from openprogram.providers.recording.format import CallOutcome
 from openprogram.providers.recording.recorder import StoredMessages, event_redactor
 from openprogram.providers.recording.redaction import REDACTION_VERSION
@@ -189,6 +190,8 @@ def _iso(ns: int) -> str:
 def _open_trace(trace: Path) -> tuple[IO[bytes], int]:
     try:
         fd = os.open(trace, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC | os.O_NOFOLLOW)
+    except FileNotFoundError:
+        raise TraceImportError(trace, None, MISSING) from None  # worded as every command words it
     except OSError as exc:
         raise TraceImportError(trace, None, f"cannot open: {exc.strerror}") from None
     info = os.fstat(fd)

@@ -208,7 +208,7 @@ def test_numbers_and_nesting_past_the_bounds_are_one_line_and_break_no_listing(
     openprogram_home: Path, tmp_path: Path, text: str, reason: str
 ) -> None:
     from openprogram.recordings import managed_path
-    from tui.model.versions import version_note
+    from tui.model.state_dir import version_note
 
     write_recording(managed_path("fine"), said=["hi"])
     hostile = managed_path("hostile")

@@ -40,3 +40,18 @@ def test_scan_words_a_missing_path_the_same(openprogram_home: Path, tmp_path: Pa
     done = run_cli(openprogram_home, "scan", str(missing))
     assert done.returncode == 2
     assert f"error: recording file {missing}: file not found\n" in done.stderr
+
+
+def test_cache_export_and_import_word_a_missing_file_the_same(
+    openprogram_home: Path, tmp_path: Path
+) -> None:
+    ensure_recordings_dir()
+    missing = openprogram_home / "recordings" / "nosuch.jsonl"
+    for command in (("cache", "nosuch"), ("export", "nosuch", "--otlp", str(tmp_path / "t.json"))):
+        done = run_cli(openprogram_home, *command)
+        assert done.returncode != 0
+        assert done.stderr == f"error: recording file {missing}: file not found\n"
+    trace = tmp_path / "nosuch.json"
+    done = run_cli(openprogram_home, "import", str(trace), "--name", "back")
+    assert done.returncode != 0
+    assert done.stderr.endswith(f"error: trace file {trace}: file not found\n")

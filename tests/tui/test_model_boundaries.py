@@ -10,7 +10,7 @@ import pytest
 
 import tui
 from openprogram.text import human_size, plural
-from tui.model.paths import display_path
+from tui.model.state_dir import display_path
 from tui.model.text_preview import preview_line
 
 

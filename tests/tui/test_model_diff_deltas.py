@@ -12,8 +12,8 @@ import pytest
 from openprogram.providers.types import Usage
 from openprogram.recordings.call_stats import CallStats, StatsDelta
 from openprogram.recordings.diff import AnswerDifference
-from tui.model.lazy_diff import DiffRow
-from tui.model.recording_diff import (
+from tui.model.diff import DiffRow
+from tui.model.diff_text import (
     biggest_changes,
     cost_line,
     delta_lines,
@@ -90,7 +90,7 @@ def test_comparing_answers_reads_each_event_row_once_and_keeps_its_times(
     from openprogram.providers.recording.rules import MatchingRules
     from openprogram.recordings.call_stats import call_stats
     from tests.tui.diff_fixtures import record_diff_pair
-    from tui.model.lazy_diff import LazyDiff
+    from tui.model.diff import LazyDiff
     from tui.model.recording_index import RecordingIndex
 
     a, b = asyncio.run(record_diff_pair(tmp_path))
@@ -122,7 +122,7 @@ def test_comparing_answers_reads_each_event_row_once_and_keeps_its_times(
 def test_the_view_goes_to_the_first_difference_until_the_user_moves_and_n_walks_them() -> None:
     from openprogram.providers.recording.differences import FieldDifference
     from openprogram.providers.recording.rules import RuledDifference
-    from tui.model.recording_diff import first_to_show, next_changed
+    from tui.model.diff_text import first_to_show, next_changed
 
     changed = (RuledDifference(FieldDifference(("model",), "a", "b", "changed"), None),)
     rows = [DiffRow(0, 0), DiffRow(1, 1, changed), DiffRow(2, 2), DiffRow(3, 3, changed)]
@@ -136,7 +136,7 @@ def test_the_view_goes_to_the_first_difference_until_the_user_moves_and_n_walks_
 
 
 def test_a_throttle_tells_at_most_once_per_interval() -> None:
-    from tui.model.throttle import Throttle
+    from tui.model.diff import Throttle
 
     never = Throttle(3600.0)
     assert not never.due() and not never.due()

@@ -1,8 +1,10 @@
-"""The line index: offsets, kinds and call spans agree with the strict reader, without Textual."""
+"""The line index: offsets, kinds and call spans agree with the strict reader, without Textual;
+its threads wait while a key is handled, and two indexes side by side wait after a screenful."""
 
 from __future__ import annotations
 
 import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -11,6 +13,8 @@ from hypothesis import strategies as st
 
 from openprogram.providers.recording.errors import RecordingFileError
 from openprogram.providers.recording.reader import scan_recording
+from tests.recording_files import write_recording
+from tests.recordings.test_diff import record, text
 from tests.tui.tui_rows import call_end, call_rows, event, header, request, text_events, write_rows
 from tui.model.recording_index import (
     KIND_BAD,
@@ -20,6 +24,8 @@ from tui.model.recording_index import (
     KIND_HEADER,
     KIND_REQUEST,
     KIND_TRUNCATED,
+    IndexPair,
+    KeyPriority,
     RecordingIndex,
 )
 
@@ -179,3 +185,123 @@ def test_any_sequence_of_calls_indexes_like_the_reader(
     assert [s.event_count for s in index.calls] == [len(c.events) for c in scan.calls]
     assert [s.request_line + 1 for s in index.calls] == [c.first_line for c in scan.calls]
     index.close()
+
+
+# Keys before background work: an indexer asking for its turn waits while a key is handled.
+
+
+class Clock:
+    """A clock that moves only when the waiting thread sleeps (and a key may arrive meanwhile)."""
+
+    def __init__(self) -> None:
+        self.now = 100.0
+        self.sleeps: list[float] = []
+        self.during_sleep: list[object] = []
+
+    def __call__(self) -> float:
+        return self.now
+
+    def sleep(self, seconds: float) -> None:
+        self.sleeps.append(round(seconds, 6))
+        self.now += seconds
+        if self.during_sleep:
+            self.during_sleep.pop(0)()  # type: ignore[operator]
+
+
+def test_no_key_no_wait() -> None:
+    clock = Clock()
+    keys = KeyPriority(clock, clock.sleep)
+    keys.wait_turn()
+    assert clock.sleeps == []
+
+
+def test_a_key_holds_background_work_until_its_time_is_up() -> None:
+    clock = Clock()
+    keys = KeyPriority(clock, clock.sleep)
+    keys.key_arrived(hold=0.15)
+    clock.now += 0.05  # the indexer reaches its next turn 50 ms later
+    keys.wait_turn()
+    assert clock.sleeps == [0.1]
+    keys.wait_turn()  # the hold is over: no more waiting
+    assert clock.sleeps == [0.1]
+
+
+def test_keys_arriving_while_it_waits_keep_it_waiting_from_the_last_key() -> None:
+    clock = Clock()
+    keys = KeyPriority(clock, clock.sleep)
+    keys.key_arrived(hold=0.15)
+    clock.during_sleep.append(lambda: keys.key_arrived(hold=0.15))  # another key, at 150 ms
+    keys.wait_turn()
+    assert clock.sleeps == [0.15, 0.15]
+    assert clock.now == pytest.approx(100.3)
+
+
+def test_the_index_does_not_advance_while_a_key_is_held(tmp_path: Path) -> None:
+    """A real index in a real thread: held at its first turn, it goes on once the hold ends."""
+    path = write_recording(tmp_path / "calls.jsonl", [f"call {n}" for n in range(40)])
+    index = RecordingIndex.open(path)
+    asked = threading.Event()
+    release = threading.Event()
+
+    def sleep(seconds: float) -> None:
+        asked.set()
+        release.wait(10)
+        keys._until = 0.0  # the key was handled
+
+    keys = KeyPriority(sleep=sleep)
+    keys.key_arrived(hold=60)
+    index.keys = keys
+    builder = threading.Thread(target=index.build)
+    builder.start()
+    try:
+        assert asked.wait(10)
+        lines_while_held = index.line_count
+        assert not index.complete
+    finally:
+        release.set()
+        builder.join(10)
+        index.close()
+    assert lines_while_held <= 64  # it stopped at its first turn
+    assert index.complete and index.line_count > lines_while_held
+
+
+# Two recordings indexed side by side: the first screen of calls first, then the rest.
+
+
+async def many_calls(path: Path, count: int) -> Path:
+    return await record(path, [(f"say {n}", text(f"answer {n}")) for n in range(count)])
+
+
+def until_found(pair: IndexPair, calls: int) -> None:
+    deadline = time.monotonic() + 30
+    while pair.common_calls < calls:
+        assert time.monotonic() < deadline, f"{pair.common_calls} calls found, not {calls}"
+        pair.wait(0.1)
+
+
+async def test_the_indexes_wait_after_a_screen_of_calls_until_resumed(tmp_path: Path) -> None:
+    a = await many_calls(tmp_path / "a.jsonl", 150)
+    b = await many_calls(tmp_path / "b.jsonl", 150)
+    pair = IndexPair(a, b)
+    try:
+        pair.start(first_screen=5)
+        until_found(pair, 5)
+        # Each thread is waiting in its first progress report: neither file is indexed whole.
+        assert not any(index.complete for index in pair.indexes.values())
+        assert not pair.indexed
+        pair.resume()
+        pair.join()
+        assert [len(index.calls) for index in pair.indexes.values()] == [150, 150]
+        assert pair.common_calls == 150
+    finally:
+        pair.close()
+
+
+async def test_closing_a_waiting_pair_lets_its_threads_end(tmp_path: Path) -> None:
+    a = await many_calls(tmp_path / "a.jsonl", 150)
+    pair = IndexPair(a, a)
+    pair.start(first_screen=5)
+    until_found(pair, 5)
+    pair.close()
+    pair.join()  # returns: closing resumes the threads, which stop
+    assert pair.indexed

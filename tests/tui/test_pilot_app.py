@@ -51,7 +51,7 @@ def test_version_and_a_missing_path(capsys: pytest.CaptureFixture[str], tmp_path
         main(["--version"])
     assert exited.value.code == 0 and capsys.readouterr().out.startswith("openprogram-tui ")
     assert main([str(tmp_path / "missing.jsonl")]) == 2
-    assert "missing.jsonl: no such file" in capsys.readouterr().err
+    assert "missing.jsonl: file not found" in capsys.readouterr().err
 
 
 async def test_the_demo_opens_on_top_of_the_list(demo_home: Path) -> None:

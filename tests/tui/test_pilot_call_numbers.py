@@ -10,7 +10,7 @@ from tests.tui.pilot_support import recording_ready, until
 from tests.tui.timed_session import record_timed_session
 from tui.app import OpenProgramTUI
 from tui.model.call_order import CallOrder, SortKey
-from tui.model.key_priority import KEYS
+from tui.model.recording_index import KEYS
 from tui.widgets.recording.call_list import CallList
 
 SLOW = 23

@@ -15,7 +15,7 @@ from tests.tui.pilot_support import until
 from tests.tui.test_pilot_settings import settings_open
 from tui.app import OpenProgramTUI
 from tui.command_line import parse_arguments
-from tui.model.theme_state import theme_state_path
+from tui.model.state_dir import theme_state_path
 from tui.theme import DARK_THEME, LIGHT_THEME, start_theme
 
 SIZE = (120, 40)

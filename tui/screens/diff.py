@@ -27,8 +27,8 @@ from textual.worker import Worker, WorkerState
 from openprogram.errors import OpenProgramError
 from openprogram.text import plural
 from tui.messages import CallOpenRequested
-from tui.model.index_pair import IndexPair
-from tui.model.paths import display_path
+from tui.model.recording_index import IndexPair
+from tui.model.state_dir import display_path
 from tui.widgets.common.key_footer import KeyFooter
 from tui.widgets.common.title_bar import TitleBar
 from tui.widgets.diff.diff_answer import DiffAnswer
@@ -37,7 +37,7 @@ from tui.widgets.diff.diff_totals import DiffTotalsLine
 
 if TYPE_CHECKING:
     from openprogram.providers.recording.differences import PathToken
-    from tui.model.lazy_diff import DiffRow, LazyDiff
+    from tui.model.diff import DiffRow, LazyDiff
     from tui.widgets.comparison.mismatch_view import MismatchView
 
 TABS = ("diff-tab-request", "diff-tab-answer")
@@ -163,7 +163,7 @@ class DiffScreen(Screen[None]):
     def _start_comparing(self) -> None:
         # Imported here, once the calls are on screen: the row models, the rules, the request
         # panes. In this thread: an import in a worker takes half as long again beside the app.
-        import tui.model.lazy_diff
+        import tui.model.diff
         import tui.widgets.comparison.mismatch_view  # noqa: F401 (the first row shows one)
 
         self._compare()
@@ -172,7 +172,7 @@ class DiffScreen(Screen[None]):
     def _compare(self) -> None:
         # A file that cannot be compared is a result (one line naming it), not a failed worker.
         from openprogram.providers.recording.rules_sources import project_rules
-        from tui.model.lazy_diff import LazyDiff
+        from tui.model.diff import LazyDiff
 
         assert self.pair is not None
         try:
@@ -218,7 +218,7 @@ class DiffScreen(Screen[None]):
         if calls.list_rows(diff.rows, message.reset, diff.aligned_by == "signature"):
             self.row = -1
         self._set_title()
-        from tui.model.recording_diff import first_to_show
+        from tui.model.diff_text import first_to_show
 
         target = first_to_show(diff.rows, self.row, self._user_moved)
         if target is not None and target != self.row:
@@ -233,7 +233,7 @@ class DiffScreen(Screen[None]):
         diff = self.diff
         if diff is None:
             return
-        from tui.model.recording_diff import diff_totals
+        from tui.model.diff_text import diff_totals
 
         self.answers_done = message.done
         calls = self.query_one(DiffCallList)
@@ -249,7 +249,7 @@ class DiffScreen(Screen[None]):
         self.query_one(TitleBar).set_facts(f"comparing… {compared}/{plural(found, 'call')}")
 
     def _set_title(self) -> None:
-        from tui.model.recording_diff import summary_text
+        from tui.model.diff_text import summary_text
 
         assert self.diff is not None
         diff = self.diff
@@ -278,7 +278,7 @@ class DiffScreen(Screen[None]):
             await self._show_row(event.option_index)
 
     async def _show_row(self, number: int, at_end: bool = False) -> None:
-        from tui.model.recording_diff import call_row, request_comparison
+        from tui.model.diff_text import call_row, request_comparison
         from tui.widgets.comparison.mismatch_view import MismatchView
 
         assert self.diff is not None
@@ -331,7 +331,7 @@ class DiffScreen(Screen[None]):
         await self._next_changed(message.step)
 
     async def _next_changed(self, step: int) -> None:
-        from tui.model.recording_diff import next_changed
+        from tui.model.diff_text import next_changed
 
         if self.diff is None:
             return

@@ -4,7 +4,7 @@ The file is indexed in a thread (rows appear while it runs) and validated by the
 the background; a damaged file still opens, with its problems marked. The call detail, the `:`
 prompt and their modules are loaded once the first rows are on screen: they are not needed to
 show them. The index waits until the first call is drawn too, and then for every key (and every
-call shown) until it is handled: `tui.model.key_priority`.
+call shown) until it is handled: `tui.model.recording_index` (`KeyPriority`).
 
 The file is stat-ed twice a second. Followed (`f`), what is appended is indexed and shown as it
 comes; otherwise a change is offered as a reload (`ctrl+r`). A file shortened, replaced or removed

@@ -29,7 +29,6 @@ from openprogram.providers.recording.rules import (
     NormalizeRule,
     RulesConfigError,
 )
-from tui.model.paths import display_path
 from tui.model.rule_offers import (
     RuleKind,
     RuleScope,
@@ -38,6 +37,7 @@ from tui.model.rule_offers import (
     offer,
     preset_names,
 )
+from tui.model.state_dir import display_path
 from tui.screens.dialog import DialogScreen
 from tui.theme import rich_style
 

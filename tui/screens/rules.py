@@ -7,6 +7,7 @@ rewrites the header or edits `pyproject.toml` keeping its comments; the check th
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 from typing import ClassVar
 
@@ -28,7 +29,7 @@ from openprogram.recordings.rule_edits import (
     rules_in_force,
 )
 from openprogram.visible_text import visible_line
-from tui.model.paths import display_path
+from tui.model.state_dir import display_path
 from tui.screens.dialog import DialogScreen
 
 
@@ -48,12 +49,12 @@ class RulesScreen(DialogScreen[bool]):
     }
     """
 
+    @dataclass(eq=False)
     class Read(Message):
         """The rules in force were read (`problem`: why they could not be)."""
 
-        def __init__(self, rules: tuple[Rule, ...], problem: str) -> None:
-            super().__init__()
-            self.rules, self.problem = rules, problem
+        rules: tuple[Rule, ...]
+        problem: str
 
     def __init__(self, recording: Path, start: Path) -> None:
         super().__init__()

@@ -6,6 +6,7 @@ configuration or the configured file is broken — the moment people need this s
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 from typing import ClassVar
 
@@ -26,7 +27,6 @@ from openprogram.recordings import (
     list_recordings,
     read_status,
 )
-from tui.model.paths import display_path
 from tui.model.settings import (
     RulesInForce,
     SettingsChoice,
@@ -35,7 +35,7 @@ from tui.model.settings import (
     replay_choices,
     rules_in_force,
 )
-from tui.model.theme_state import SavedTheme, read_saved_theme, theme_state_path
+from tui.model.state_dir import SavedTheme, display_path, read_saved_theme, theme_state_path
 from tui.theme import DARK_THEME, LIGHT_THEME, THEMES
 from tui.widgets.common.key_footer import KeyFooter
 from tui.widgets.common.title_bar import TitleBar
@@ -112,33 +112,31 @@ class SettingsScreen(Screen[None]):
         super().__init__()
         self.demo = demo
 
+    @dataclass(eq=False)
     class Read(Message):
         """The status and the listing were read."""
 
-        def __init__(self, status: RecordReplayStatus, listing: RecordingListing | None) -> None:
-            super().__init__()
-            self.status, self.listing = status, listing
+        status: RecordReplayStatus
+        listing: RecordingListing | None
 
+    @dataclass(eq=False)
     class RulesRead(Message):
         """The matching rules in force were read."""
 
-        def __init__(self, rules: RulesInForce) -> None:
-            super().__init__()
-            self.rules = rules
+        rules: RulesInForce
 
+    @dataclass(eq=False)
     class ThemeRead(Message):
         """The theme state file was read (`saved.problem`: why it cannot be used)."""
 
-        def __init__(self, saved: SavedTheme, path: Path) -> None:
-            super().__init__()
-            self.saved, self.path = saved, path
+        saved: SavedTheme
+        path: Path
 
+    @dataclass(eq=False)
     class Saved(Message):
         """A save finished (`outcome.saved` False when the library refused it)."""
 
-        def __init__(self, outcome: SettingsOutcome) -> None:
-            super().__init__()
-            self.outcome = outcome
+        outcome: SettingsOutcome
 
     def compose(self) -> ComposeResult:
         yield TitleBar("Settings", "record / replay for the next start")

@@ -8,6 +8,7 @@ ghost row, `⟨missing⟩`, where it would be.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from rich.style import Style
@@ -75,19 +76,20 @@ class JsonPane(JsonNodeTree):
     }
     """
 
+    @dataclass(eq=False)
     class Scrolled(Message):
         """The user scrolled the pane; `offset` is rows from the marked node to the top row."""
 
-        def __init__(self, pane: JsonPane, offset: float) -> None:
-            super().__init__()
-            self.pane, self.offset = pane, offset
+        pane: JsonPane
+        offset: float
 
+    @dataclass(eq=False)
     class NodeToggled(Message):
         """A node at `path` was opened or closed."""
 
-        def __init__(self, pane: JsonPane, path: tuple[PathToken, ...], expanded: bool) -> None:
-            super().__init__()
-            self.pane, self.path, self.expanded = pane, path, expanded
+        pane: JsonPane
+        path: tuple[PathToken, ...]
+        expanded: bool
 
     def __init__(self, title: str, *, id: str | None = None) -> None:
         # Set before the tree exists: building the root already renders a label.

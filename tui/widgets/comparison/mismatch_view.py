@@ -7,6 +7,7 @@ every differing field, not only the first one replay stopped at.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import ClassVar
 
 from textual.app import ComposeResult
@@ -46,19 +47,18 @@ class MismatchView(Vertical):
     position: reactive[int] = reactive(0, init=False)
     """Which of the report's differences is shown (0-based); starts at the one replay reported."""
 
+    @dataclass(eq=False)
     class RuleOffered(Message):
         """The user asked to absorb `difference` with a rule of `kind` (`ignore`, `normalize`)."""
 
-        def __init__(self, kind: RuleKind, difference: FieldDifference) -> None:
-            super().__init__()
-            self.kind, self.difference = kind, difference
+        kind: RuleKind
+        difference: FieldDifference
 
+    @dataclass(eq=False)
     class SteppedPastEnd(Message):
         """`n` on the last difference (`step` 1) or `N` on the first (-1), when not wrapping."""
 
-        def __init__(self, step: int) -> None:
-            super().__init__()
-            self.step = step
+        step: int
 
     def __init__(
         self,

@@ -14,8 +14,8 @@ from tui.theme import rich_style
 
 if TYPE_CHECKING:  # the row models are imported once the first calls are listed
     from openprogram.word_diff import WordChange
-    from tui.model.lazy_diff import DiffRow
-    from tui.model.recording_diff import Measure
+    from tui.model.diff import DiffRow
+    from tui.model.diff_text import Measure
 
 HEADINGS = {"time": "Time", "usage": "Usage (tokens)", "cost": "Cost"}
 """The groups of a pair's numbers, in the order they are shown."""
@@ -33,7 +33,7 @@ class DiffAnswer(Static):
 
     def answer_text(self, row: DiffRow, biggest: Collection[Measure] = ()) -> Text:
         """The whole answer comparison of `row`, as Rich text (file text made visible)."""
-        from tui.model.recording_diff import MEASURE_WORDS, delta_lines, tool_call_lines
+        from tui.model.diff_text import MEASURE_WORDS, delta_lines, tool_call_lines
 
         text = Text()
         if row.a is None or row.b is None:

@@ -13,8 +13,8 @@ from textual.widgets.option_list import Option
 from tui.theme import rich_style
 
 if TYPE_CHECKING:  # the row models are imported once the first calls are listed
-    from tui.model.lazy_diff import DiffRow
-    from tui.model.recording_diff import Measure
+    from tui.model.diff import DiffRow
+    from tui.model.diff_text import Measure
 
 STATUS_STYLES = {
     "same": "dim",
@@ -55,7 +55,7 @@ class DiffCallList(OptionList):
     def list_rows(self, rows: Sequence[DiffRow], reset: bool, realigned: bool) -> bool:
         """Show the compared `rows` (`reset`: the final alignment; `realigned`: it paired other
         calls); True when the list was cleared and filled again."""
-        from tui.model.recording_diff import call_row
+        from tui.model.diff_text import call_row
 
         cleared = reset and (realigned or self.option_count != len(rows))
         if cleared:
@@ -99,7 +99,7 @@ class DiffCallList(OptionList):
         return self._marks.get(number, [])
 
     def _option(self, row: DiffRow, number: int) -> Option:
-        from tui.model.recording_diff import call_row, row_delta_text
+        from tui.model.diff_text import call_row, row_delta_text
 
         variables = self.app.theme_variables
         label, words, status = call_row(row)

@@ -12,7 +12,7 @@ from textual.widgets import Static
 from tui.theme import rich_style
 
 if TYPE_CHECKING:  # the row models are imported once the first calls are listed
-    from tui.model.lazy_diff import DiffRow
+    from tui.model.diff import DiffRow
 
 
 class DiffTotalsLine(Static):
@@ -21,7 +21,7 @@ class DiffTotalsLine(Static):
 
     def show_totals(self, rows: Sequence[DiffRow] | None) -> None:
         """The totals of `rows` (every answer compared); None: the answers are being compared."""
-        from tui.model.recording_diff import biggest_changes, diff_totals, totals_parts
+        from tui.model.diff_text import biggest_changes, diff_totals, totals_parts
 
         if rows is None:
             self.update(Text("A → B: comparing the answers…", "dim"))

@@ -13,7 +13,7 @@ from textual.containers import Horizontal
 from textual.message import Message
 
 from tui.model.call_rows import CallTable
-from tui.model.key_priority import KEYS
+from tui.model.recording_index import KEYS
 from tui.widgets.common.row_list import RowList
 from tui.widgets.recording.call_list import CallHeading, CallList, CallPane
 

@@ -34,7 +34,7 @@ from tui.model.call_columns import (
 )
 from tui.model.call_order import CallFilter, CallOrder, SortKey, order_calls
 from tui.model.call_rows import BAD_OUTCOMES, IN_PROGRESS, PENDING, CallTable
-from tui.model.key_priority import KEYS
+from tui.model.recording_index import KEYS
 from tui.widgets.common.row_list import RowList
 
 if TYPE_CHECKING:

@@ -166,8 +166,8 @@ class RecordingLoader(Widget):
 
     @work(thread=True, exclusive=True, group="verdict", exit_on_error=False)
     def _check(self, following: bool) -> None:
+        from tui.model.state_dir import version_note
         from tui.model.verdict import check_recording
-        from tui.model.versions import version_note
 
         worker = get_current_worker()
         index = self.index

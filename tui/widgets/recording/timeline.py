@@ -4,7 +4,7 @@ session's totals above; the selected call is the cursor's row, `enter` on a bar 
 from __future__ import annotations
 
 import time
-from typing import TYPE_CHECKING, ClassVar
+from typing import ClassVar
 
 from rich.text import Text
 from textual import work
@@ -16,12 +16,9 @@ from textual.worker import get_current_worker
 
 from openprogram.text import plural
 from tui.model.call_columns import format_ms
-from tui.model.key_priority import KEYS
-from tui.model.timeline import TimeAxis, bar, session_line, time_axis
+from tui.model.call_numbers import CallNumbers, TimeAxis, bar, session_line, time_axis
+from tui.model.recording_index import KEYS
 from tui.widgets.common.row_list import RowList
-
-if TYPE_CHECKING:
-    from tui.model.call_numbers import CallNumbers
 
 
 class CallTimeline(RowList):

@@ -1,19 +1,22 @@
 """Two recordings compared the way the recording view reads one: lazily, first rows first.
 
-Both files get the TUI's line index (`IndexPair`: built side by side in two threads). As calls
-appear on both sides, their request rows are read with the library's strict row parser and compared by index with
-the library's difference walker and rules; the screen shows those rows at once. When both files
-are indexed, the calls are aligned for good by the library (`align_signatures`): the same shape
-keeps the rows, an inserted or removed call re-pairs them. Answers are folded on demand, one call
-at a time, with the library's `Answer` and `compare_answers`. Only request differences are kept
-for every row; requests and events are read again when a row is shown.
+Both files get the TUI's line index (`recording_index.IndexPair`: built side by side in two
+threads). As calls appear on both sides, their request rows are read with the library's strict row
+parser and compared by index with the library's difference walker and rules; the screen shows those
+rows at once. When both files are indexed, the calls are aligned for good by the library
+(`align_signatures`): the same shape keeps the rows, an inserted or removed call re-pairs them.
+Answers are folded on demand, one call at a time, with the library's `Answer` and
+`compare_answers`. Only request differences are kept for every row; requests and events are read
+again when a row is shown.
 
 This is the library's diff (`openprogram.recordings.diff`), read lazily: the same signatures,
-alignment, differences, rules and answer comparison. Never imports Textual.
+alignment, differences, rules and answer comparison. What the screen says of it is `diff_text`.
+Never imports Textual.
 """
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -38,15 +41,34 @@ from openprogram.recordings.diff import (
 )
 from tui.model.call_detail import LoadedCall
 from tui.model.event_fold import EventUnreadable
-from tui.model.index_pair import IndexPair, Side
-from tui.model.recording_index import RecordingIndex
+from tui.model.recording_index import IndexPair, RecordingIndex, Side
 from tui.model.row_reading import read_request, reader_of
-from tui.model.throttle import Throttle
 
 COMPARE_BATCH = 8
 """Calls compared at a time: the first rows are told to the screen one batch in."""
 REPORT_INTERVAL = 0.25
 """Then rows are told at most this often (seconds): each report redraws the whole call list."""
+
+
+class Throttle:
+    """At most one report per interval, for a worker that finds results faster than a screen
+    redraws: `due()` is True at most once per `interval` seconds (counted from creation or
+    `restart`)."""
+
+    def __init__(self, interval: float) -> None:
+        self.interval = interval
+        self._since = time.monotonic()
+
+    def due(self) -> bool:
+        """True when `interval` has passed since the last report (which this one then is)."""
+        if time.monotonic() - self._since < self.interval:
+            return False
+        self.restart()
+        return True
+
+    def restart(self) -> None:
+        """A report was made now: the next is due one interval later."""
+        self._since = time.monotonic()
 
 
 @dataclass

@@ -17,7 +17,7 @@ from openprogram.providers.recording.differences import MISSING
 from openprogram.recordings.call_stats import SessionStats, StatsDelta, session_stats
 from openprogram.recordings.diff import CallStatus
 from openprogram.text import plural
-from tui.model.lazy_diff import DiffRow, LazyDiff
+from tui.model.diff import DiffRow, LazyDiff
 from tui.model.request_comparison import RequestComparison
 
 STATUS_MARKS: dict[CallStatus, tuple[str, str]] = {
