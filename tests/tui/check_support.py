@@ -80,7 +80,7 @@ class CheckHost(App[None]):
     """What `ModeBadge` follows in the real app (unknown here)."""
 
     def __init__(self, screen: Screen[Any], *, below: Screen[Any] | None = None) -> None:
-        """`below`: a screen under the rerun screen, as the recording screen is in the app."""
+        """`below`: a screen under the check screen, as the recording screen is in the app."""
         super().__init__()
         self.first_screen = screen
         self.below = below

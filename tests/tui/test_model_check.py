@@ -1,4 +1,4 @@
-"""The rerun's data layer: outcomes, every differing field, string diffs, paths, remembered commands."""
+"""The check's data layer: outcomes, every differing field, string diffs, paths, remembered commands."""
 
 from __future__ import annotations
 

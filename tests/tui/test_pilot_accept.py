@@ -1,4 +1,4 @@
-"""`a` in the rerun's mismatch view: accept the new requests offline, review, write, compare."""
+"""`a` in the check's mismatch view: accept the new requests offline, review, write, compare."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The rerun screen driven with keys: edit and run a real check, step through differences, cancel."""
+"""The check screen driven with keys: edit and run a real check, step through differences, cancel."""
 
 from __future__ import annotations
 
@@ -70,7 +70,7 @@ def host(screen: CheckScreen) -> fixtures.CheckHost:
 
 
 async def finished(pilot: Pilot[None]) -> CheckScreen:
-    """Wait until the rerun screen on top shows a result."""
+    """Wait until the check screen on top shows a result."""
     await until(pilot, lambda: isinstance(pilot.app.screen, CheckScreen))
     screen = pilot.app.screen
     assert isinstance(screen, CheckScreen)

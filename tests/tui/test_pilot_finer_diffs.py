@@ -24,7 +24,7 @@ SIZE = (120, 40)
 
 
 async def finished(pilot: Pilot[None]) -> CheckScreen:
-    """Wait until the rerun screen on top shows its result."""
+    """Wait until the check screen on top shows its result."""
     await until(pilot, lambda: isinstance(pilot.app.screen, CheckScreen))
     screen = pilot.app.screen
     assert isinstance(screen, CheckScreen)

@@ -1,4 +1,4 @@
-"""From a mismatch to ok in the rerun screen: `z` normalises, `i` ignores, the rerun runs again.
+"""From a mismatch to ok in the check screen: `z` normalises, `i` ignores, the rerun runs again.
 
 Real programs rerun for real: the dated agent (today's date in its system prompt, a tool writing
 into a fresh temp dir) recorded one day and rerun the next, and the echo agent rerun with another

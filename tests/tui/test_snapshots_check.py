@@ -1,4 +1,4 @@
-"""SVG snapshots of the rerun screen, one per outcome: 120x40, dark theme, animations off.
+"""SVG snapshots of the check screen, one per outcome: 120x40, dark theme, animations off.
 
 Results are built with the library's own comparison on requests with fixed timestamps, and the
 screen shows the recording's name only, so nothing depends on the clock or a temporary path.
