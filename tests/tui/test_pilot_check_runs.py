@@ -6,8 +6,10 @@ from __future__ import annotations
 import tomllib
 from pathlib import Path
 
+from textual.app import App, ComposeResult
 from textual.widgets import OptionList, Static
 
+from openprogram.recordings.stability import StabilityReport
 from tests.tui import check_support as fixtures
 from tests.tui.runs_support import CHANGED, record_runs_agent, shown
 from tui.model.check_runs import RulesQuestion, Sorted
@@ -119,3 +121,27 @@ async def test_esc_while_the_runs_ask_writes_nothing_and_shows_what_they_found(
         assert "2 runs of 3 (stopped)" in view_text(screen)
         assert not (project / "pyproject.toml").exists()
         assert isinstance(app.screen, CheckScreen)  # esc stopped the runs, not the screen
+
+
+async def test_runs_whose_program_failed_say_so_and_never_stable() -> None:
+    failed = StabilityReport(
+        recording="runs.jsonl",
+        runs=2,
+        runs_allowed=3,
+        rules_written=[],
+        rules_file=None,
+        ruled=[],
+        changes_by_itself=[],
+        code_changed=[],
+        last_run=fixtures.error_result(),
+    )
+
+    class Host(App[None]):
+        def compose(self) -> ComposeResult:
+            yield StabilityView(Sorted(failed))
+
+    async with Host().run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        summary = str(pilot.app.query_one("#runs-summary", Static).render())
+        assert "the last run failed: the program exited with code 1" in summary
+        assert "stable" not in summary

@@ -130,7 +130,10 @@ class StabilityView(Vertical):
             text.append(
                 f"\nwrote to {visible_line(str(report.rules_file))}: {visible_line(written)}"
             )
-        if not shown.left:
+        failed = report.last_run.error
+        if failed:  # a program that fails before its calls shows no difference: not stable
+            text.append(f"\nthe last run failed: {visible_line(failed)}", "bold")
+        elif not shown.left:
             text.append(f"\nstable: no difference left after {plural(report.runs, 'run')}")
         return text
 
