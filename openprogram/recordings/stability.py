@@ -177,11 +177,13 @@ def check_stability(
     cwd: str | None = None,
     on_progress: Callable[[CheckProgress], None] | None = None,
     cancel: threading.Event | None = None,
+    keep_last_run: Path | None = None,
 ) -> StabilityReport:
     """Run the program up to `runs` times (at least 2) and sort its differences; `accept(rules,
     differences)` is asked before rules are written (False: they are only proposed), with every
     difference sorted so far. `cwd`, `on_progress` and `cancel` are `run_check`'s (a cancelled
-    run ends the runs)."""
+    run ends the runs). `keep_last_run`: copy the last run's requests there (a recording file,
+    each call with its recorded answer) before the scratch files go."""
     if runs < 2:
         raise ValueError("--runs needs at least 2 runs to compare")
     path = locate_recording(selector).path
@@ -234,6 +236,8 @@ def check_stability(
             # with what is left of it.
             in_force = rules_in_force(path, project).merged(rules or MatchingRules())
             observed = [_differences(recording, accepted, in_force)]
+        if keep_last_run is not None and accepted.exists():
+            shutil.copyfile(accepted, keep_last_run)
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
     return StabilityReport(

@@ -15,6 +15,8 @@ from tests.tui.runs_support import CHANGED, record_runs_agent, shown
 from tui.model.check_runs import RulesQuestion, Sorted
 from tui.screens.check import CheckScreen
 from tui.screens.confirm import ConfirmScreen
+from tui.widgets.check.mismatch_view import MismatchView
+from tui.widgets.check.path_bar import PathBar
 from tui.widgets.check.stability_view import StabilityView
 
 SIZE = (120, 40)
@@ -91,6 +93,19 @@ async def test_t_sorts_the_uuid_from_the_real_change_and_w_writes_the_rule(
         assert [(rule["path"], rule["preset"]) for rule in written["normalize"]] == [
             ("context.system_prompt", "uuid")
         ]
+
+        # enter on the code's difference: the recorded request and the last run's, side by side.
+        view = screen.query_one(StabilityView)
+        highlighted = view.highlighted()
+        assert highlighted is not None and highlighted.kind == "code_changed"
+        await pilot.press("enter")
+        await shown(pilot, lambda: bool(screen.query(MismatchView)))
+        await shown(pilot, lambda: "sell milk" in str(screen.query_one(PathBar).render()))
+        bar = str(screen.query_one(PathBar).render())
+        assert "call 0 › context › messages[0] › content" in bar and "'buy milk'" in bar
+        await pilot.press("escape")  # back to the runs, still on the check screen
+        await shown(pilot, lambda: not screen.query(MismatchView))
+        assert app.screen is screen and screen.query_one(OptionList).has_focus
         assert offline_children.read_text() == ""
 
 

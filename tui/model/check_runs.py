@@ -14,12 +14,14 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from openprogram.providers.recording.differences import PathToken
+from openprogram.providers.recording.differences import PathToken, iter_request_differences
 from openprogram.providers.recording.field_patterns import FieldPatternError, parse_field_path
+from openprogram.providers.recording.reader import read_recording
 from openprogram.providers.recording.rules import NormalizeRule
 from openprogram.recordings import CheckProgress, CheckResult
 from openprogram.recordings.rule_edits import project_rules_file
 from openprogram.recordings.stability import StabilityReport, StableDifference, check_stability
+from tui.model.check import RequestComparison
 from tui.model.check_commands import CheckCommand
 
 RUNS = 3
@@ -72,10 +74,12 @@ RunsReport = CheckProgress | RunStarted | RulesQuestion
 
 @dataclass(frozen=True)
 class Sorted:
-    """The runs ended (`cancelled`: esc stopped them): what changed by itself, what the code did."""
+    """The runs ended (`cancelled`: esc stopped them): what changed by itself, what the code did;
+    `last_run`: the requests the last run sent (a private copy), to compare side by side."""
 
     report: StabilityReport
     cancelled: bool = False
+    last_run: Path | None = None
 
     @property
     def left(self) -> int:
@@ -89,9 +93,11 @@ def sort_runs(
     report: Callable[[RunsReport], None],
     cancel: threading.Event,
     runs: int = RUNS,
+    keep: Path | None = None,
 ) -> Sorted:
     """Run `command` up to `runs` times on `recording` and sort its differences; `report` gets
-    each call consumed, each run started and each question (whose answer the runs wait for)."""
+    each call consumed, each run started and each question (whose answer the runs wait for).
+    `keep`: where the last run's requests are kept (a private file the caller removes)."""
     made = 0
     # Where `check_stability` writes them: the project found from where the program runs.
     rules_file = project_rules_file(Path(command.cwd or ".").resolve())
@@ -122,8 +128,9 @@ def sort_runs(
         on_run=ran,
         on_progress=report,
         cancel=cancel,
+        keep_last_run=keep,
     )
-    return Sorted(done, cancel.is_set())
+    return Sorted(done, cancel.is_set(), keep if keep is not None and keep.exists() else None)
 
 
 def field_tokens(difference: StableDifference) -> tuple[PathToken, ...]:
@@ -133,3 +140,29 @@ def field_tokens(difference: StableDifference) -> tuple[PathToken, ...]:
         return parse_field_path(difference.field_path)
     except FieldPatternError:
         return ()
+
+
+def comparison(done: Sorted, difference: StableDifference) -> RequestComparison | None:
+    """The recorded request of the difference's call and the one the last run sent, side by side
+    at that field (reads both files: in a thread); None when the last run's were not kept."""
+    if done.last_run is None:
+        return None
+    call = difference.call_index
+    recorded_calls = read_recording(Path(done.report.recording)).calls
+    sent_calls = read_recording(done.last_run).calls
+    if call >= min(len(recorded_calls), len(sent_calls)):
+        return None
+    recorded = recorded_calls[call].request_payload()
+    incoming = sent_calls[call].request_payload()
+    found = tuple(iter_request_differences(recorded, incoming))
+    tokens = [d.path_tokens for d in found]
+    wanted = field_tokens(difference)
+    return RequestComparison(
+        call_index=call,
+        field_path=difference.field_path,
+        message=f"call {call}: {difference.field_path}, the same every run",
+        recorded_request=recorded,
+        incoming_request=incoming,
+        differences=found,
+        first=tokens.index(wanted) if wanted in tokens else 0,
+    )

@@ -112,11 +112,14 @@ def rerecord_work(plan: RerecordPlan) -> RunWork:
     return rerecord
 
 
-def runs_work(recording: Path, command: CheckCommand, runs: int = RUNS) -> RunWork:
-    """Run the program `runs` times and sort what changes by itself from what the code changed."""
+def runs_work(
+    recording: Path, command: CheckCommand, keep: Path | None = None, runs: int = RUNS
+) -> RunWork:
+    """Run the program `runs` times and sort what changes by itself from what the code changed
+    (the last run's requests kept in `keep`, to compare)."""
 
     def sort(report: Callable[[RunsReport], None], run: Run) -> Sorted:
-        return sort_runs(recording, command, report, run.cancel, runs)
+        return sort_runs(recording, command, report, run.cancel, runs, keep)
 
     return sort
 
@@ -147,7 +150,8 @@ class CheckSession:
         self._current: Run | None = None
         self._cancel = threading.Event()
         self._previous_copies: Path | None = None
-        """A private folder holding the versions before a rewrite, to compare (removed on close)."""
+        """A private folder holding the versions before a rewrite and the last runs' requests, to
+        compare (removed on close)."""
 
     @property
     def running(self) -> bool:
@@ -202,12 +206,16 @@ class CheckSession:
         source: CommandSource = "recorded" if argv == command.recorded_argv else "remembered"
         self.command = CheckCommand(argv, command.cwd, source, command.recorded_argv)
 
+    def private_file(self, name: str) -> Path:
+        """A path in the screen's private folder (removed on close), for a copy only it reads."""
+        if self._previous_copies is None:
+            self._previous_copies = Path(tempfile.mkdtemp(prefix="openprogram-tui-versions-"))
+        return self._previous_copies / f"{self.runs}-{name}"
+
     def write_version(self, rewrite: RewriteRun) -> Path:
         """Keep a copy of the version now in place (returned, to compare), then put the new one
         in its place; the command it stores ran here, so it is allowed here."""
-        if self._previous_copies is None:
-            self._previous_copies = Path(tempfile.mkdtemp(prefix="openprogram-tui-versions-"))
-        previous = self._previous_copies / f"before-{self.runs}-{self.recording.name}"
+        previous = self.private_file(f"before-{self.recording.name}")
         shutil.copyfile(self.recording, previous)
         previous.chmod(0o600)
         argv = self.command.argv if self.command is not None else rewrite.result.argv

@@ -187,7 +187,8 @@ class CheckScreen(Screen[None]):
     async def action_runs(self) -> None:
         """Run the program a few times: what changes by itself, apart from what the code changed."""
         if self.session.allows("runs") and self.session.command is not None:
-            runs = runs_work(self.recording, self.session.command)
+            keep = self.session.private_file(f"runs-{self.recording.name}")
+            runs = runs_work(self.recording, self.session.command, keep)
             await self.launch("runs", f"running the program {RUNS} times…", runs)
 
     async def on_check_screen_run_finished(self, message: RunFinished) -> None:

@@ -3,17 +3,22 @@ rule proposed for each) and "the code changed"; `w` writes the proposed rules af
 
 While the runs wait on a `RulesQuestion`, the view shows what was sorted so far and the rules
 whole; `w` asks once more (naming the file) and answers the question, and the runs go on: the
-library writes the rules, as the CLI's yes does. `enter` opens a difference's call at its field.
+library writes the rules, as the CLI's yes does. When the runs ended, `enter` on a difference the
+code made shows it side by side (the recorded request and the one the last run sent: the check
+screen's `MismatchView`, `esc` comes back); `o` opens a difference's call at its field.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import ClassVar
 
 from rich.text import Text
+from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
+from textual.message import Message
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
@@ -21,8 +26,10 @@ from openprogram.recordings.stability import StableDifference
 from openprogram.text import plural
 from openprogram.visible_text import visible_line
 from tui.messages import CallOpenRequested
-from tui.model.check_runs import RulesQuestion, Sorted, field_tokens
+from tui.model.check import RequestComparison
+from tui.model.check_runs import RulesQuestion, Sorted, comparison, field_tokens
 from tui.screens.confirm import ConfirmScreen
+from tui.widgets.check.mismatch_view import MismatchView
 
 _GROUPS = (  # what is left to decide first; what the rules written absorb last
     ("by_itself", "changes by itself", "the incoming value differs between runs"),
@@ -56,14 +63,22 @@ class StabilityView(Vertical):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("w", "write_rules", "Write rules", id="runs.write-rules"),
         Binding("o", "open_call", "Open call", id="runs.open-call"),
+        Binding("escape", "close_comparison", "Back to the runs", id="runs.close-comparison"),
     ]
     DEFAULT_CSS = """
     StabilityView {
         height: 1fr;
         & > #runs-summary { height: auto; padding: 0 1; }
         & > OptionList { height: 1fr; border: none; }
+        &.-comparing > #runs-summary, &.-comparing > OptionList { display: none; }
     }
     """
+
+    @dataclass
+    class ComparisonRead(Message):
+        """A difference of the code's, side by side (None: the last run's requests are gone)."""
+
+        comparison: RequestComparison | None
 
     def __init__(self, shown: RulesQuestion | Sorted, *, id: str | None = None) -> None:
         super().__init__(id=id)
@@ -149,6 +164,8 @@ class StabilityView(Vertical):
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "write_rules":
             return isinstance(self.shown, RulesQuestion)
+        if action == "close_comparison":  # otherwise esc is the screen's
+            return self.has_class("-comparing")
         return True
 
     def action_write_rules(self) -> None:
@@ -171,4 +188,28 @@ class StabilityView(Vertical):
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
         event.stop()
-        self.action_open_call()
+        difference = self.highlighted()
+        if isinstance(self.shown, Sorted) and difference and difference.kind == "code_changed":
+            self._compare(self.shown, difference)
+        else:
+            self.action_open_call()
+
+    @work(thread=True, exclusive=True, group="runs-comparison", exit_on_error=False)
+    def _compare(self, done: Sorted, difference: StableDifference) -> None:
+        # Both files are read whole by the strict reader: a thread, not the screen's loop.
+        self.post_message(self.ComparisonRead(comparison(done, difference)))
+
+    async def on_stability_view_comparison_read(self, message: ComparisonRead) -> None:
+        message.stop()
+        if message.comparison is None:  # the last run's requests were not kept: its call
+            self.action_open_call()
+            return
+        await self.query(MismatchView).remove()
+        self.add_class("-comparing")
+        await self.mount(MismatchView(message.comparison, id="runs-comparison"))
+        self.query_one(MismatchView).focus()
+
+    async def action_close_comparison(self) -> None:
+        await self.query(MismatchView).remove()
+        self.remove_class("-comparing")
+        self.query_one(OptionList).focus()
