@@ -50,7 +50,7 @@ def check_runs(
     if args.runs < 2:
         raise UsageRefused("--runs needs at least 2 runs to compare")
 
-    def accept(proposed: list[NormalizeRule]) -> bool:
+    def accept(proposed: list[NormalizeRule], _sorted: list[StableDifference]) -> bool:
         if not args.json:
             out.line("rules that absorb what changes by itself:")
             for rule in proposed:

@@ -20,6 +20,7 @@ from __future__ import annotations
 import json
 import shutil
 import tempfile
+import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -37,7 +38,7 @@ from openprogram.providers.recording.rules import (
     suggested_rules,
 )
 from openprogram.providers.recording.store import locate_recording
-from openprogram.recordings.check import CheckResult, entry_of, run_check
+from openprogram.recordings.check import CheckProgress, CheckResult, entry_of, run_check
 from openprogram.recordings.rule_edits import (
     add_rule_to_pyproject,
     project_rules_file,
@@ -169,42 +170,62 @@ def check_stability(
     argv: Sequence[str] | None,
     runs: int,
     *,
-    accept: Callable[[list[NormalizeRule]], bool],
+    accept: Callable[[list[NormalizeRule], list[StableDifference]], bool],
     rules: MatchingRules | None = None,
     timeout: float | None = None,
     on_run: Callable[[int, CheckResult], None] | None = None,
+    cwd: str | None = None,
+    on_progress: Callable[[CheckProgress], None] | None = None,
+    cancel: threading.Event | None = None,
+    keep_last_run: Path | None = None,
 ) -> StabilityReport:
-    """Run the program up to `runs` times (at least 2) and sort its differences; `accept(rules)`
-    is asked before rules are written (False: they are only proposed)."""
+    """Run the program up to `runs` times (at least 2) and sort its differences; `accept(rules,
+    differences)` is asked before rules are written (False: they are only proposed), with every
+    difference sorted so far. `cwd`, `on_progress` and `cancel` are `run_check`'s (a cancelled
+    run ends the runs). `keep_last_run`: copy the last run's requests there (a recording file,
+    each call with its recorded answer) before the scratch files go."""
     if runs < 2:
         raise ValueError("--runs needs at least 2 runs to compare")
     path = locate_recording(selector).path
     recording = read_recording(path)
     entry = entry_of(recording)
-    cwd = Path(entry.cwd if not argv and entry is not None else ".").resolve()
+    start = cwd or (entry.cwd if not argv and entry is not None else ".")
+    project = Path(start).resolve()
     observed: list[dict[Key, Seen]] = []
     written: list[str] = []
     ruled: list[StableDifference] = []
     rules_file: Path | None = None
     scratch = Path(tempfile.mkdtemp(prefix="openprogram-runs-"))
     made = 0
+    found: list[StableDifference] = []
     try:
         while True:
             accepted = scratch / f"run-{made}.jsonl"
-            result = run_check(selector, argv, timeout=timeout, rules=rules, accept_into=accepted)
+            result = run_check(
+                selector,
+                argv,
+                cwd=cwd,
+                timeout=timeout,
+                rules=rules,
+                accept_into=accepted,
+                on_progress=on_progress,
+                cancel=cancel,
+            )
             made += 1
             if on_run is not None:
                 on_run(made, result)
-            in_force = rules_in_force(path, cwd).merged(rules or MatchingRules())
+            if cancel is not None and cancel.is_set():
+                break
+            in_force = rules_in_force(path, project).merged(rules or MatchingRules())
             observed.append(_differences(recording, accepted, in_force))
             if len(observed) < 2:
                 continue
             found = sort_differences(observed, in_force)
             by_itself = [d for d in found if d.kind == "by_itself"]
             proposed = _proposed(by_itself, in_force)
-            if not by_itself or not proposed or not accept(proposed):
+            if not by_itself or not proposed or not accept(proposed, found):
                 break
-            rules_file = project_rules_file(cwd)
+            rules_file = project_rules_file(project)
             for rule in proposed:
                 add_rule_to_pyproject(rules_file, rule)
                 written.append(rule.describe())
@@ -213,8 +234,10 @@ def check_stability(
                 break
             # What the new rules absorb is gone from the last run too; the next run is compared
             # with what is left of it.
-            in_force = rules_in_force(path, cwd).merged(rules or MatchingRules())
+            in_force = rules_in_force(path, project).merged(rules or MatchingRules())
             observed = [_differences(recording, accepted, in_force)]
+        if keep_last_run is not None and accepted.exists():
+            shutil.copyfile(accepted, keep_last_run)
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
     return StabilityReport(

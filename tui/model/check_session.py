@@ -1,6 +1,6 @@
 """The check screen's state, without drawing: the command, the runs and what they allow.
 
-A check, an accept and a rerecord are each one `Run` of the recording's program in a thread; one
+A check, an accept, a rerecord and a `check --runs` are each one `Run` of the recording's program in a thread; one
 runs at a time, and a run that was replaced (or stopped) reports to nobody: `finish` tells the
 screen whether an outcome still counts. Never imports Textual.
 """
@@ -34,9 +34,10 @@ from openprogram.recordings.versions import RewriteRun, write_rewrite
 from openprogram.text import plural
 from tui.model.check import EventTimeline, event_timeline, outcome_kind, run_tui_check
 from tui.model.check_commands import CheckCommand, CommandSource, choose_command, format_command
+from tui.model.check_runs import RUNS, RunsReport, Sorted, sort_runs
 from tui.model.rule_offers import RuleScope
 
-RunKind = Literal["check", "accept", "rerecord"]
+RunKind = Literal["check", "accept", "rerecord", "runs"]
 
 
 @dataclass(frozen=True)
@@ -69,9 +70,10 @@ class Checked:
         return cls(result, cancelled, timeline)
 
 
-RunOutcome = Checked | RewriteRun
-"""What a run ends with: a check's result, or an accept's or rerecord's candidate version."""
-RunWork = Callable[[Callable[[CheckProgress], None], Run], RunOutcome]
+RunOutcome = Checked | RewriteRun | Sorted
+"""What a run ends with: a check's result, an accept's or rerecord's candidate version, or the
+differences of `check --runs` sorted."""
+RunWork = Callable[[Callable[[RunsReport], None], Run], RunOutcome]
 """What a run does in its thread, given where to report progress and the run (its stop switch)."""
 
 
@@ -110,6 +112,18 @@ def rerecord_work(plan: RerecordPlan) -> RunWork:
     return rerecord
 
 
+def runs_work(
+    recording: Path, command: CheckCommand, keep: Path | None = None, runs: int = RUNS
+) -> RunWork:
+    """Run the program `runs` times and sort what changes by itself from what the code changed
+    (the last run's requests kept in `keep`, to compare)."""
+
+    def sort(report: Callable[[RunsReport], None], run: Run) -> Sorted:
+        return sort_runs(recording, command, report, run.cancel, runs, keep)
+
+    return sort
+
+
 @dataclass(frozen=True)
 class CallTarget:
     """Where `o` leads in the recording: a call, at a field or an event."""
@@ -127,6 +141,8 @@ class CheckSession:
         self.command = command
         self.result: CheckResult | None = None
         """The last finished check."""
+        self.sorted: Sorted | None = None
+        """The differences of the last `check --runs`, while they are what the screen shows."""
         self.ask_first = False
         """The stored command is not allowed on this machine yet: the editor says so."""
         self.runs = 0
@@ -134,7 +150,8 @@ class CheckSession:
         self._current: Run | None = None
         self._cancel = threading.Event()
         self._previous_copies: Path | None = None
-        """A private folder holding the versions before a rewrite, to compare (removed on close)."""
+        """A private folder holding the versions before a rewrite and the last runs' requests, to
+        compare (removed on close)."""
 
     @property
     def running(self) -> bool:
@@ -154,6 +171,7 @@ class CheckSession:
         if run != self._current:
             return False
         self._current = None
+        self.sorted = outcome if isinstance(outcome, Sorted) else None
         if isinstance(outcome, Checked):
             self.result = outcome.result
             if self.command is None:  # a finished check was given: its command runs it again
@@ -188,12 +206,16 @@ class CheckSession:
         source: CommandSource = "recorded" if argv == command.recorded_argv else "remembered"
         self.command = CheckCommand(argv, command.cwd, source, command.recorded_argv)
 
+    def private_file(self, name: str) -> Path:
+        """A path in the screen's private folder (removed on close), for a copy only it reads."""
+        if self._previous_copies is None:
+            self._previous_copies = Path(tempfile.mkdtemp(prefix="openprogram-tui-versions-"))
+        return self._previous_copies / f"{self.runs}-{name}"
+
     def write_version(self, rewrite: RewriteRun) -> Path:
         """Keep a copy of the version now in place (returned, to compare), then put the new one
         in its place; the command it stores ran here, so it is allowed here."""
-        if self._previous_copies is None:
-            self._previous_copies = Path(tempfile.mkdtemp(prefix="openprogram-tui-versions-"))
-        previous = self._previous_copies / f"before-{self.runs}-{self.recording.name}"
+        previous = self.private_file(f"before-{self.recording.name}")
         shutil.copyfile(self.recording, previous)
         previous.chmod(0o600)
         argv = self.command.argv if self.command is not None else rewrite.result.argv
@@ -249,9 +271,13 @@ class CheckSession:
         """Whether the screen's action `action` can be done now (the footer shows only those)."""
         idle, result = not self.running, self.result
         if action == "run_again":
-            return idle and result is not None
+            return idle and (result is not None or self.sorted is not None)
         if action == "edit":
             return idle
+        if action == "runs":
+            return idle and self.command is not None and bool(self.command.argv)
+        if self.sorted is not None and action in ("open_call", "rerecord", "accept"):
+            return False  # the runs' differences are shown, not the last check's
         if action == "open_call":
             return idle and self.call_to_open() is not None
         if action == "rerecord":

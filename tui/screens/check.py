@@ -24,11 +24,13 @@ from textual.widgets import Static
 from textual.worker import Worker, WorkerState
 
 from openprogram.errors import OpenProgramError
-from openprogram.recordings import CheckProgress, CheckResult
+from openprogram.recordings import CheckResult
 from openprogram.recordings.rerecord import plan_rerecord
 from openprogram.recordings.versions import RewriteRun
+from openprogram.text import plural
 from tui.messages import CallOpenRequested
 from tui.model.check_commands import CheckCommand, initial_command
+from tui.model.check_runs import RUNS, RulesQuestion, RunsReport, Sorted
 from tui.model.check_session import (
     Checked,
     CheckSession,
@@ -41,6 +43,7 @@ from tui.model.check_session import (
     command_line,
     rerecord_question,
     rerecord_work,
+    runs_work,
     save_rules,
 )
 from tui.screens.accept_review import AcceptReviewScreen
@@ -65,6 +68,7 @@ class CheckScreen(Screen[None]):
         Binding("a", "accept", "Accept", id="check.accept"),
         Binding("R", "rerecord", "Record again", show=False, id="check.rerecord"),
         Binding("u", "rules", "Rules", show=False, id="check.rules"),
+        Binding("t", "runs", f"{RUNS} runs", id="check.runs"),
     ]
     DEFAULT_CSS = """
     CheckScreen {
@@ -75,14 +79,16 @@ class CheckScreen(Screen[None]):
 
     @dataclass(eq=False)
     class ProgressReported(Message):
-        """The program of `run` has consumed more recorded calls (a newer report replaces one
-        still waiting)."""
+        """The program of `run` has consumed more recorded calls, or `check --runs` started a run
+        or waits on a question (a newer report of the same kind replaces one still waiting)."""
 
         run: Run
-        progress: CheckProgress
+        progress: RunsReport
 
         def can_replace(self, message: Message) -> bool:
-            return isinstance(message, CheckScreen.ProgressReported) and message.run == self.run
+            if not isinstance(message, CheckScreen.ProgressReported) or message.run != self.run:
+                return False
+            return type(message.progress) is type(self.progress)
 
     @dataclass(eq=False)
     class RunFinished(Message):
@@ -161,7 +167,7 @@ class CheckScreen(Screen[None]):
 
     @work(thread=True, exclusive=True, group="check", exit_on_error=False)
     def _run_in_thread(self, run: Run, run_work: RunWork) -> None:
-        def report(progress: CheckProgress) -> None:
+        def report(progress: RunsReport) -> None:
             self.post_message(self.ProgressReported(run, progress))
 
         self.post_message(self.RunFinished(run, run_work(report, run)))
@@ -172,9 +178,18 @@ class CheckScreen(Screen[None]):
         check = check_work(self.recording, self.session.command, given)
         await self.launch("check", "running…" if given is None else "", check)
 
-    def on_check_screen_progress_reported(self, message: ProgressReported) -> None:
+    async def on_check_screen_progress_reported(self, message: ProgressReported) -> None:
         if message.run.number == self.session.runs:
-            self.query_one(CheckBody).show_progress(message.progress)
+            if isinstance(message.progress, RulesQuestion):
+                self.query_one(TitleBar).set_facts("rules proposed: w writes them, esc does not")
+            await self.query_one(CheckBody).show_progress(message.progress)
+
+    async def action_runs(self) -> None:
+        """Run the program a few times: what changes by itself, apart from what the code changed."""
+        if self.session.allows("runs") and self.session.command is not None:
+            keep = self.session.private_file(f"runs-{self.recording.name}")
+            runs = runs_work(self.recording, self.session.command, keep)
+            await self.launch("runs", f"running the program {RUNS} times…", runs)
 
     async def on_check_screen_run_finished(self, message: RunFinished) -> None:
         outcome = message.outcome
@@ -185,6 +200,10 @@ class CheckScreen(Screen[None]):
         self.refresh_bindings()
         if isinstance(outcome, Checked):
             await self._show_result(outcome)
+        elif isinstance(outcome, Sorted):
+            left = plural(outcome.left, "difference")
+            self.query_one(TitleBar).set_facts(f"{left} left", problem=outcome.left > 0)
+            await self.query_one(CheckBody).show_sorted(outcome)
         else:
             await self._rewritten(outcome)
 

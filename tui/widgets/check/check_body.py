@@ -6,7 +6,6 @@ from __future__ import annotations
 from textual.containers import Vertical
 from textual.widget import Widget
 
-from openprogram.recordings import CheckProgress
 from tui.model.check import (
     explanation,
     headline,
@@ -14,17 +13,20 @@ from tui.model.check import (
     program_output,
     result_facts,
 )
+from tui.model.check_runs import RulesQuestion, RunsReport, RunStarted, Sorted
 from tui.model.check_session import Checked
 from tui.model.request_comparison import RequestComparison, value_at
 from tui.widgets.check.check_outcome import CheckOutcome
 from tui.widgets.check.check_progress import CheckProgressBar
 from tui.widgets.check.event_timeline import EventTimelineView
+from tui.widgets.check.stability_view import StabilityView
 from tui.widgets.comparison.json_pane import JsonPane
 from tui.widgets.comparison.mismatch_view import MismatchView
 
 
 class CheckBody(Vertical):
-    """One of: the progress bar of a run, the mismatch view, or the outcome panel."""
+    """One of: the progress bar of a run, the mismatch view, the outcome panel, or the differences
+    of `check --runs`."""
 
     async def _replace(self, *widgets: Widget) -> None:
         await self.remove_children()
@@ -34,11 +36,22 @@ class CheckBody(Vertical):
         """A run started: the progress bar, at "starting the program…"."""
         await self._replace(CheckProgressBar(id="check-progress"))
 
-    def show_progress(self, progress: CheckProgress) -> None:
-        """The run consumed more recorded calls."""
-        found = self.query(CheckProgressBar)
-        if found:
-            found.first().show_progress(progress.calls_consumed, progress.calls_recorded)
+    async def show_progress(self, progress: RunsReport) -> None:
+        """The run consumed more recorded calls, started its next run, or waits on a question."""
+        if isinstance(progress, RulesQuestion):
+            await self._replace(StabilityView(progress, id="runs"))
+            return
+        if not self.query(CheckProgressBar):  # the runs went on after a question
+            await self.show_running()
+        bar = self.query_one(CheckProgressBar)
+        if isinstance(progress, RunStarted):
+            bar.show_run(progress.number, progress.runs)
+        else:
+            bar.show_progress(progress.calls_consumed, progress.calls_recorded)
+
+    async def show_sorted(self, done: Sorted) -> None:
+        """The runs ended: their differences, in two groups."""
+        await self._replace(StabilityView(done, id="runs"))
 
     def show_cancelling(self) -> None:
         """esc was pressed: the run is being stopped."""

@@ -28,11 +28,22 @@ class CheckProgressBar(Vertical):
         yield ProgressBar(show_eta=False, id="check-progress-bar")
         yield Static(Text("esc cancels (the program is stopped)"), id="check-progress-hint")
 
+    run = ""
+    """`run 2 of 3 · ` while `check --runs` runs the program again."""
+
+    def show_run(self, number: int, runs: int) -> None:
+        """Run `number` of `runs` started."""
+        self.run = f"run {number} of {runs} · "
+        self.query_one(ProgressBar).update(progress=0)
+        self.query_one("#check-progress-text", Static).update(
+            Text(f"{self.run}starting the program…")
+        )
+
     def show_progress(self, consumed: int, recorded: int) -> None:
         """`consumed` of `recorded` calls replayed so far."""
         self.query_one(ProgressBar).update(total=max(recorded, 1), progress=consumed)
         self.query_one("#check-progress-text", Static).update(
-            Text(f"replaying: {consumed}/{plural(recorded, 'call')} consumed")
+            Text(f"{self.run}replaying: {consumed}/{plural(recorded, 'call')} consumed")
         )
 
     def show_cancelling(self) -> None:
