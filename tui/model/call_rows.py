@@ -14,7 +14,7 @@ from openprogram.providers.recording.rows import CALL_OUTCOMES, RECORDING_FORMAT
 from openprogram.text import plural
 from openprogram.visible_text import visible_line
 from tui.model.bounded_cache import BoundedCache
-from tui.model.older_format import is_older_format
+from tui.model.older_format import is_older_format, unread_format
 from tui.model.recording_index import CallSpan, RecordingIndex
 from tui.model.row_preview import int_field, peek_row, str_field
 
@@ -199,12 +199,9 @@ class CallTable:
         index = self.index
         if verdict is not None and is_older_format(verdict.facts.format_version):
             return f"{self._index_facts()} · read-only: older format (m migrates it)", False
-        if verdict is not None and self._unsupported_version(verdict):
+        kind = unread_format(verdict.facts.format_version) if verdict is not None else None
+        if kind is not None:
             # The strict reader stops at the header (0 calls); the list shows the index's rows.
-            stated = index.format_version
-            kind = (
-                "newer" if stated is not None and stated > RECORDING_FORMAT_VERSION else "unknown"
-            )
             reads = f"this openprogram reads {RECORDING_FORMAT_VERSION}"
             return f"{self._index_facts()} · ✗ {kind} format ({reads}): not checked", True
         if verdict is None or verdict.stopped is not None:
@@ -235,11 +232,6 @@ class CallTable:
         events = sum(span.event_count for span in index.calls)
         version = "?" if index.format_version is None else index.format_version
         return f"format {version} · {plural(len(index.calls), 'call')} · {plural(events, 'event')}"
-
-    @staticmethod
-    def _unsupported_version(verdict: Verdict) -> bool:
-        version = verdict.facts.format_version
-        return version is not None and version != RECORDING_FORMAT_VERSION
 
     def ordinal_of(self, call_index: int) -> int | None:
         """The position of the call whose request says `call_index` (they agree in valid files)."""
