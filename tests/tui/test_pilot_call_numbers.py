@@ -73,6 +73,23 @@ async def test_w_widens_the_list_to_tokens_first_token_and_gap(session: Path) ->
         assert "80ms" in row and "510ms" in row  # took, and the gap after it
 
 
+@pytest.mark.parametrize(
+    ("columns", "shown"), [(120, ("took", "in/out")), (200, ("took", "in/out", "first", "cost"))]
+)
+async def test_a_wide_terminal_gives_the_list_its_number_columns(
+    session: Path, columns: int, shown: tuple[str, ...]
+) -> None:
+    """docs/tui.md: "`w`, or a wide terminal". At 120 and 200 columns the list stayed 48 wide with
+    `took` only (issue #42 item 3): the width is used without a key."""
+    async with OpenProgramTUI([session]).run_test(size=(columns, 30)) as pilot:
+        screen = await recording_ready(pilot)
+        calls = screen.query_one(CallList)
+        heading = calls.heading_text(calls.scrollable_content_region.width).plain
+        assert all(word in heading for word in shown), heading
+        await pilot.press("w")  # still widens further
+        await until(pilot, lambda: calls.outer_size.width >= columns * 0.7 - 1)
+
+
 async def test_escape_stops_reading_every_call_to_sort(session: Path) -> None:
     path = session
     async with OpenProgramTUI([path]).run_test(size=(120, 40)) as pilot:

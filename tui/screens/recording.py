@@ -64,6 +64,9 @@ NOT_IN_PROMPTS = frozenset(
 class RecordingScreen(Screen[None]):
     """Browse one recording file call by call and step through each call's events."""
 
+    # From 120 columns the call list takes about half, for its number columns (app.tcss). Not a
+    # ClassVar: Textual's annotation reads to mypy as an instance variable.
+    HORIZONTAL_BREAKPOINTS = [(0, "-usual-width"), (120, "-wide-terminal")]  # noqa: RUF012
     BINDINGS: ClassVar[list[BindingType]] = [
         # Priority: the bar opens before the keys typed after `:` or `/` are handed out, so they
         # are its query (check_action leaves both to a prompt that has the focus).
@@ -238,11 +241,8 @@ class RecordingScreen(Screen[None]):
         self._browser.show_verdict(verdict, unknown)
 
     def _update_facts(self) -> None:
-        header, browser = self.query_one(RecordingHeader), self.browser
-        if browser is not None and browser.raw_lines is not None:
-            header.show_lines(browser.table.index.line_count)
-        elif browser is not None:
-            header.show_calls(browser.table, self.file_watch)
+        if self.browser is not None:
+            self.query_one(RecordingHeader).show_facts(self.browser, self.file_watch)
 
     # -- the file on disk --
 

@@ -15,9 +15,9 @@ from tui.widgets.recording.problem_banner import ProblemBanner
 
 if TYPE_CHECKING:
     from openprogram.providers.recording.errors import RecordingProblem
-    from tui.model.call_rows import CallTable
     from tui.model.file_stamp import FileWatch
     from tui.model.verdict import Verdict
+    from tui.widgets.recording.call_browser import CallBrowser
 
 
 class RecordingHeader(Vertical):
@@ -59,13 +59,15 @@ class RecordingHeader(Vertical):
         headline = verdict.headline() if verdict is not None else ""
         self.query_one(ProblemBanner).show_problems(problems, headline)
 
-    def show_lines(self, line_count: int) -> None:
-        """A file that is not a recording: its line count, and what it is not."""
-        self.say(f"{plural(line_count, 'line')} · not an OpenProgram recording", True)
-
-    def show_calls(self, table: CallTable, watch: FileWatch) -> None:
+    def show_facts(self, browser: CallBrowser, watch: FileWatch) -> None:
         """The calls' facts and the verdict's word (and the versions kept), and the line about
-        the file on disk: followed, or how it changed since it was read."""
+        the file on disk: followed, or how it changed since it was read. A file that is not a
+        recording: its line count, and what it is not."""
+        table = browser.table
+        if browser.raw_lines is not None:
+            lines = plural(table.index.line_count, "line")
+            self.say(f"{lines} · not an OpenProgram recording", True)
+            return
         facts, problem = table.facts()
         if self.version_note:
             facts += f" · {self.version_note}"
