@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from openprogram.providers.recording.rows import CALL_OUTCOMES, RECORDING_FORMAT_VERSION
-from openprogram.text import plural
+from openprogram.text import plural, shorten
 from openprogram.visible_text import visible_line
 from tui.model.bounded_cache import BoundedCache
 from tui.model.older_format import is_older_format, unread_format
@@ -49,6 +49,14 @@ class CallSummary:
     def model_label(self) -> str:
         """`provider/model`, or `?` for parts that could not be read."""
         return visible_line(f"{self.provider or '?'}/{self.model or '?'}")
+
+    def model_within(self, width: int) -> str:
+        """`model_label` where it fits in `width`, else the model's own name (the provider is
+        the part a reader can spare), cut only if even that does not fit."""
+        label = self.model_label
+        if len(label) <= width or self.model is None:
+            return shorten(label, width)
+        return shorten(visible_line(self.model), width)
 
     @property
     def failed(self) -> bool:
