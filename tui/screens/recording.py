@@ -25,7 +25,8 @@ from textual.screen import Screen
 from textual.widgets import Input
 
 from openprogram.providers.recording.errors import RecordingFileError
-from tui.model.file_stamp import FileChange, FileWatch, FollowStep, WatchStep
+from tui.model.file_stamp import LOOK_SECONDS, FileChange, FileWatch, FollowStep, WatchStep
+from tui.model.navigation import GotoTarget  # loaded with the app already
 from tui.model.older_format import is_older_format
 from tui.model.recording_index import RecordingIndex
 from tui.widgets.common.key_footer import KeyFooter
@@ -37,13 +38,10 @@ from tui.widgets.recording.recording_loader import RecordingLoader
 
 if TYPE_CHECKING:
     from tui.model.call_detail import LoadedCall
-    from tui.model.navigation import GotoTarget
     from tui.model.verdict import Verdict
     from tui.widgets.recording.goto_bar import GotoBar
     from tui.widgets.recording.timeline import CallTimeline
 
-LOOK_SECONDS = 0.5
-"""How often the file is stat-ed for changes (a change is noticed within a second)."""
 CALL_ACTIONS = frozenset(
     (
         *("goto", "find", "match", "tab", "call", "open_call", "rerun", "follow"),
@@ -153,10 +151,9 @@ class RecordingScreen(Screen[None]):
 
     @property
     def closing(self) -> bool:
-        """The screen is closed or being closed (popped, or the app ending). Textual marks every
-        widget of a closing screen at once, then removes them children first: work queued before
-        (a message, a timer, a callback after refresh) must check this, not query a widget that
-        may already be gone."""
+        """The screen is closed or being closed (popped, the app ending). Textual marks a closing
+        screen's widgets at once and removes them children first: work queued before (a message,
+        a timer, a callback after refresh) checks this, not a widget that may be gone."""
         return not self.is_attached or self._pruning
 
     def compose(self) -> ComposeResult:
@@ -207,10 +204,6 @@ class RecordingScreen(Screen[None]):
             self.query_one(RecordingLoader).check(self.following)
 
     def on_call_browser_detail_ready(self, message: CallBrowser.DetailReady) -> None:
-        if not self.closing:
-            self.call_after_refresh(self._built)
-
-    def _built(self) -> None:
         """The first call is drawn: the index goes on, and the work that waited for it starts."""
         if self.closing:
             return  # closed before its first call was drawn (`q` right after the first rows)
@@ -294,8 +287,6 @@ class RecordingScreen(Screen[None]):
         self._reload(self.file_watch.reload_follows)
 
     def _reload(self, follow: bool, because: FileChange | None = None) -> None:
-        from tui.model.navigation import GotoTarget
-
         loaded = self.loaded
         target = GotoTarget(loaded.call_index, None) if loaded is not None else None
         screen = RecordingScreen(self.path, target, follow=follow, reloaded_because=because)
@@ -343,9 +334,8 @@ class RecordingScreen(Screen[None]):
             self.browser.detail.switch_tab(step)
 
     def action_unfold(self) -> None:
-        detail = self.browser.detail if self.browser is not None else None
-        if detail is not None and not detail.toggle_unfold():
-            self.notify("Nothing to unfold: this call's request is shown whole.")
+        if self.browser is not None and self.browser.detail is not None:
+            self.browser.detail.toggle_unfold()
 
     def action_call(self, step: int) -> None:
         calls = self.query_one(CallList)

@@ -48,7 +48,7 @@ class CallBrowser(Horizontal):
     @dataclass(eq=False)
     class DetailReady(Message):
         """The call detail is built and shows the cursor's call (or the file is not a
-        recording: its lines are shown): work that waited for the first call may start."""
+        recording: its lines are shown), drawn: work that waited for the first call may start."""
 
     def __init__(
         self,
@@ -123,7 +123,7 @@ class CallBrowser(Horizontal):
             return  # closed before its first frame (the app ended: ctrl+q, SIGTERM)
         if self.index.foreign:
             self.show_raw_lines()
-            self.post_message(self.DetailReady())
+            self.call_after_refresh(self.post_message, self.DetailReady())
             return
         from tui.widgets.recording.call_detail import CallDetail
 
@@ -154,7 +154,7 @@ class CallBrowser(Horizontal):
             self.detail = message.call_detail
             self.show_call(self.calls.cursor_ordinal)
             self.apply_start()
-        self.post_message(self.DetailReady())
+        self.call_after_refresh(self.post_message, self.DetailReady())
 
     def calls_indexed(self, count: int, complete: bool, appended: bool) -> None:
         """The index published `count` calls (all of them once `complete`; `appended` to a

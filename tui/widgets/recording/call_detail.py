@@ -210,10 +210,12 @@ class CallDetail(Vertical):
             transcript.border_title = "Transcript"
 
     def toggle_unfold(self) -> bool:
-        """Unfold the earlier conversation of the Request tab (or fold it again); False when the
-        call shown has nothing to fold (the first call, or nothing the same as the call before)."""
+        """Unfold the earlier conversation of the Request tab (or fold it again); False, and
+        said, when the call shown has nothing to fold (the first call, or nothing the same as
+        the call before)."""
         call = self.call
         if call is None or call.request is None or not can_fold(call.news(), call.request.context):
+            self.notify("Nothing to unfold: this call's request is shown whole.")
             return False
         self.unfolded = not self.unfolded
         self._filled.pop("tab-request", None)
