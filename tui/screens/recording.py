@@ -62,9 +62,9 @@ NOT_IN_PROMPTS = frozenset(
 class RecordingScreen(Screen[None]):
     """Browse one recording file call by call and step through each call's events."""
 
-    # From 120 columns the call list takes about half, for its number columns (app.tcss). Not a
+    # From 150 columns the call list takes about half, for its number columns (app.tcss). Not a
     # ClassVar: Textual's annotation reads to mypy as an instance variable.
-    HORIZONTAL_BREAKPOINTS = [(0, "-usual-width"), (120, "-wide-terminal")]  # noqa: RUF012
+    HORIZONTAL_BREAKPOINTS = [(0, "-usual-width"), (150, "-wide-terminal")]  # noqa: RUF012
     BINDINGS: ClassVar[list[BindingType]] = [
         # Priority: the bar opens before the keys typed after `:` or `/` are handed out, so they
         # are its query (check_action leaves both to a prompt that has the focus).
