@@ -62,6 +62,10 @@ NOT_IN_PROMPTS = frozenset(
 class RecordingScreen(Screen[None]):
     """Browse one recording file call by call and step through each call's events."""
 
+    HELP_INTRO: ClassVar[str] = (
+        "`:` takes 12 (call 12) or 12.40 (call 12, event 40); `/` finds text in the stored rows, "
+        "n / N go to the next / previous match."
+    )
     # From 150 columns the call list takes about half, for its number columns (app.tcss). Not a
     # ClassVar: Textual's annotation reads to mypy as an instance variable.
     HORIZONTAL_BREAKPOINTS = [(0, "-usual-width"), (150, "-wide-terminal")]  # noqa: RUF012
