@@ -45,18 +45,18 @@ if TYPE_CHECKING:
 CALL_ACTIONS = frozenset(
     (
         *("goto", "find", "match", "tab", "call", "open_call", "rerun", "follow"),
-        *("sort", "flip_sort", "filter", "widen_calls", "timeline", "unfold"),
+        *("sort", "flip_sort", "filter", "widen_calls", "timeline", "unfold", "cache_break"),
     )
 )
 """The screen's actions on calls: off while it shows the lines of a file that is not a recording."""
 NOT_IN_PROMPTS = frozenset(
     (
         *("tab", "goto", "find", "sort", "flip_sort", "filter", "widen_calls", "timeline"),
-        *("unfold", "migrate"),
+        *("unfold", "migrate", "cache_break"),
     )
 )
 """Actions whose keys typed into a prompt stay there (`[`, `:`, `/`, `o`, `&`, `w`, `t`, `u`,
-`m`)."""
+`m`, `b`)."""
 
 
 class RecordingScreen(Screen[None]):
@@ -112,6 +112,7 @@ class RecordingScreen(Screen[None]):
         Binding("ampersand", "filter", "Filter", show=False, id="recording.filter"),
         Binding("w", "widen_calls", "Wide call list", show=False, id="recording.wide-calls"),
         Binding("t", "timeline", "Timeline", show=False, id="recording.timeline"),
+        Binding("b", "cache_break", "Go to cache break", show=False, id="recording.cache-break"),
         Binding("escape", "dismiss_one", "Back", show=False, id="dismiss"),
     ]
 
@@ -340,6 +341,10 @@ class RecordingScreen(Screen[None]):
     def action_unfold(self) -> None:
         if self.browser is not None and self.browser.detail is not None:
             self.browser.detail.toggle_unfold()
+
+    def action_cache_break(self) -> None:
+        if self.browser is not None and self.browser.detail is not None:
+            self.browser.detail.reveal_cache_break()
 
     def action_call(self, step: int) -> None:
         calls = self.query_one(CallList)

@@ -195,8 +195,7 @@ class CallBrowser(Horizontal):
             self.go_to(target)
         if self.start_field is not None:
             field, self.start_field = self.start_field, None
-            if not detail.reveal_field(field):
-                self.notify("That field is not in this call's request.", severity="warning")
+            detail.reveal_field(field)  # says so when the call has no such field
 
     def read_numbers(self) -> None:
         """Give the calls their numbers: once the file is indexed and the first call drawn
