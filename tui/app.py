@@ -248,12 +248,13 @@ class OpenProgramTUI(App[None]):
         return "Input" in kinds or "Select" in parent_kinds
 
     def action_help(self) -> None:
-        from tui.screens.help import HelpScreen, help_rows
+        from tui.screens.help import HelpScreen, help_intro, help_rows
 
         if isinstance(self.screen, HelpScreen):
             return
         title = type(self.screen).__name__.removesuffix("Screen") or "app"
-        self.push_screen(HelpScreen(help_rows(self, self.screen.active_bindings), title))
+        rows = help_rows(self, self.screen.active_bindings)
+        self.push_screen(HelpScreen(rows, title, help_intro(self.screen)))
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "quit_from_first_screen":

@@ -7,13 +7,16 @@ from pathlib import Path
 import pytest
 from textual.widgets import Static
 
-from openprogram.providers import Model
+from openprogram.providers import Model, UserMessage
 from openprogram.providers.recording.reader import read_recording
 from openprogram.recordings.call_stats import call_stats
 from openprogram.recordings.cost import format_cost
-from tests.tui.pilot_support import recording_ready, until
+from tests.recordings.prompt_cache_sessions import record_session
+from tests.tui.pilot_support import notifications, recording_ready, until
 from tests.tui.timed_session import record_timed_session
 from tui.app import OpenProgramTUI
+from tui.model.navigation import GotoTarget
+from tui.widgets.common.json_tree import JsonTree
 from tui.widgets.recording.call_detail import CallDetail
 from tui.widgets.recording.call_list import CallList
 
@@ -74,3 +77,36 @@ async def test_a_model_without_a_known_price_shows_no_cost(unpriced: Path) -> No
         await until(pilot, lambda: "tokens in" in caption(detail))
         assert "no known price for this model" in caption(detail)
         assert "$" not in caption(detail)
+
+
+def _edit_at_3(call: int, messages: list[object]) -> None:
+    if call == 3:
+        messages[2] = UserMessage(content="Next step 1, but shorter this time.")
+
+
+@pytest.fixture
+def broken_at_3(tmp_path: Path) -> Path:
+    """5 calls of one conversation; call 3 edits an earlier message (the prefix breaks)."""
+    return record_session(tmp_path / "agent.jsonl", 5, before_call=_edit_at_3)
+
+
+async def test_b_jumps_from_the_cache_break_to_its_field_in_the_request(broken_at_3: Path) -> None:
+    """Issue #43: the Response caption names where the prompt-cache prefix broke
+    (`context.messages[2].content`); `b` opens the Request tab's tree at that field, and on a
+    call that kept its prefix says there is no break."""
+    app = OpenProgramTUI([broken_at_3], start_at=GotoTarget(3))
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await recording_ready(pilot)
+        await until(
+            pilot, lambda: screen.browser is not None and screen.browser.numbers is not None
+        )
+        await until(pilot, lambda: screen.loaded is not None and screen.loaded.call_index == 3)
+        await pilot.press("b")
+        tree = screen.query_one(JsonTree)
+        await until(pilot, lambda: tree.has_focus and tree.cursor_node is not None)
+        await until(pilot, lambda: tree.cursor_node is not None and tree.cursor_node.data)
+        node = tree.cursor_node
+        assert node is not None and node.data is not None
+        assert node.data.path == ("context", "messages", 2, "content")
+        await pilot.press("K", "b")  # call 2 kept the prefix of call 1
+        await until(pilot, lambda: any("no break" in n for n in notifications(app)))

@@ -6,8 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from tests.tui.pilot_support import recording_ready, until
+from tests.tui.pilot_support import recording_ready, screen_text, until
 from tests.tui.timed_session import record_timed_session
+from tests.tui.tui_rows import call_rows, header, write_rows
 from tui.app import OpenProgramTUI
 from tui.model.call_order import CallOrder, SortKey
 from tui.model.recording_index import KEYS
@@ -73,6 +74,25 @@ async def test_w_widens_the_list_to_tokens_first_token_and_gap(session: Path) ->
         assert "80ms" in row and "510ms" in row  # took, and the gap after it
 
 
+@pytest.mark.parametrize(
+    ("columns", "shown"),
+    [(150, ("took", "in/out", "first")), (200, ("took", "in/out", "first", "gap", "cost"))],
+)
+async def test_a_wide_terminal_gives_the_list_its_number_columns(
+    session: Path, columns: int, shown: tuple[str, ...]
+) -> None:
+    """docs/tui.md: "`w`, or a wide terminal". At 120 and 200 columns the list stayed 48 wide with
+    `took` only (issue #42 item 3): from 150 columns the width is used without a key (at 120 the
+    call beside the list would lose 14 of its 72 columns)."""
+    async with OpenProgramTUI([session]).run_test(size=(columns, 30)) as pilot:
+        screen = await recording_ready(pilot)
+        calls = screen.query_one(CallList)
+        heading = calls.heading_text(calls.scrollable_content_region.width).plain
+        assert all(word in heading for word in shown), heading
+        await pilot.press("w")  # still widens further
+        await until(pilot, lambda: calls.outer_size.width >= columns * 0.7 - 1)
+
+
 async def test_escape_stops_reading_every_call_to_sort(session: Path) -> None:
     path = session
     async with OpenProgramTUI([path]).run_test(size=(120, 40)) as pilot:
@@ -127,3 +147,22 @@ async def test_a_filter_that_matches_nothing_shows_no_call(session: Path) -> Non
         await until(pilot, lambda: not calls.order.active)
         assert calls.row_count == 40 and detail.display
         await until(pilot, lambda: screen.loaded is not None and screen.loaded.call_index == 0)
+
+
+async def test_the_model_name_stays_whole_at_80_columns_with_three_digit_calls(
+    tmp_path: Path,
+) -> None:
+    """At 80 columns, once call numbers had three digits, rows read `openai/gpt-4…` (issue #42
+    item 19): where `provider/model` does not fit, the model's own name is shown whole."""
+    rows = [header()]
+    for call_index in range(120):
+        rows += call_rows(call_index, ["hello ", "world"])
+    path = write_rows(tmp_path / "long.jsonl", rows)
+    async with OpenProgramTUI([path]).run_test(size=(80, 24)) as pilot:
+        screen = await recording_ready(pilot)
+        await pilot.press("G")
+        calls = screen.query_one(CallList)
+        await until(pilot, lambda: calls.cursor_ordinal == 119)
+        await pilot.pause()
+        last = next(line for line in screen_text(pilot.app) if "#119" in line)
+        assert " gpt-4o-mini " in last and "gpt-4…" not in last, last

@@ -99,3 +99,21 @@ async def test_a_newer_format_title_counts_what_the_list_shows(demo_file: Path) 
             in title
         )
         assert "0 calls" not in title
+
+
+async def test_a_newer_format_banner_says_what_the_title_says(demo_file: Path) -> None:
+    """The banner under the title said `Invalid` where the title says `not checked`: a newer
+    format is not a damaged file, and both lines say the same thing (issue #42 item 23)."""
+    header, rest = demo_file.read_bytes().split(b"\n", 1)
+    newer = demo_file.with_name("newer.jsonl")
+    newer.write_bytes(
+        re.sub(rb'"format_version":\d+', b'"format_version":99', header) + b"\n" + rest
+    )
+    app = OpenProgramTUI([newer])
+    async with app.run_test(size=(120, 30)) as pilot:
+        await recording_ready(pilot)
+        title, banner = screen_text(app)[:2]
+        assert "newer format" in title and "not checked" in title
+        assert "invalid" not in banner.lower()
+        assert "format 99, a newer format: not checked" in banner.lower()
+        assert f"reads format {RECORDING_FORMAT_VERSION}" in banner

@@ -8,10 +8,19 @@ from textual.widgets import Input, Static, TabbedContent, TextArea
 
 from openprogram.providers.accumulator import assemble_message
 from openprogram.providers.recording.reader import scan_recording
-from tests.tui.pilot_support import keys_at_once, notifications, recording_ready, until
+from tests.tui.pilot_support import (
+    keys_at_once,
+    notifications,
+    recording_ready,
+    screen_text,
+    until,
+)
+from tests.tui.tui_rows import call_rows, header, write_rows
 from tui.app import OpenProgramTUI
+from tui.model.navigation import GotoTarget
 from tui.screens.help import HelpScreen
 from tui.theme import DARK_THEME, LIGHT_THEME
+from tui.widgets.common.json_tree import JsonTree
 from tui.widgets.recording.call_detail import CallDetail
 from tui.widgets.recording.call_list import CallList
 from tui.widgets.recording.event_list import EventList
@@ -328,3 +337,25 @@ async def test_a_broken_streams_response_claims_no_stop_reason(demo_file: Path) 
         usage = screen.query_one("#response .message-view--usage", Static)
         await until(pilot, lambda: "tokens" in str(usage.render()))
         assert "stop: none recorded" in str(usage.render())
+
+
+async def test_the_request_tree_shows_as_much_of_a_string_as_the_width_holds(
+    tmp_path: Path,
+) -> None:
+    """The JSON tree cut every string at 60 characters, at any width (issue #42 item 22): a wide
+    terminal shows the message whole, a narrow one still cuts it with its length."""
+    words = " ".join(f"word{n:03d}" for n in range(10))  # 79 characters
+    path = write_rows(tmp_path / "long.jsonl", [header(), *call_rows(0, ["ok"], text=words)])
+    field = ("context", "messages", 0, "content")
+    for columns, whole in ((200, True), (80, False)):
+        app = OpenProgramTUI([path], start_at=GotoTarget(0), field=field)
+        async with app.run_test(size=(columns, 40)) as pilot:
+            await recording_ready(pilot)
+            tree = app.screen.query_one(JsonTree)
+            await until(pilot, lambda t=tree: t.cursor_node is not None and t.cursor_node.data)
+            await pilot.pause()
+            line = next(line for line in screen_text(app) if "content:" in line)
+            assert ("word009" in line) is whole, line
+            label = tree.cursor_node.label.plain if tree.cursor_node else ""
+            assert label.endswith("(79 chars)") is not whole, label  # cut: it says its length
+            assert "word006" in label  # the start, at any width (60 characters at least)

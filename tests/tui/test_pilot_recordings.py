@@ -193,3 +193,25 @@ async def test_at_200_columns_the_status_is_whole(demo_home: Path) -> None:
         assert cells(screen, 1)[6] == f"✗ {reason}"
         row = next(line for line in screen_text(app) if "echo-demo-damaged" in line)
         assert row.rstrip().endswith(reason)
+
+
+async def test_help_on_the_list_documents_the_list_not_the_recording_view(
+    demo_home: Path,
+) -> None:
+    """`?` on the recordings list explained `:` and `/` of the recording view (issue #42 item
+    28): the help's introduction is the screen's own."""
+    from tui.screens.help import HelpScreen
+
+    app = OpenProgramTUI()
+    async with app.run_test(size=SIZE) as pilot:
+        await listed(pilot)
+        await pilot.press("question_mark")
+        await until(pilot, lambda: isinstance(app.screen, HelpScreen))
+        text = " ".join(screen_text(app))
+        assert "(call 12" not in text and "next / previous match" not in text
+        assert "space marks" in text and "d compares" in text
+        await pilot.press("escape", "enter")  # the recording view keeps its own
+        await until(pilot, lambda: isinstance(app.screen, RecordingScreen))
+        await pilot.press("question_mark")
+        await until(pilot, lambda: isinstance(app.screen, HelpScreen))
+        assert "(call 12" in " ".join(screen_text(app))

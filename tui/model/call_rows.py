@@ -11,10 +11,10 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from openprogram.providers.recording.rows import CALL_OUTCOMES, RECORDING_FORMAT_VERSION
-from openprogram.text import plural
+from openprogram.text import plural, shorten
 from openprogram.visible_text import visible_line
 from tui.model.bounded_cache import BoundedCache
-from tui.model.older_format import is_older_format
+from tui.model.older_format import is_older_format, unread_format
 from tui.model.recording_index import CallSpan, RecordingIndex
 from tui.model.row_preview import int_field, peek_row, str_field
 
@@ -49,6 +49,14 @@ class CallSummary:
     def model_label(self) -> str:
         """`provider/model`, or `?` for parts that could not be read."""
         return visible_line(f"{self.provider or '?'}/{self.model or '?'}")
+
+    def model_within(self, width: int) -> str:
+        """`model_label` where it fits in `width`, else the model's own name (the provider is
+        the part a reader can spare), cut only if even that does not fit."""
+        label = self.model_label
+        if len(label) <= width or self.model is None:
+            return shorten(label, width)
+        return shorten(visible_line(self.model), width)
 
     @property
     def failed(self) -> bool:
@@ -199,12 +207,9 @@ class CallTable:
         index = self.index
         if verdict is not None and is_older_format(verdict.facts.format_version):
             return f"{self._index_facts()} · read-only: older format (m migrates it)", False
-        if verdict is not None and self._unsupported_version(verdict):
+        kind = unread_format(verdict.facts.format_version) if verdict is not None else None
+        if kind is not None:
             # The strict reader stops at the header (0 calls); the list shows the index's rows.
-            stated = index.format_version
-            kind = (
-                "newer" if stated is not None and stated > RECORDING_FORMAT_VERSION else "unknown"
-            )
             reads = f"this openprogram reads {RECORDING_FORMAT_VERSION}"
             return f"{self._index_facts()} · ✗ {kind} format ({reads}): not checked", True
         if verdict is None or verdict.stopped is not None:
@@ -235,11 +240,6 @@ class CallTable:
         events = sum(span.event_count for span in index.calls)
         version = "?" if index.format_version is None else index.format_version
         return f"format {version} · {plural(len(index.calls), 'call')} · {plural(events, 'event')}"
-
-    @staticmethod
-    def _unsupported_version(verdict: Verdict) -> bool:
-        version = verdict.facts.format_version
-        return version is not None and version != RECORDING_FORMAT_VERSION
 
     def ordinal_of(self, call_index: int) -> int | None:
         """The position of the call whose request says `call_index` (they agree in valid files)."""

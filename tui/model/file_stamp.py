@@ -59,6 +59,10 @@ def compare(read: FileStamp, now: FileStamp | None, read_size: int | None = None
     return FileChange.TOUCHED if now.mtime_ns != read.mtime_ns else FileChange.SAME
 
 
+LOOK_SECONDS = 0.5
+"""How often the recording view stats the file for changes (a change is noticed within a second)."""
+
+
 class WatchStep(enum.Enum):
     """What the view does after a look at the file (`FileWatch.look`)."""
 

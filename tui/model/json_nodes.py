@@ -11,7 +11,8 @@ from openprogram.visible_text import visible_line
 from tui.model.text_preview import preview_line
 
 STRING_PREVIEW = 60
-"""Longer strings are shown cut, with their full length."""
+"""Longer strings are shown cut, with their full length: this many characters where the room on
+the line is not known, and never fewer where it is (a narrow line cuts it at its edge)."""
 
 PathToken = str | int
 
@@ -32,21 +33,33 @@ def path_text(tokens: tuple[PathToken, ...]) -> str:
     return text
 
 
-def describe_value(value: Any) -> str:
-    """A short description: `{3 keys}`, `[20 items]`, a bounded string, or the scalar itself."""
+def string_limit(text: str, room: int | None) -> int:
+    """How many characters of `text` are shown in `room` characters of a line: all of them when
+    they fit with their quotes, else what leaves room for the length (` (1,234 chars)`)."""
+    if room is None:
+        return STRING_PREVIEW
+    if len(text) + 2 <= room:
+        return len(text)
+    return max(STRING_PREVIEW, room - 2 - len(f" ({len(text):,} chars)"))
+
+
+def describe_value(value: Any, room: int | None = None) -> str:
+    """A short description: `{3 keys}`, `[20 items]`, a string as much as `room` characters
+    hold (cut, with its length: `string_limit`), or the scalar itself."""
     if isinstance(value, dict):
         return "{}" if not value else f"{{{len(value)} key{'s' if len(value) != 1 else ''}}}"
     if isinstance(value, list):
         return "[]" if not value else f"[{len(value)} item{'s' if len(value) != 1 else ''}]"
     if isinstance(value, str):
-        shown = json.dumps(preview_line(value, STRING_PREVIEW), ensure_ascii=False)
-        return shown if len(value) <= STRING_PREVIEW else f"{shown} ({len(value):,} chars)"
+        limit = string_limit(value, room)
+        shown = json.dumps(preview_line(value, limit), ensure_ascii=False)
+        return shown if len(value) <= limit else f"{shown} ({len(value):,} chars)"
     return json.dumps(value)
 
 
-def describe_member(key: PathToken | None, value: Any) -> str:
+def describe_member(key: PathToken | None, value: Any, room: int | None = None) -> str:
     """`describe_value`, plus the UTC time for a `timestamp` in Unix milliseconds."""
-    text = describe_value(value)
+    text = describe_value(value, room)
     if key == "timestamp" and isinstance(value, int) and not isinstance(value, bool):
         try:
             moment = datetime.fromtimestamp(value / 1000, UTC)

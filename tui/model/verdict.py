@@ -29,6 +29,7 @@ from openprogram.providers.recording.scan_facts import INVALID, ScanFacts
 from openprogram.recordings import stamp_of
 from openprogram.text import plural
 from tui.model.file_stamp import FileChange, compare
+from tui.model.older_format import format_headline
 
 IN_PROCESS_LIMIT = 4 << 20
 """Files up to this size are scanned in-process; bigger ones in a child process."""
@@ -103,9 +104,13 @@ class Verdict(BaseModel):
         return self.facts.damaged_calls()
 
     def headline(self) -> str:
-        """`Invalid: the strict reader found 2 problems; damaged: call 3 (marked in red)`."""
+        """`Invalid: the strict reader found 2 problems; damaged: call 3 (marked in red)`, or
+        what a file of another format is (not invalid: not checked)."""
         if self.stopped is not None:
             return f"Check stopped: {self.stopped}; validity unknown until it runs again"
+        other_format = format_headline(self.facts.format_version)
+        if other_format is not None:
+            return other_format
         found = plural(self.problem_count, "problem")
         text = f"{INVALID.capitalize()}: the strict reader found {found}"
         damaged = sorted(self.damaged_calls())

@@ -17,9 +17,9 @@ from textual.widgets import Static
 
 INTRO = (
     "Keyboard first, mouse too: click a row to select it, double-click to open it, scroll with "
-    "the wheel, click a tab. ctrl+p opens the command palette. `:` takes 12 (call 12) or 12.40 "
-    "(call 12, event 40); `/` finds text in the stored rows, n / N go to the next / previous match."
+    "the wheel, click a tab. ctrl+p opens the command palette."
 )
+"""What the help says first on every screen; a screen's `HELP_INTRO` follows (`help_intro`)."""
 
 
 @dataclass(frozen=True)
@@ -45,6 +45,12 @@ def _section(node: DOMNode) -> str:
         return title
     words = re.sub(r"(?<=[a-z])(?=[A-Z])", " ", type(node).__name__)
     return words[:1] + words[1:].lower()
+
+
+def help_intro(screen: Screen[Any]) -> str:
+    """`INTRO`, then what the screen says of its own keys (its `HELP_INTRO`, if it has one)."""
+    own = getattr(screen, "HELP_INTRO", None)
+    return f"{INTRO} {own}" if isinstance(own, str) else INTRO
 
 
 def help_rows(app: App[Any], bindings: dict[str, ActiveBinding]) -> list[HelpRow]:
@@ -97,16 +103,17 @@ class HelpScreen(ModalScreen[None]):
     }
     """
 
-    def __init__(self, rows: list[HelpRow], title: str = "Keys") -> None:
+    def __init__(self, rows: list[HelpRow], title: str = "Keys", intro: str = INTRO) -> None:
         super().__init__()
         self.rows = rows
         self.title_text = title
+        self.intro = intro
 
     def compose(self) -> ComposeResult:
         scroll = VerticalScroll()
         scroll.border_title = f"Help · {self.title_text}"
         with scroll:
-            yield Static(Text(INTRO), id="help-intro")
+            yield Static(Text(self.intro), id="help-intro")
             yield Static(self._table(), id="help-table")
 
     def _table(self) -> Table:

@@ -18,7 +18,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
 
-from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.message import Message
@@ -26,47 +25,50 @@ from textual.screen import Screen
 from textual.widgets import Input
 
 from openprogram.providers.recording.errors import RecordingFileError
-from openprogram.text import plural
-from tui.model.file_stamp import FileChange, FileWatch, FollowStep, WatchStep
+from tui.model.file_stamp import LOOK_SECONDS, FileChange, FileWatch, FollowStep, WatchStep
+from tui.model.navigation import GotoTarget  # loaded with the app already
+from tui.model.older_format import is_older_format
 from tui.model.recording_index import RecordingIndex
 from tui.widgets.common.key_footer import KeyFooter
-from tui.widgets.common.title_bar import TitleBar
 from tui.widgets.recording.call_browser import CallBrowser
 from tui.widgets.recording.call_list import CallList, CallPane
-from tui.widgets.recording.file_notice import FileNotice
 from tui.widgets.recording.find_bar import FindBar
-from tui.widgets.recording.problem_banner import ProblemBanner
+from tui.widgets.recording.recording_header import RecordingHeader
 from tui.widgets.recording.recording_loader import RecordingLoader
 
 if TYPE_CHECKING:
     from tui.model.call_detail import LoadedCall
-    from tui.model.navigation import GotoTarget
     from tui.model.verdict import Verdict
     from tui.widgets.recording.goto_bar import GotoBar
     from tui.widgets.recording.timeline import CallTimeline
 
-LOOK_SECONDS = 0.5
-"""How often the file is stat-ed for changes (a change is noticed within a second)."""
 CALL_ACTIONS = frozenset(
     (
         *("goto", "find", "match", "tab", "call", "open_call", "check", "follow"),
-        *("sort", "flip_sort", "filter", "widen_calls", "timeline", "unfold"),
+        *("sort", "flip_sort", "filter", "widen_calls", "timeline", "unfold", "cache_break"),
     )
 )
 """The screen's actions on calls: off while it shows the lines of a file that is not a recording."""
 NOT_IN_PROMPTS = frozenset(
     (
         *("tab", "goto", "find", "sort", "flip_sort", "filter", "widen_calls", "timeline"),
-        *("unfold", "migrate"),
+        *("unfold", "migrate", "cache_break"),
     )
 )
 """Actions whose keys typed into a prompt stay there (`[`, `:`, `/`, `o`, `&`, `w`, `t`, `u`,
-`m`)."""
+`m`, `b`)."""
 
 
 class RecordingScreen(Screen[None]):
     """Browse one recording file call by call and step through each call's events."""
 
+    HELP_INTRO: ClassVar[str] = (
+        "`:` takes 12 (call 12) or 12.40 (call 12, event 40); `/` finds text in the stored rows, "
+        "n / N go to the next / previous match."
+    )
+    # From 150 columns the call list takes about half, for its number columns (app.tcss). Not a
+    # ClassVar: Textual's annotation reads to mypy as an instance variable.
+    HORIZONTAL_BREAKPOINTS = [(0, "-usual-width"), (150, "-wide-terminal")]  # noqa: RUF012
     BINDINGS: ClassVar[list[BindingType]] = [
         # Priority: the bar opens before the keys typed after `:` or `/` are handed out, so they
         # are its query (check_action leaves both to a prompt that has the focus).
@@ -110,6 +112,7 @@ class RecordingScreen(Screen[None]):
         Binding("ampersand", "filter", "Filter", show=False, id="recording.filter"),
         Binding("w", "widen_calls", "Wide call list", show=False, id="recording.wide-calls"),
         Binding("t", "timeline", "Timeline", show=False, id="recording.timeline"),
+        Binding("b", "cache_break", "Go to cache break", show=False, id="recording.cache-break"),
         Binding("escape", "dismiss_one", "Back", show=False, id="dismiss"),
     ]
 
@@ -137,12 +140,9 @@ class RecordingScreen(Screen[None]):
         self._start = (start_at, field)
         self.index: RecordingIndex | None = None
         self.verdict: Verdict | None = None
-        self.version_note: str | None = None
-        """What accept or rerecord made of this recording, and the versions kept (title bar)."""
         self._open_error: RecordingFileError | None = None
         self.browser: CallBrowser | None = None
         """The calls and the call shown (None when the file cannot be opened)."""
-        self._goto_bar: GotoBar | None = None
 
     @property
     def following(self) -> bool:
@@ -156,10 +156,9 @@ class RecordingScreen(Screen[None]):
 
     @property
     def closing(self) -> bool:
-        """The screen is closed or being closed (popped, or the app ending). Textual marks every
-        widget of a closing screen at once, then removes them children first: work queued before
-        (a message, a timer, a callback after refresh) must check this, not query a widget that
-        may already be gone."""
+        """The screen is closed or being closed (popped, the app ending). Textual marks a closing
+        screen's widgets at once and removes them children first: work queued before (a message,
+        a timer, a callback after refresh) checks this, not a widget that may be gone."""
         return not self.is_attached or self._pruning
 
     def compose(self) -> ComposeResult:
@@ -172,9 +171,7 @@ class RecordingScreen(Screen[None]):
             self.index.growing = self.following
             self.file_watch.seen = self.index.stamp
             yield RecordingLoader(self.index, self.file_watch)
-        yield TitleBar(self.path.name, "opening…")
-        yield FileNotice()
-        yield ProblemBanner(limit=1, id="file-problems")
+        yield RecordingHeader(self.path.name)
         if self.index is not None:
             self.browser = CallBrowser(self.index, self.following, *self._start)
             yield self.browser
@@ -183,9 +180,7 @@ class RecordingScreen(Screen[None]):
 
     def on_mount(self) -> None:
         if self._open_error is not None:
-            self.query_one(TitleBar).set_facts("cannot be opened", problem=True)
-            problem = self._open_error.problem
-            self.query_one("#file-problems", ProblemBanner).show_problems((problem,))
+            self.query_one(RecordingHeader).cannot_open(self._open_error.problem)
             self.post_message(self.Built())
             return
         self._browser.show_calls()
@@ -203,28 +198,17 @@ class RecordingScreen(Screen[None]):
         if self.closing or self.file_watch.stale:
             return  # indexed as the screen went, or from a file no longer there as it was
         self._browser.calls_indexed(message.calls, message.complete, message.appended)
-        if self._goto_bar is None and not (self.index is None or self.index.foreign):
+        if not (self.index is None or self.index.foreign):
             # Mounted once the first rows are drawn, like the call detail: not needed for them.
-            self.call_after_refresh(self._mount_goto_bar)
+            self.call_after_refresh(self._browser.goto_bar)
         if not message.complete:
-            self.query_one(TitleBar).set_facts(f"indexing {message.fraction:.0%}…")
+            self.query_one(RecordingHeader).say(f"indexing {message.fraction:.0%}…")
             return
         self._update_facts()
         if not message.appended:
             self.query_one(RecordingLoader).check(self.following)
 
-    def _mount_goto_bar(self) -> None:
-        from tui.widgets.recording.goto_bar import GotoBar
-
-        if self._goto_bar is None and not self.closing:
-            self._goto_bar = GotoBar()
-            self.mount(self._goto_bar)
-
     def on_call_browser_detail_ready(self, message: CallBrowser.DetailReady) -> None:
-        if not self.closing:
-            self.call_after_refresh(self._built)
-
-    def _built(self) -> None:
         """The first call is drawn: the index goes on, and the work that waited for it starts."""
         if self.closing:
             return  # closed before its first call was drawn (`q` right after the first rows)
@@ -238,42 +222,25 @@ class RecordingScreen(Screen[None]):
 
     def on_recording_loader_failed(self, message: RecordingLoader.Failed) -> None:
         if not self.closing:
-            self.query_one(TitleBar).set_facts(message.reason, problem=True)
+            self.query_one(RecordingHeader).say(message.reason, problem=True)
 
     def on_recording_loader_verdict_reached(self, message: RecordingLoader.VerdictReached) -> None:
         if self.closing or self.file_watch.stale:
             return  # checked as the screen went, or a file no longer there as it was
         self._show_verdict(message.verdict)
-        self.version_note = message.version_note
+        self.query_one(RecordingHeader).version_note = message.version_note
         self._update_facts()
 
     def _show_verdict(self, verdict: Verdict | None, unknown: str | None = None) -> None:
         """Mark the strict reader's problems, or drop them (`unknown` says why)."""
         self.verdict = verdict
-        problems = verdict.problems if verdict is not None else ()
-        headline = verdict.headline() if verdict is not None else ""
-        if self._older_format:
-            from tui.model.older_format import migration_offer
-
-            headline = migration_offer()
-        self.query_one("#file-problems", ProblemBanner).show_problems(problems, headline)
+        self.query_one(RecordingHeader).show_verdict(verdict)
         self.refresh_bindings()
         self._browser.show_verdict(verdict, unknown)
 
     def _update_facts(self) -> None:
-        if self.browser is not None and self.browser.raw_lines is not None:
-            assert self.index is not None
-            lines = plural(self.index.line_count, "line")
-            self.query_one(TitleBar).set_facts(f"{lines} · not an OpenProgram recording", True)
-            return
         if self.browser is not None:
-            facts, problem = self.browser.table.facts()
-            if self.version_note:
-                facts += f" · {self.version_note}"
-            self.query_one(TitleBar).set_facts(facts, problem)
-            following = self.following
-            notice = self.browser.table.following_note() if following else self.file_watch.notice()
-            self.query_one(FileNotice).show_notice(notice, following=following)
+            self.query_one(RecordingHeader).show_facts(self.browser, self.file_watch)
 
     # -- the file on disk --
 
@@ -303,9 +270,7 @@ class RecordingScreen(Screen[None]):
         if self.index is None:
             return
         step = self.query_one(RecordingLoader).toggle_follow()
-        if step is FollowStep.REFUSED and self.file_watch.change is not None:
-            notice = self.file_watch.change.notice()
-            self.notify(f"The {notice}: ctrl+r reloads it.", severity="warning")
+        if step is FollowStep.REFUSED:  # replaced or removed: said by the loader
             return
         if step is FollowStep.READ_AGAIN:
             self._reload(follow=True)  # its last line was read as cut off: read it again, followed
@@ -327,8 +292,6 @@ class RecordingScreen(Screen[None]):
         self._reload(self.file_watch.reload_follows)
 
     def _reload(self, follow: bool, because: FileChange | None = None) -> None:
-        from tui.model.navigation import GotoTarget
-
         loaded = self.loaded
         target = GotoTarget(loaded.call_index, None) if loaded is not None else None
         screen = RecordingScreen(self.path, target, follow=follow, reloaded_because=because)
@@ -343,25 +306,22 @@ class RecordingScreen(Screen[None]):
         if action == "open_call":
             return isinstance(self.focused, CallList)  # elsewhere enter belongs to the widget
         # A version-1 file is read-only: migrate, no check (and no migrate for any other file).
-        if action in ("check", "migrate") and (action == "migrate") != self._older_format:
+        older = self.verdict is not None and is_older_format(self.verdict.facts.format_version)
+        if action in ("check", "migrate") and (action == "migrate") != older:
             return False
         if action in NOT_IN_PROMPTS:  # "[", ":", "/" typed into a prompt stay there
             return not isinstance(self.focused, Input)
         return True
 
     def action_goto(self) -> None:
-        bar = self._goto_bar
+        bar = self._browser.goto_bar() if self.browser is not None else None
         if bar is None or not bar.is_mounted:  # `:` before the first rows were drawn
-            self._mount_goto_bar()
-            self.call_after_refresh(self.action_goto)
+            if bar is not None:
+                self.call_after_refresh(self.action_goto)
             return
         # The prompt covers the footer: rebuilding it for the prompt's focus would be wasted.
         self.query_one(KeyFooter).hold()
-        bar.open(self.browser.table.count if self.browser else 0, self._goto)
-
-    def _goto(self, target: GotoTarget | None) -> None:
-        if self.browser is not None:  # else the file could not be opened
-            self.browser.go_to(target)
+        bar.open(self._browser.table.count, self._browser.go_to)
 
     def on_goto_bar_closed(self, message: GotoBar.Closed) -> None:
         self.query_one(KeyFooter).release()
@@ -379,9 +339,12 @@ class RecordingScreen(Screen[None]):
             self.browser.detail.switch_tab(step)
 
     def action_unfold(self) -> None:
-        detail = self.browser.detail if self.browser is not None else None
-        if detail is not None and not detail.toggle_unfold():
-            self.notify("Nothing to unfold: this call's request is shown whole.")
+        if self.browser is not None and self.browser.detail is not None:
+            self.browser.detail.toggle_unfold()
+
+    def action_cache_break(self) -> None:
+        if self.browser is not None and self.browser.detail is not None:
+            self.browser.detail.reveal_cache_break()
 
     def action_call(self, step: int) -> None:
         calls = self.query_one(CallList)
@@ -401,16 +364,7 @@ class RecordingScreen(Screen[None]):
         self.query_one(CallList).reverse_sort()
 
     def action_filter(self) -> None:
-        """Show only the calls a filter accepts (outcome, model, slower than, more tokens than)."""
-        from tui.widgets.recording.filter_bar import FilterBar
-
-        calls = self.query_one(CallList)
-        bars = self.query(FilterBar)
-        bar = bars.first() if bars else FilterBar()
-        if not bars:
-            self.mount(bar)  # mounted when first asked for: hidden, it must not take the focus
-        current = (calls.ordering or calls.order).filter
-        self.call_after_refresh(bar.open, current, calls.filter_calls)
+        self._browser.filter()
 
     def action_widen_calls(self) -> None:
         self.query_one(CallPane).toggle_wide()
@@ -425,25 +379,12 @@ class RecordingScreen(Screen[None]):
     def on_call_timeline_bar_opened(self, message: CallTimeline.BarOpened) -> None:
         self._browser.open_call(message.ordinal)
 
-    @property
-    def _older_format(self) -> bool:
-        """A version-1 file (the strict reader said so): shown read-only, migration offered."""
-        from tui.model.older_format import is_older_format
-
-        return self.verdict is not None and is_older_format(self.verdict.facts.format_version)
-
-    @work(thread=True, exclusive=True, group="migrate", exit_on_error=False)
     def action_migrate(self) -> None:
-        from openprogram.errors import OpenProgramError
-        from tui.model.older_format import migrate_file
+        self.query_one(RecordingLoader).migrate()
 
-        try:
-            done = migrate_file(self.path)
-        except (OSError, ValueError, OpenProgramError) as exc:
-            self.app.call_from_thread(self.notify, f"Not migrated: {exc}", severity="error")
-            return
-        self.app.call_from_thread(self.notify, done)
-        self.app.call_from_thread(self.action_reload)
+    def on_recording_loader_migrated(self, message: RecordingLoader.Migrated) -> None:
+        self.action_reload()
+        self.app.notify(message.note)  # once the view of the migrated file is on
 
     def action_check(self) -> None:
         from tui.screens.check import CheckScreen
@@ -451,12 +392,6 @@ class RecordingScreen(Screen[None]):
         self.app.push_screen(CheckScreen(self.path))
 
     async def action_dismiss_one(self) -> None:
-        find_bar = self.query_one(FindBar)
-        if self.index is not None and self.query_one(CallList).cancel_order():
-            pass  # stopped reading every call to sort or filter
-        elif find_bar.has_matches:
-            find_bar.clear()
-        elif self.index is not None and self.focused is not self._browser.main_list():
-            self._browser.main_list().focus()
-        else:
+        browser = self.browser
+        if browser is None or not browser.step_back(self.query_one(FindBar), self.focused):
             await self.app.run_action("go_back")

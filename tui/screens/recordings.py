@@ -60,6 +60,10 @@ def created_label(summary: RecordingSummary) -> str:
 class RecordingsScreen(Screen[None]):
     """Every managed recording plus the files named on the command line; enter opens one."""
 
+    HELP_INTRO: ClassVar[str] = (
+        "enter opens the selected recording; space marks it (two at most) and d compares the two "
+        "marked in the diff view; x deletes a managed recording after asking."
+    )
     BINDINGS: ClassVar[list[BindingType]] = [
         # Every key that moves the cursor or opens is a priority binding, handled in the order
         # typed: `j enter` arriving together opens the row `j` moved to.

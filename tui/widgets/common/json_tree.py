@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any, ClassVar
 
 from rich.text import Text
+from textual import events
 from textual.binding import Binding, BindingType
 from textual.widgets import Tree
 from textual.widgets.tree import TreeNode
@@ -98,6 +99,8 @@ class JsonTree(JsonNodeTree):
         self.border_title = "Request JSON"
         self.show_root = False
         self.guide_depth = 3
+        self._labelled_width = 0
+        """The width the labels' strings were cut for (they use it: `string_room`)."""
 
     def show_document(self, document: dict[str, Any], expand: tuple[str, ...] = ()) -> None:
         """Show `document`, with its top-level members (and those named in `expand`) open."""
@@ -144,8 +147,24 @@ class JsonTree(JsonNodeTree):
         if node.key_label:
             text.append(node.key_label, style("json-tree--key"))
             text.append(": ")
-        text.append(describe_member(node.key, node.value), style(value_class))
+        width = self._labelled_width = self.scrollable_content_region.width
+        # The value starts after the guides (3 per level), the key and `: `.
+        indent = len(node.path) * self.guide_depth + len(node.key_label) + 2
+        room = width - indent if width else None
+        text.append(describe_member(node.key, node.value, room), style(value_class))
         return text
+
+    def on_resize(self, event: events.Resize) -> None:
+        """Strings are cut at the width: the labels made for another width are made again."""
+        if self.scrollable_content_region.width == self._labelled_width:
+            return
+        filled = [self.root]
+        while filled:
+            node = filled.pop()
+            for child in node.children:
+                if child.data is not None:
+                    child.set_label(self._label(child.data))
+                filled.append(child)
 
     def _child_label(self, child: JsonNode) -> Text:
         return self._label(child)

@@ -6,11 +6,12 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeVar
 
 from textual.app import ComposeResult
 from textual.containers import Horizontal
 from textual.message import Message
+from textual.widget import Widget
 
 from tui.model.call_rows import CallTable
 from tui.model.recording_index import KEYS
@@ -18,8 +19,6 @@ from tui.widgets.common.row_list import RowList
 from tui.widgets.recording.call_list import CallHeading, CallList, CallPane
 
 if TYPE_CHECKING:
-    from textual.widget import Widget
-
     from openprogram.providers.recording.errors import RecordingProblem
     from tui.model.call_detail import LoadedCall
     from tui.model.call_numbers import CallNumbers
@@ -28,9 +27,11 @@ if TYPE_CHECKING:
     from tui.model.verdict import Verdict
     from tui.widgets.recording.call_detail import CallDetail
     from tui.widgets.recording.find_bar import FindBar
+    from tui.widgets.recording.goto_bar import GotoBar
     from tui.widgets.recording.raw_lines import RawLines
     from tui.widgets.recording.timeline import TimelinePane
 
+Prompt = TypeVar("Prompt", bound=Widget)
 BURST_SECONDS = 0.1
 """Cursor moves closer together than this are a burst (a key held, keys typed fast): while it
 lasts, no call's detail is read and drawn; the call the cursor stops on is shown this long after
@@ -47,7 +48,7 @@ class CallBrowser(Horizontal):
     @dataclass(eq=False)
     class DetailReady(Message):
         """The call detail is built and shows the cursor's call (or the file is not a
-        recording: its lines are shown): work that waited for the first call may start."""
+        recording: its lines are shown), drawn: work that waited for the first call may start."""
 
     def __init__(
         self,
@@ -83,6 +84,7 @@ class CallBrowser(Horizontal):
         self.timeline: TimelinePane | None = None
         """The session's timeline and totals, while shown (`t`)."""
         self._first_rows_shown = False
+        self._goto_bar: GotoBar | None = None
         self._moved_at = 0.0
         """When the call list's cursor last moved (`time.monotonic()`)."""
         self._moves = 0
@@ -121,7 +123,7 @@ class CallBrowser(Horizontal):
             return  # closed before its first frame (the app ended: ctrl+q, SIGTERM)
         if self.index.foreign:
             self.show_raw_lines()
-            self.post_message(self.DetailReady())
+            self.call_after_refresh(self.post_message, self.DetailReady())
             return
         from tui.widgets.recording.call_detail import CallDetail
 
@@ -152,7 +154,7 @@ class CallBrowser(Horizontal):
             self.detail = message.call_detail
             self.show_call(self.calls.cursor_ordinal)
             self.apply_start()
-        self.post_message(self.DetailReady())
+        self.call_after_refresh(self.post_message, self.DetailReady())
 
     def calls_indexed(self, count: int, complete: bool, appended: bool) -> None:
         """The index published `count` calls (all of them once `complete`; `appended` to a
@@ -193,8 +195,7 @@ class CallBrowser(Horizontal):
             self.go_to(target)
         if self.start_field is not None:
             field, self.start_field = self.start_field, None
-            if not detail.reveal_field(field):
-                self.notify("That field is not in this call's request.", severity="warning")
+            detail.reveal_field(field)  # says so when the call has no such field
 
     def read_numbers(self) -> None:
         """Give the calls their numbers: once the file is indexed and the first call drawn
@@ -283,6 +284,45 @@ class CallBrowser(Horizontal):
                 severity="warning",
             )
         detail.open_event(min(target.event_index, max(last, 0)))
+
+    def prompt(self, kind: type[Prompt]) -> Prompt:
+        """The screen's prompt bar of `kind` (`GotoBar`, `FilterBar`), mounted on the screen
+        when first asked for: it lies over the footer, and hidden it must not take the focus."""
+        bars = self.screen.query(kind)
+        if bars:
+            return bars.first()
+        bar = kind()
+        if self.is_attached:
+            self.screen.mount(bar)
+        return bar
+
+    def goto_bar(self) -> GotoBar:
+        """The `:` prompt (its module loaded once the first rows are drawn: not needed for them)."""
+        from tui.widgets.recording.goto_bar import GotoBar
+
+        if self._goto_bar is None or not self._goto_bar.is_attached:
+            self._goto_bar = self.prompt(GotoBar)
+        return self._goto_bar
+
+    def filter(self) -> None:
+        """`&`: show only the calls a filter accepts (outcome, model, slower than, more tokens)."""
+        from tui.widgets.recording.filter_bar import FilterBar
+
+        current = (self.calls.ordering or self.calls.order).filter
+        self.call_after_refresh(self.prompt(FilterBar).open, current, self.calls.filter_calls)
+
+    def step_back(self, find_bar: FindBar, focused: Widget | None) -> bool:
+        """`escape`: stop reading every call to sort or filter, else forget the matches found,
+        else put the focus back on the list; False when there was nothing to step back from."""
+        if self.calls.cancel_order():
+            return True  # stopped reading every call to sort or filter
+        if find_bar.has_matches:
+            find_bar.clear()
+            return True
+        if focused is not self.main_list():
+            self.main_list().focus()
+            return True
+        return False
 
     def find(self, find_bar: FindBar, focused: Widget | None) -> None:
         """`/`: find in the events of the call shown when they have the focus, else in the calls."""

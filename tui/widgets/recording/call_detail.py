@@ -26,6 +26,7 @@ from tui.widgets.recording.problem_banner import ProblemBanner
 from tui.widgets.recording.transcript import Transcript
 
 if TYPE_CHECKING:
+    from openprogram.recordings.prompt_cache import PrefixBreak
     from tui.model.call_numbers import CallNumbers
 
 TAB_IDS = ("tab-request", "tab-events", "tab-response", "tab-raw")
@@ -210,10 +211,12 @@ class CallDetail(Vertical):
             transcript.border_title = "Transcript"
 
     def toggle_unfold(self) -> bool:
-        """Unfold the earlier conversation of the Request tab (or fold it again); False when the
-        call shown has nothing to fold (the first call, or nothing the same as the call before)."""
+        """Unfold the earlier conversation of the Request tab (or fold it again); False, and
+        said, when the call shown has nothing to fold (the first call, or nothing the same as
+        the call before)."""
         call = self.call
         if call is None or call.request is None or not can_fold(call.news(), call.request.context):
+            self.notify("Nothing to unfold: this call's request is shown whole.")
             return False
         self.unfolded = not self.unfolded
         self._filled.pop("tab-request", None)
@@ -387,11 +390,46 @@ class CallDetail(Vertical):
                 self.screen.set_focus(tabs.query_one(Tabs))
 
     def reveal_field(self, path: tuple[str | int, ...]) -> bool:
-        """Show the Request tab with its JSON tree opened at `path` (`context.messages[0]…`)."""
+        """Show the Request tab with its JSON tree opened at `path` (`context.messages[0]…`);
+        False, and said, when this call's request has no such field."""
         self.show_tab("tab-request")
         tree = self.query_one(JsonTree)
         tree.focus()
-        return tree.reveal(path)
+        found = tree.reveal(path)
+        if not found:
+            self.notify("That field is not in this call's request.", severity="warning")
+        return found
+
+    def reveal_cache_break(self) -> None:
+        """`b`: the Request tab opened at the field where this call's prompt-cache prefix broke
+        (the path the Response caption names), or why there is none."""
+        if self.call is None or self.numbers is None:
+            self.notify("The prompt cache is read once the file is indexed.")
+        else:
+            self._find_cache_break(self.call, self.numbers)
+
+    @work(thread=True, exclusive=True, group="cache-break", exit_on_error=False)
+    def _find_cache_break(self, call: LoadedCall, numbers: CallNumbers) -> None:
+        fact = numbers.cache_of(call.span.ordinal, priced=False)  # the call read whole: a thread
+        if not get_current_worker().is_cancelled:
+            broken = fact.prefix_break if fact is not None else None
+            self.app.call_from_thread(self._cache_break_found, call, broken)
+
+    def _cache_break_found(self, call: LoadedCall, broken: PrefixBreak | None) -> None:
+        from openprogram.providers.recording.field_patterns import (
+            FieldPatternError,
+            parse_field_path,
+        )
+
+        if call is not self.call:
+            return  # another call is shown now
+        if broken is None:
+            self.notify(f"Call {call.call_index} kept the prompt-cache prefix: no break to go to.")
+            return
+        try:
+            self.reveal_field(parse_field_path(broken.path))
+        except FieldPatternError:  # a key no path can name: the caption says it whole
+            self.notify("The break's field cannot be opened in the tree.", severity="warning")
 
     def open_event(self, event_index: int) -> None:
         """Show the Events tab with the cursor on `event_index`."""

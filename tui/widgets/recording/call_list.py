@@ -441,7 +441,7 @@ class CallList(RowList):
         )
         narrow = layout.narrow
         outcome = NARROW_MARKS.get(summary.outcome, "✗") if narrow else summary.outcome
-        model = shorten(summary.model_label, layout.model_width)
+        model = summary.model_within(layout.model_width)
         text = Text(" ")
         index_style = "call-list--failed" if summary.failed else "call-list--index"
         text.append(number, style(index_style))

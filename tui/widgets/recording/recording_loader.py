@@ -62,6 +62,12 @@ class RecordingLoader(Widget):
         reason: str
 
     @dataclass(eq=False)
+    class Migrated(Message):
+        """A version-1 file was migrated: read it again (`note`: what was done)."""
+
+        note: str
+
+    @dataclass(eq=False)
     class RecordedInto(Message):
         """The configuration records into this file: it is followed, unless a key chose."""
 
@@ -117,13 +123,29 @@ class RecordingLoader(Widget):
             self.post_message(self.RecordedInto())
 
     def toggle_follow(self) -> FollowStep:
-        """`f`: follow the file, or stop and check it as a finished file."""
+        """`f`: follow the file, or stop and check it as a finished file (or say why not)."""
         step = self.file_watch.toggle_follow(self.index.truncated_tail)
+        if step is FollowStep.REFUSED and self.file_watch.change is not None:
+            notice = self.file_watch.change.notice()
+            self.notify(f"The {notice}: ctrl+r reloads it.", severity="warning")
         self.index.growing = self.file_watch.following
         if step is FollowStep.STOPPED:
             self.cancel_check()
             self.check(following=False)
         return step
+
+    @work(thread=True, exclusive=True, group="migrate", exit_on_error=False)
+    def migrate(self) -> None:
+        """Migrate a version-1 file to the current format, keeping the old file (`m`)."""
+        from openprogram.errors import OpenProgramError
+        from tui.model.older_format import migrate_file
+
+        try:
+            done = migrate_file(self.index.path)
+        except (OSError, ValueError, OpenProgramError) as exc:
+            self.app.call_from_thread(self.notify, f"Not migrated: {exc}", severity="error")
+            return
+        self.post_message(self.Migrated(done))
 
     def check(self, following: bool = False) -> None:
         """Start the strict reader on the whole file (`following`: it is still being written)."""
