@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from rich.text import Text
@@ -80,12 +81,11 @@ class CallDetail(Vertical):
             with TabPane("Raw", id="tab-raw"):
                 yield Static(id="raw-caption")
 
+    @dataclass(eq=False)
     class Ready(Message):
         """The detail is mounted and can show a call."""
 
-        def __init__(self, call_detail: CallDetail) -> None:
-            super().__init__()
-            self.call_detail = call_detail
+        call_detail: CallDetail
 
     def on_mount(self) -> None:
         self.post_message(self.Ready(self))

@@ -159,19 +159,19 @@ class CallList(RowList):
     class NumbersRead(Message):
         """More calls' numbers were read (their rows are drawn again)."""
 
+    @dataclass(eq=False)
     class OrderProgress(Message):
         """Every call is being read to sort or filter the list: `done` of `total` so far."""
 
-        def __init__(self, done: int, total: int) -> None:
-            super().__init__()
-            self.done, self.total = done, total
+        done: int
+        total: int
 
+    @dataclass(eq=False)
     class OrderReady(Message):
         """The calls `order` shows, in its order (`ordinals`)."""
 
-        def __init__(self, order: CallOrder, ordinals: array[int]) -> None:
-            super().__init__()
-            self.order, self.ordinals = order, ordinals
+        order: CallOrder
+        ordinals: array[int]
 
     class OrderChanged(Message):
         """The list's order or filter changed, was cancelled, or is being worked out (`busy`)."""

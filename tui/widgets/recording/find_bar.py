@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from array import array
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import ClassVar
 
 from textual import work
@@ -55,12 +56,12 @@ class FindBar(Horizontal):
         def control(self) -> FindBar:
             return self.find_bar
 
+    @dataclass(eq=False)
     class MatchesFound(Message):
         """A search finished: the rows matching `query`."""
 
-        def __init__(self, query: str, matches: array[int]) -> None:
-            super().__init__()
-            self.query, self.matches = query, matches
+        query: str
+        matches: array[int]
 
     def __init__(self) -> None:
         super().__init__()

@@ -4,6 +4,7 @@ session's totals above; the selected call is the cursor's row, `enter` on a bar 
 from __future__ import annotations
 
 import time
+from dataclasses import dataclass
 from typing import ClassVar
 
 from rich.text import Text
@@ -42,19 +43,17 @@ class CallTimeline(RowList):
     """
     empty_text = "reading calls…"
 
+    @dataclass(eq=False)
     class BarHighlighted(Message):
         """The cursor moved to the bar of call `ordinal`."""
 
-        def __init__(self, ordinal: int) -> None:
-            super().__init__()
-            self.ordinal = ordinal
+        ordinal: int
 
+    @dataclass(eq=False)
     class BarOpened(Message):
         """Enter (or a double click) on the bar of call `ordinal`."""
 
-        def __init__(self, ordinal: int) -> None:
-            super().__init__()
-            self.ordinal = ordinal
+        ordinal: int
 
     def __init__(self, numbers: CallNumbers) -> None:
         super().__init__(id="timeline")
@@ -101,12 +100,13 @@ class TimelinePane(Vertical):
     }
     """
 
+    @dataclass(eq=False)
     class Read(Message):
         """Every call's numbers were read (`done` of `total` while it goes on)."""
 
-        def __init__(self, done: int, total: int, finished: bool) -> None:
-            super().__init__()
-            self.done, self.total, self.finished = done, total, finished
+        done: int
+        total: int
+        finished: bool
 
     def __init__(self, numbers: CallNumbers, selected: int = 0) -> None:
         super().__init__(id="timeline-pane")
