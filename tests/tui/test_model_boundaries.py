@@ -10,8 +10,8 @@ import pytest
 
 import tui
 from openprogram.text import human_size, plural
+from tui.model.line_preview import preview_line
 from tui.model.state_dir import display_path
-from tui.model.text_preview import preview_line
 
 
 def test_model_imports_without_textual() -> None:

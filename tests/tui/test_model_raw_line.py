@@ -6,7 +6,7 @@ from pathlib import Path
 
 from tests.tui.conftest import write_private
 from tests.tui.foreign_files import write_log_file
-from tui.model.raw_line import raw_line
+from tui.model.line_preview import raw_line
 from tui.model.recording_index import RecordingIndex
 
 

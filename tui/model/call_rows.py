@@ -1,7 +1,7 @@
 """The call table: one row per call (`#1  openai/gpt-4o-mini  143 ev  complete`), parsed on demand.
 
 A row needs the call's request (for the model) and its `call_end` (for the outcome); both are read
-as plain JSON (`row_preview`) when the row is first shown, never for calls nobody looks at. One
+as plain JSON (`line_preview`) when the row is first shown, never for calls nobody looks at. One
 judge decides what is damaged and why: the strict reader, whose verdict marks the rows it names.
 """
 
@@ -14,9 +14,9 @@ from openprogram.providers.recording.rows import CALL_OUTCOMES, RECORDING_FORMAT
 from openprogram.text import plural, shorten
 from openprogram.visible_text import visible_line
 from tui.model.bounded_cache import BoundedCache
+from tui.model.line_preview import int_field, peek_row, str_field
 from tui.model.older_format import is_older_format, unread_format
 from tui.model.recording_index import CallSpan, RecordingIndex
-from tui.model.row_preview import int_field, peek_row, str_field
 
 if TYPE_CHECKING:
     from tui.model.verdict import Verdict
@@ -85,7 +85,7 @@ class RowFacts:
 def read_facts(
     index: RecordingIndex, span: CallSpan, models: dict[int, dict[str, Any]] | None = None
 ) -> RowFacts:
-    """The row facts read as plain JSON (`row_preview`): what the list shows, judged by no one.
+    """The row facts read as plain JSON (`line_preview`): what the list shows, judged by no one.
     `models` remembers each call's model once found, so a reference is followed once per call."""
     request = peek_row(index.line(span.request_line))
     if request is None or request["type"] != "request":

@@ -18,7 +18,7 @@ from openprogram.providers.types import (
     ToolCallEndEvent,
     ToolCallStartEvent,
 )
-from tui.model.text_preview import preview_line
+from tui.model.line_preview import preview_line
 
 
 @dataclass(frozen=True)

@@ -8,7 +8,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from openprogram.visible_text import visible_line
-from tui.model.text_preview import preview_line
+from tui.model.line_preview import preview_line
 
 STRING_PREVIEW = 60
 """Longer strings are shown cut, with their full length: this many characters where the room on

@@ -1,7 +1,7 @@
 """A line index of a recording file: byte offsets, row kinds and the calls, built without parsing.
 
 Rows are compact JSON with sorted keys, so the library's `classify_row_tail` reads a row's type from
-its last bytes; only rows it cannot classify are decoded, as plain JSON (`row_preview`: indexing
+its last bytes; only rows it cannot classify are decoded, as plain JSON (`line_preview`: indexing
 needs no row models, and judges no row: the strict reader's verdict does). The index is filled by
 one thread while the UI reads the parts already published (`published_calls`); arrays
 only ever grow, so a reader never sees a torn entry.
@@ -40,7 +40,7 @@ from typing import Literal
 from openprogram.providers.recording.errors import open_for_reading
 from openprogram.providers.recording.rows import ROW_TYPES, classify_row_tail
 from openprogram.recordings import FileStamp
-from tui.model.row_preview import int_field, peek_row
+from tui.model.line_preview import int_field, peek_row
 
 KIND_HEADER, KIND_REQUEST, KIND_EVENT, KIND_CALL_END = 0, 1, 2, 3
 KIND_BLANK, KIND_BAD, KIND_TRUNCATED = 4, 5, 6

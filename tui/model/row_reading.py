@@ -19,8 +19,8 @@ from openprogram.providers.recording.request_references import (
     RequestChain,
     RequestReferenceError,
 )
+from tui.model.line_preview import preview_line
 from tui.model.recording_index import CallSpan, RecordingIndex
-from tui.model.text_preview import preview_line
 
 STORED_BYTES = 64 << 20
 """The request rows a reader keeps parsed, by the bytes of their lines (a session of 1,000 calls

@@ -28,8 +28,8 @@ from openprogram.recordings import (
     versions_note,
 )
 from openprogram.text import human_size, plural
+from tui.model.line_preview import preview_line
 from tui.model.state_dir import display_path
-from tui.model.text_preview import preview_line
 from tui.screens.confirm import ConfirmScreen
 from tui.screens.recording import RecordingScreen
 from tui.theme import rich_style

@@ -10,9 +10,8 @@ from textual.containers import Vertical, VerticalScroll
 from textual.message import Message
 from textual.widgets import Static
 
-from tui.model.raw_line import raw_line
+from tui.model.line_preview import preview_line, raw_line
 from tui.model.recording_index import RecordingIndex
-from tui.model.text_preview import preview_line
 from tui.widgets.common.row_list import RowList
 
 
