@@ -10,7 +10,7 @@ import pytest
 from openprogram.providers.accumulator import assemble_message
 from openprogram.providers.recording.reader import scan_recording
 from tests.tui.tui_rows import call_rows, header, write_rows
-from tui.model import event_fold
+from tui.model import events as events_model
 from tui.model.call_detail import LoadedCall
 from tui.model.recording_index import RecordingIndex
 
@@ -33,7 +33,7 @@ def test_every_step_of_every_demo_call_is_the_fold(demo_file: Path) -> None:
 def test_random_jumps_use_checkpoints_and_agree(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(event_fold, "CHECKPOINT_EVERY", 7)
+    monkeypatch.setattr(events_model, "CHECKPOINT_EVERY", 7)
     path = write_rows(
         tmp_path / "r.jsonl", [header(), *call_rows(0, [f"w{n} " for n in range(60)])]
     )
@@ -105,7 +105,7 @@ def test_a_fold_asked_to_stop_stops_and_resumes_later(tmp_path: Path) -> None:
         asked.append(True)
         return len(asked) > 2
 
-    with pytest.raises(event_fold.FoldStopped):
+    with pytest.raises(events_model.FoldStopped):
         call.message_at(call.event_count - 1, stop=stop)
     # What was folded is kept:
     assert call.fold.fold_work(call.event_count - 1) < call.event_count - 1

@@ -7,8 +7,7 @@ from pathlib import Path
 from openprogram.providers.recording.format import RequestRow
 from tests.tui.test_model_call_detail import calls_of
 from tests.tui.tui_rows import MODEL
-from tui.model.request_news import can_fold, news_transcript, request_news
-from tui.model.transcript import transcript_of
+from tui.model.transcript import can_fold, news_transcript, request_news, transcript_of
 
 
 def request_row(call_index: int, messages: list[str], system: str = "Be brief.") -> RequestRow:

@@ -18,12 +18,11 @@ from openprogram.providers.types import (
 from openprogram.text import plural
 from openprogram.visible_text import visible
 from tui.model.bounded_cache import BoundedCache
-from tui.model.event_fold import EventFold, EventUnreadable, FoldStep
-from tui.model.event_rows import EventSummary, summarize_event
 from tui.model.event_times import LongestGap, gap_ms, longest_gap, row_ms
+from tui.model.events import EventFold, EventSummary, EventUnreadable, FoldStep, summarize_event
 from tui.model.recording_index import CallSpan, RecordingIndex
-from tui.model.request_news import RequestNews, request_news
 from tui.model.row_reading import read_call_end, read_request, reader_of, row_problem
+from tui.model.transcript import RequestNews, request_news
 
 RAW_LIMIT = 512 * 1024
 """The Raw tab shows at most this many bytes of a call's lines."""

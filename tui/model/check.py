@@ -20,7 +20,7 @@ from openprogram.providers.replay import MismatchKind
 from openprogram.recordings import CheckProgress, CheckResult, run_check
 from openprogram.recordings.check import check_refused
 from openprogram.text import plural
-from tui.model.event_rows import preview_event
+from tui.model.events import preview_event
 
 OutcomeKind = Literal["ok", "mismatch", "position", "past_end", "incomplete", "error", "cancelled"]
 """`position`: the run read past where a recorded stream stopped (the mismatch has `event_index`);

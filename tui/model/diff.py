@@ -40,7 +40,7 @@ from openprogram.recordings.diff import (
     request_signature,
 )
 from tui.model.call_detail import LoadedCall
-from tui.model.event_fold import EventUnreadable
+from tui.model.events import EventUnreadable
 from tui.model.recording_index import IndexPair, RecordingIndex, Side
 from tui.model.row_reading import read_request, reader_of
 

@@ -16,10 +16,9 @@ from textual.worker import get_current_worker
 from openprogram.text import human_size, plural
 from tui.model.call_columns import cache_line, numbers_line
 from tui.model.call_detail import FinalMessage, LoadedCall
-from tui.model.event_fold import FoldStep, FoldStopped
 from tui.model.event_times import GapsStopped, LongestGap, gap_caption
-from tui.model.request_news import can_fold, news_transcript
-from tui.model.transcript import TranscriptEntry, TranscriptPart
+from tui.model.events import FoldStep, FoldStopped
+from tui.model.transcript import TranscriptEntry, TranscriptPart, can_fold, news_transcript
 from tui.widgets.common.json_tree import JsonTree
 from tui.widgets.recording.event_list import EventList
 from tui.widgets.recording.message_view import MessageView
