@@ -138,13 +138,12 @@ class CallList(RowList):
     """
     empty_text = "no calls"
 
+    @dataclass(eq=False)
     class _CallMessage(Message):
         """Something happened to the call at `ordinal` (its position in the file)."""
 
-        def __init__(self, call_list: CallList, ordinal: int) -> None:
-            super().__init__()
-            self.call_list = call_list
-            self.ordinal = ordinal
+        call_list: CallList
+        ordinal: int
 
         @property
         def control(self) -> CallList:

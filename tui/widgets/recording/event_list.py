@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import ClassVar
 
 from rich.text import Text
@@ -48,13 +49,12 @@ class EventList(RowList):
     """
     empty_text = "no events"
 
+    @dataclass(eq=False)
     class EventHighlighted(Message):
         """The cursor moved to event `event_index` of the shown call."""
 
-        def __init__(self, event_list: EventList, event_index: int) -> None:
-            super().__init__()
-            self.event_list = event_list
-            self.event_index = event_index
+        event_list: EventList
+        event_index: int
 
         @property
         def control(self) -> EventList:

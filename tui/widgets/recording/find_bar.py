@@ -44,13 +44,12 @@ class FindBar(Horizontal):
     }
     """
 
+    @dataclass(eq=False)
     class Closed(Message):
         """The prompt closed; `keep` is False when the search was cancelled."""
 
-        def __init__(self, find_bar: FindBar, keep: bool) -> None:
-            super().__init__()
-            self.find_bar = find_bar
-            self.keep = keep
+        find_bar: FindBar
+        keep: bool
 
         @property
         def control(self) -> FindBar:

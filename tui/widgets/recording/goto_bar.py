@@ -9,6 +9,7 @@ made the jump cost a frame more.
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from textual import events
@@ -50,12 +51,11 @@ class GotoBar(PromptBar):
         Binding("escape", "cancel", "Cancel", show=False, id="goto.cancel"),
     ]
 
+    @dataclass(eq=False)
     class Closed(Message):
         """The prompt closed (after a jump, or cancelled)."""
 
-        def __init__(self, goto_bar: GotoBar) -> None:
-            super().__init__()
-            self.goto_bar = goto_bar
+        goto_bar: GotoBar
 
         @property
         def control(self) -> GotoBar:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import ClassVar
 
 from rich.text import Text
@@ -31,13 +32,12 @@ class RawLineList(RowList):
     """
     empty_text = "no lines"
 
+    @dataclass(eq=False)
     class LineHighlighted(Message):
         """The cursor moved to line `number` (0-based)."""
 
-        def __init__(self, line_list: RawLineList, number: int) -> None:
-            super().__init__()
-            self.line_list = line_list
-            self.number = number
+        line_list: RawLineList
+        number: int
 
         @property
         def control(self) -> RawLineList:
