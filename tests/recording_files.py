@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import resource
 import subprocess
 import sys
 import textwrap
@@ -54,6 +55,27 @@ def subprocess_env(home: Path, **extra: str) -> dict[str, str]:
     env.update(OPENPROGRAM_HOME=str(home), PYTHONPATH=str(REPO_ROOT))
     env.update(extra)
     return env
+
+
+def run_capped(
+    home: Path, cap_bytes: int, *argv: str, timeout: float = 300
+) -> subprocess.CompletedProcess[str]:
+    """`argv` in a subprocess whose address space is capped at `cap_bytes` (the memory tests: a
+    surface that holds more than its bound dies with `MemoryError` instead of passing)."""
+
+    def capped() -> None:
+        resource.setrlimit(resource.RLIMIT_AS, (cap_bytes, cap_bytes))
+
+    return subprocess.run(
+        list(argv),
+        env=subprocess_env(home),
+        cwd=REPO_ROOT,
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        preexec_fn=capped,
+    )
 
 
 def run_cli(

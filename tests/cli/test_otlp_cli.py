@@ -5,7 +5,6 @@ memory cap."""
 
 from __future__ import annotations
 
-import resource
 import subprocess
 import sys
 from pathlib import Path
@@ -14,7 +13,8 @@ from google.protobuf import json_format
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
 
 from tests.otlp_traces import write_agent_trace
-from tests.recording_files import REPO_ROOT, run_cli, subprocess_env
+from tests.recording_files import run_capped as capped_run
+from tests.recording_files import run_cli
 from tests.recordings.test_otlp import sdk_trace
 
 ECHO = [sys.executable, "examples/echo_agent.py"]
@@ -90,21 +90,8 @@ def test_a_hostile_span_id_is_shown_not_obeyed(tmp_path: Path) -> None:
     assert [p.name for p in (home / "recordings").iterdir()] == []  # no spool, no staged file
 
 
-def _capped() -> None:
-    resource.setrlimit(resource.RLIMIT_AS, (CAP, CAP))
-
-
 def run_capped(home: Path, *argv: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        list(argv),
-        env=subprocess_env(home),
-        cwd=REPO_ROOT,
-        stdin=subprocess.DEVNULL,
-        capture_output=True,
-        text=True,
-        timeout=300,
-        preexec_fn=_capped,
-    )
+    return capped_run(home, CAP, *argv, timeout=300)
 
 
 def test_a_100_mb_trace_imports_and_exports_in_bounded_memory_and_shows_progress(

@@ -11,7 +11,6 @@ its imports leave roomy for anything proportional to the file.
 from __future__ import annotations
 
 import json
-import resource
 import shutil
 import subprocess
 import sys
@@ -21,28 +20,15 @@ from pathlib import Path
 import pytest
 
 from tests.hostile_recordings import write_chain, write_fan_out
-from tests.recording_files import REPO_ROOT, subprocess_env
+from tests.recording_files import run_capped as capped_run
 
 CAP = 600 << 20
 FAN_OUT = 9000
 CHAIN = 14000
 
 
-def _capped() -> None:
-    resource.setrlimit(resource.RLIMIT_AS, (CAP, CAP))
-
-
 def run_capped(home: Path, *argv: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        list(argv),
-        env=subprocess_env(home),
-        cwd=REPO_ROOT,
-        stdin=subprocess.DEVNULL,
-        capture_output=True,
-        text=True,
-        timeout=240,
-        preexec_fn=_capped,
-    )
+    return capped_run(home, CAP, *argv, timeout=240)
 
 
 SHAPES: dict[str, tuple[Callable[[Path], Path], int, int]] = {
