@@ -15,15 +15,6 @@ from openprogram.providers.recording.differences import MISSING
 from openprogram.recordings import CheckResult
 from tests.recording_files import REPO_ROOT, write_recording
 from tests.tui import check_support as fixtures
-from tui.model.check import (
-    EXPLANATIONS,
-    event_timeline,
-    headline,
-    never_requested_text,
-    outcome_kind,
-    result_facts,
-    run_tui_check,
-)
 from tui.model.check_commands import (
     CheckCommand,
     CommandSyntaxError,
@@ -35,6 +26,15 @@ from tui.model.check_commands import (
     remember_command,
     remembered_command,
 )
+from tui.model.check_outcome import (
+    EXPLANATIONS,
+    headline,
+    never_requested_text,
+    outcome_kind,
+    result_facts,
+)
+from tui.model.check_session import run_tui_check
+from tui.model.events import event_timeline
 from tui.model.request_comparison import RequestComparison, value_at
 from tui.model.string_diff import string_diff, wants_string_diff
 
@@ -155,6 +155,22 @@ def test_the_timeline_lists_the_recorded_events_of_the_call(tmp_path: Path) -> N
     assert [e.type for e in timeline.events] == ["start", "text_start", "text_delta"]
     assert event_timeline(recording, 5, 0) is None
     assert event_timeline(tmp_path / "missing.jsonl", 0, 0) is None
+
+
+def test_the_timeline_reads_only_its_own_call_so_broken_later_calls_do_not_hide_it(
+    tmp_path: Path,
+) -> None:
+    # The timeline is read from the rows of the call the run stopped at: a later call whose rows
+    # the strict row parser refuses (once the whole file was parsed, and any problem gave nothing)
+    # leaves it as it is.
+    recording = fixtures.record_abandoned_call(tmp_path / "s.jsonl")
+    with recording.open("a") as file:
+        file.write('{"call_index":1,"request":"not a request","type":"request"}\n')
+        file.write('{"call_index":1,"event":{"type":"nonsense"},"type":"event"}\n')
+    timeline = event_timeline(recording, 0, 3)
+    assert timeline is not None
+    assert [e.type for e in timeline.events] == ["start", "text_start", "text_delta"]
+    assert event_timeline(recording, 1, 0) is None  # the broken call itself has none
 
 
 # -- running --

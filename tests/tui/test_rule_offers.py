@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from openprogram.providers.recording.differences import FieldDifference
 from openprogram.providers.recording.rules import MatchingRules, NormalizeRule
-from tui.model.rule_offers import NO_PATTERN, absorbs, build_rules, offer
+from tui.model.request_comparison import NO_PATTERN, absorbs, build_rules, offer
 
 PROMPT = ("context", "system_prompt")
 

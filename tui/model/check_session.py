@@ -1,7 +1,8 @@
 """The check screen's state, without drawing: the command, the runs and what they allow.
 
-A check, an accept, a rerecord and a `check --runs` are each one `Run` of the recording's program in a thread; one
-runs at a time, and a run that was replaced (or stopped) reports to nobody: `finish` tells the
+A check (the library's `run_check`, as `openprogram recordings check` runs it: `run_tui_check`), an
+accept, a rerecord and a `check --runs` are each one `Run` of the recording's program in a thread;
+one runs at a time, and a run that was replaced (or stopped) reports to nobody: `finish` tells the
 screen whether an outcome still counts. Never imports Textual.
 """
 
@@ -20,8 +21,9 @@ from rich.text import Text
 from openprogram.errors import OpenProgramError
 from openprogram.providers.recording.differences import PathToken
 from openprogram.providers.recording.rules import NO_RULES, IgnoreRule, MatchingRules, NormalizeRule
-from openprogram.recordings import CheckProgress, CheckResult, RecordingEntry
+from openprogram.recordings import CheckProgress, CheckResult, RecordingEntry, run_check
 from openprogram.recordings.accept import run_accept
+from openprogram.recordings.check import check_refused
 from openprogram.recordings.rerecord import RerecordPlan, run_rerecord
 from openprogram.recordings.rule_edits import (
     add_rule_to_header,
@@ -32,12 +34,36 @@ from openprogram.recordings.rule_edits import (
 from openprogram.recordings.trust import trust_command, trust_stored_command
 from openprogram.recordings.versions import RewriteRun, write_rewrite
 from openprogram.text import plural
-from tui.model.check import EventTimeline, event_timeline, outcome_kind, run_tui_check
 from tui.model.check_commands import CheckCommand, CommandSource, choose_command, format_command
+from tui.model.check_outcome import outcome_kind
 from tui.model.check_runs import RUNS, RunsReport, Sorted, sort_runs
-from tui.model.rule_offers import RuleScope
+from tui.model.events import EventTimeline, event_timeline
+from tui.model.request_comparison import RuleScope
 
 RunKind = Literal["check", "accept", "rerecord", "runs"]
+ProgressCallback = Callable[[CheckProgress], None]
+
+
+def run_tui_check(
+    recording: Path,
+    argv: Sequence[str] | None = None,
+    *,
+    cwd: str | None = None,
+    on_progress: ProgressCallback | None = None,
+    cancel: threading.Event | None = None,
+) -> CheckResult:
+    """`run_check` on `recording`; a check that cannot start comes back as an `error` result.
+
+    The screen shows every failure as a result: a bad file, a missing command or an unstartable
+    program is a message with the facts, never a traceback.
+    """
+    try:
+        return run_check(str(recording), argv, cwd=cwd, on_progress=on_progress, cancel=cancel)
+    except (OpenProgramError, OSError) as exc:  # a bad file, no command, an unusable selector
+        refused = check_refused(str(recording), argv, exc)
+        return refused.model_copy(
+            update={"cwd": cwd or "", "error": f"the check could not start: {refused.error}"}
+        )
 
 
 @dataclass(frozen=True)

@@ -1,5 +1,6 @@
-"""A call's streamed events: one row per event for the list (what each adds, previewed), and the
-assistant message as assembled up to event k, with the library's one accumulator.
+"""A call's streamed events: one row per event for the list (what each adds, previewed), the
+assistant message as assembled up to event k, with the library's one accumulator, and the timeline
+of the call a check stopped at (`event_timeline`: its events, read from that call's rows alone).
 
 Stepping forward applies only the new events; stepping back restarts from the nearest checkpoint
 (a copy of the accumulator every `CHECKPOINT_EVERY` events), so a step back costs a bounded number
@@ -16,8 +17,13 @@ import json
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
+
+from pydantic import ValidationError
 
 from openprogram.providers.accumulator import AccumulatorError, MessageAccumulator
+from openprogram.providers.recording.errors import RecordingFileError
+from openprogram.providers.recording.format import CallEndRow, EventRow, parse_row
 from openprogram.providers.types import (
     AssistantMessage,
     AssistantMessageEvent,
@@ -33,6 +39,8 @@ from openprogram.providers.types import (
     ToolCallStartEvent,
 )
 from tui.model.line_preview import preview_line
+from tui.model.recording_index import RecordingIndex
+from tui.model.row_reading import read_call_end
 
 
 @dataclass(frozen=True)
@@ -79,6 +87,47 @@ def summarize_event(
 ) -> EventSummary:
     """The list row of one readable event."""
     return EventSummary(event_index, line_number, event.type, preview_event(event))
+
+
+@dataclass(frozen=True)
+class EventTimeline:
+    """The recorded events of the call whose stream a check's run read past, and where it stopped."""
+
+    call_index: int
+    outcome: str
+    events: tuple[EventSummary, ...]
+    stopped_at: int
+    """The `event_index` the run asked for: one past the last recorded event."""
+
+
+def event_timeline(recording: Path, call_index: int, stopped_at: int) -> EventTimeline | None:
+    """The timeline of call `call_index`, or None when the file or one of that call's rows cannot
+    be read. The line index finds the call's rows without parsing any (`RecordingIndex`); only
+    its `call_end` and event rows are parsed, with the strict row parser."""
+    try:
+        index = RecordingIndex.open(recording)
+    except RecordingFileError:
+        return None
+    try:
+        index.build()
+        if not 0 <= call_index < len(index.calls):
+            return None
+        span = index.calls[call_index]
+        end = read_call_end(index, span)
+        if not isinstance(end, CallEndRow) or end.call_index != call_index:
+            return None
+        events: list[EventSummary] = []
+        for event_index, line in enumerate(span.event_lines):
+            try:
+                row = parse_row(index.line(line))
+            except ValidationError:
+                return None
+            if not isinstance(row, EventRow) or row.call_index != call_index:
+                return None
+            events.append(summarize_event(event_index, line + 1, row.event))
+        return EventTimeline(call_index, end.outcome, tuple(events), stopped_at)
+    finally:
+        index.close()
 
 
 CHECKPOINT_EVERY = 256

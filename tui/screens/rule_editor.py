@@ -1,10 +1,11 @@
 """From a mismatch to a rule: ignore the field (`i`) or normalise its values (`z`), then save it.
 
-The dialog is prefilled from `rule_offers` (exact path or every index as `[*]`; the presets that
-fit, else an expression built from the differing substrings) and says, as the user edits, the rules
-it will save and whether replay would then absorb this difference together with the rules already
-in force. It saves to the recording's header or to the project's `pyproject.toml`; the check screen
-writes them and runs again: `z` then `enter` from the mismatch to the next run.
+The dialog is prefilled from the offers of `request_comparison` (exact path or every index as
+`[*]`; the presets that fit, else an expression built from the differing substrings) and says, as
+the user edits, the rules it will save and whether replay would then absorb this difference
+together with the rules already in force. It saves to the recording's header or to the project's
+`pyproject.toml`; the check screen writes them and runs again: `z` then `enter` from the mismatch
+to the next run.
 """
 
 from __future__ import annotations
@@ -29,7 +30,7 @@ from openprogram.providers.recording.rules import (
     NormalizeRule,
     RulesConfigError,
 )
-from tui.model.rule_offers import (
+from tui.model.request_comparison import (
     RuleKind,
     RuleScope,
     absorbs,

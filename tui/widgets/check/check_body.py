@@ -6,7 +6,7 @@ from __future__ import annotations
 from textual.containers import Vertical
 from textual.widget import Widget
 
-from tui.model.check import (
+from tui.model.check_outcome import (
     explanation,
     headline,
     outcome_kind,

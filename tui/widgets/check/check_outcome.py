@@ -13,7 +13,7 @@ from textual.containers import Vertical, VerticalScroll
 from textual.widgets import Static
 
 from openprogram.text import plural
-from tui.model.check import EXPLANATIONS, OutcomeKind, ProgramOutput
+from tui.model.check_outcome import EXPLANATIONS, OutcomeKind, ProgramOutput
 
 _TONE = {
     "ok": "-ok",

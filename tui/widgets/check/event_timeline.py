@@ -11,7 +11,7 @@ from textual.containers import VerticalScroll
 from textual.widgets import Static
 
 from openprogram.text import plural
-from tui.model.check import EventTimeline
+from tui.model.events import EventTimeline
 
 
 class EventTimelineView(VerticalScroll):

@@ -18,8 +18,7 @@ from textual.reactive import reactive
 
 from openprogram.providers.recording.differences import MISSING, FieldDifference
 from tui.messages import CallOpenRequested
-from tui.model.request_comparison import RequestComparison
-from tui.model.rule_offers import RuleKind, why_not_normalizable
+from tui.model.request_comparison import RequestComparison, RuleKind, why_not_normalizable
 from tui.model.string_diff import string_diff, wants_string_diff
 from tui.widgets.comparison.json_pane import JsonPane
 from tui.widgets.comparison.path_bar import PathBar

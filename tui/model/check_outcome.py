@@ -1,55 +1,24 @@
-"""The check runner and what its result means: the outcome, its facts, the timeline (every differing
-field is `request_comparison`'s).
+"""What a check's result means: its outcome, the headline and sentence that say it, its facts and
+the program's last output (every differing field is `request_comparison`'s, the timeline of a
+stream read past is `events`').
 
-A check is the library's `run_check` (the same function as `openprogram recordings check`); this
-module only turns its `CheckResult` into what the check screen shows and never imports Textual.
+A check is the library's `run_check` (the same function as `openprogram recordings check`, started
+by `check_session`); this module only turns its `CheckResult` into what the check screen shows and
+never imports Textual.
 """
 
 from __future__ import annotations
 
-import threading
-from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Literal
 
-from openprogram.errors import OpenProgramError
-from openprogram.providers.recording.errors import RecordingFileError
-from openprogram.providers.recording.reader import read_recording
 from openprogram.providers.replay import MismatchKind
-from openprogram.recordings import CheckProgress, CheckResult, run_check
-from openprogram.recordings.check import check_refused
+from openprogram.recordings import CheckResult
 from openprogram.text import plural
-from tui.model.events import preview_event
 
 OutcomeKind = Literal["ok", "mismatch", "position", "past_end", "incomplete", "error", "cancelled"]
 """`position`: the run read past where a recorded stream stopped (the mismatch has `event_index`);
 `past_end`: the run made more calls than were recorded (field `call_index`)."""
-
-ProgressCallback = Callable[[CheckProgress], None]
-
-
-def run_tui_check(
-    recording: Path,
-    argv: Sequence[str] | None = None,
-    *,
-    cwd: str | None = None,
-    on_progress: ProgressCallback | None = None,
-    cancel: threading.Event | None = None,
-) -> CheckResult:
-    """`run_check` on `recording`; a check that cannot start comes back as an `error` result.
-
-    The screen shows every failure as a result: a bad file, a missing command or an unstartable
-    program is a message with the facts, never a traceback.
-    """
-    try:
-        return run_check(str(recording), argv, cwd=cwd, on_progress=on_progress, cancel=cancel)
-    except (OpenProgramError, OSError) as exc:  # a bad file, no command, an unusable selector
-        refused = check_refused(str(recording), argv, exc)
-        return refused.model_copy(
-            update={"cwd": cwd or "", "error": f"the check could not start: {refused.error}"}
-        )
-
 
 _OUTCOME_OF_KIND: dict[MismatchKind, OutcomeKind] = {
     "request": "mismatch",
@@ -133,41 +102,6 @@ def never_requested_text(result: CheckResult) -> str:
         return "none"
     noun = "call" if len(calls) == 1 else "calls"
     return f"{noun} {', '.join(str(call) for call in calls)}"
-
-
-@dataclass(frozen=True)
-class TimelineEvent:
-    """One recorded event as the timeline lists it."""
-
-    event_index: int
-    type: str
-    preview: str
-
-
-@dataclass(frozen=True)
-class EventTimeline:
-    """The recorded events of the call whose stream the run read past, and where it stopped."""
-
-    call_index: int
-    outcome: str
-    events: tuple[TimelineEvent, ...]
-    stopped_at: int
-    """The `event_index` the run asked for: one past the last recorded event."""
-
-
-def event_timeline(recording: Path, call_index: int, stopped_at: int) -> EventTimeline | None:
-    """The timeline of `call_index` read by the strict reader, or None if the file cannot be read."""
-    try:
-        calls = read_recording(recording).calls
-    except (OSError, RecordingFileError):
-        return None
-    if not 0 <= call_index < len(calls):
-        return None
-    call = calls[call_index]
-    rows = tuple(
-        TimelineEvent(n, event.type, preview_event(event)) for n, event in enumerate(call.events)
-    )
-    return EventTimeline(call_index, call.outcome, rows, stopped_at)
 
 
 def result_facts(result: CheckResult, cancelled: bool = False) -> list[tuple[str, str]]:
