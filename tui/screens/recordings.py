@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from dataclasses import dataclass
 from pathlib import Path
 from typing import ClassVar
 
@@ -79,20 +80,15 @@ class RecordingsScreen(Screen[None]):
         Binding("G,end", "move_to(-1)", "Last", show=False, priority=True, id="recordings.last"),
     ]
 
+    @dataclass(eq=False)
     class Loaded(Message):
         """The listing was read (or could not be: `error`)."""
 
-        def __init__(
-            self,
-            summaries: list[RecordingSummary],
-            note: str,
-            error: str | None,
-            configured: tuple[str | None, str | None] | None = None,
-        ) -> None:
-            super().__init__()
-            self.summaries, self.note, self.error = summaries, note, error
-            self.configured = configured
-            """The configuration's mode and file the `●` marks were read with (None: unread)."""
+        summaries: list[RecordingSummary]
+        note: str
+        error: str | None
+        configured: tuple[str | None, str | None] | None = None
+        """The configuration's mode and file the `●` marks were read with (None: unread)."""
 
     def __init__(self, extra_paths: tuple[Path, ...] = (), *, demo: bool = False) -> None:
         """`demo`: the managed root is the demo's temporary one, and the list says so."""

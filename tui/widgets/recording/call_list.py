@@ -172,13 +172,12 @@ class CallList(RowList):
         order: CallOrder
         ordinals: array[int]
 
+    @dataclass(eq=False)
     class OrderChanged(Message):
         """The list's order or filter changed, was cancelled, or is being worked out (`busy`)."""
 
-        def __init__(self, call_list: CallList, busy: str | None = None) -> None:
-            super().__init__()
-            self.call_list = call_list
-            self.busy = busy
+        call_list: CallList
+        busy: str | None = None
 
         @property
         def control(self) -> CallList:
