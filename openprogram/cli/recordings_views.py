@@ -12,8 +12,7 @@ from typing import Any
 from openprogram.cli.commands import declare_command
 from openprogram.cli.completion import add_recording_argument
 from openprogram.cli.output import Output, aligned
-from openprogram.html_report.page import write_page
-from openprogram.html_report.reports import show_page
+from openprogram.html_report.reports import write_show_page
 from openprogram.providers.recording.errors import NOT_REGULAR, RecordingFileError
 from openprogram.providers.recording.file_policy import require_usable
 from openprogram.providers.recording.reader import (
@@ -222,8 +221,7 @@ def show_command(args: argparse.Namespace, out: Output) -> int:
         return _print_content(args.selector, out)
     location = locate_recording(args.selector)
     if args.html is not None:
-        html, scan = show_page(location.path)
-        write_page(args.html, html)
+        scan = write_show_page(location.path, args.html)
         out.line(f"wrote {args.html} ({scan.facts.totals()})")
         return 0 if scan.valid else 1
     if args.textconv:

@@ -46,19 +46,25 @@ def cut(text: str, limit: int = EVENT_TEXT_LIMIT) -> str:
     return f"{text[:limit]}… ({len(text) - limit} more characters)"
 
 
+def compact_json(value: Any) -> str:
+    """`value` as the page writes it: JSON, no spaces, non-ASCII as is."""
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+
+
 class Pool:
-    """Distinct JSON values, each kept once; `ref` gives a value's index."""
+    """Distinct JSON values, each kept once as its `compact_json` text (a message as text is a
+    tenth of it as Python objects); `ref` gives a value's index."""
 
     def __init__(self) -> None:
-        self.values: list[Any] = []
+        self.texts: list[str] = []
         self._index: dict[str, int] = {}
 
     def ref(self, value: Any) -> int:
         key = json.dumps(value, sort_keys=True, ensure_ascii=False)
         found = self._index.get(key)
         if found is None:
-            found = self._index[key] = len(self.values)
-            self.values.append(value)
+            found = self._index[key] = len(self.texts)
+            self.texts.append(compact_json(value))
         return found
 
 

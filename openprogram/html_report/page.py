@@ -10,8 +10,7 @@ from __future__ import annotations
 
 import base64
 import hashlib
-import json
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -19,9 +18,9 @@ from typing import Any
 import jinja2
 from markupsafe import Markup
 
-from openprogram.html_report.data import Pool, call_details
+from openprogram.html_report.data import Pool, call_details, compact_json
 from openprogram.providers.recording.reader import RecordedCall
-from openprogram.providers.recording.state_files import atomic_write_text
+from openprogram.providers.recording.state_files import atomic_write_parts, atomic_write_text
 
 _ASSETS = resources.files("openprogram.html_report")
 
@@ -32,7 +31,11 @@ def _asset(name: str) -> str:
 
 def script_json(value: Any) -> Markup:
     """`value` as JSON that is safe inside a script block (`<`, `>`, `&`, U+2028/9 escaped)."""
-    text = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+    return _script_safe(compact_json(value))
+
+
+def _script_safe(text: str) -> Markup:
+    """JSON `text` made safe inside a script block (`script_json`)."""
     for character, escaped in (("<", "\\u003c"), (">", "\\u003e"), ("&", "\\u0026"),
                                ("\u2028", "\\u2028"), ("\u2029", "\\u2029")):  # fmt: skip
         text = text.replace(character, escaped)
@@ -69,16 +72,27 @@ class CallDetails:
 def render(page: dict[str, Any], calls: CallDetails) -> str:
     """The whole page: `page` is what is shown first (title, facts, calls table, mismatch, diff),
     `calls` the details of the calls that open on demand."""
+    return "".join(_parts(page, calls))
+
+
+def write_rendered(path: Path, page: dict[str, Any], calls: CallDetails) -> Path:
+    """`write_page(path, render(page, calls))`, written part by part as the template makes them:
+    the page is never held whole in memory (a long recording's page is many megabytes)."""
+    atomic_write_parts(path, (part.encode("utf-8") for part in _parts(page, calls)))
+    return path
+
+
+def _parts(page: dict[str, Any], calls: CallDetails) -> Iterator[str]:
     style, script = _asset("page.css"), _asset("page.js")
     template = _ENVIRONMENT.from_string(_asset("page.html"))
-    return template.render(
+    return template.generate(
         title=page["title"],
         style=Markup(style),
         script=Markup(script),
         style_hash=_sha256(style),
         script_hash=_sha256(script),
         page=script_json(page),
-        pool=script_json(calls.pool.values),
+        pool=_script_safe(f"[{','.join(calls.pool.texts)}]"),
         details=sorted(calls.blocks.items()),
     )
 

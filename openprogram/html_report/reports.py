@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import shlex
+from pathlib import Path
 from typing import Any
 
 from openprogram.html_report.data import (
@@ -13,11 +14,13 @@ from openprogram.html_report.data import (
     session_facts,
     table_rows,
 )
-from openprogram.html_report.page import CallDetails, render
+from openprogram.html_report.page import CallDetails, render, write_rendered
+from openprogram.providers.accumulator import AccumulatorError, assemble_message
 from openprogram.providers.recording.reader import RecordedCall, RecordingScan, scan_recording
-from openprogram.recordings.call_stats import CallStats, folded_call_stats, with_gaps
+from openprogram.providers.types import AssistantMessage
+from openprogram.recordings.call_stats import CallStats, stats_of_answer, with_gaps
 from openprogram.recordings.check import CheckResult
-from openprogram.recordings.details import CallDescriber
+from openprogram.recordings.details import CallDescriber, CallRow
 from openprogram.recordings.prompt_cache import CallCache, PromptCacheReader, PromptCacheReport
 from openprogram.visible_text import visible
 
@@ -38,30 +41,31 @@ def _session_facts(scan: RecordingScan) -> list[list[str]]:
 
 def show_page(path: str | os.PathLike[str], title: str | None = None) -> tuple[str, RecordingScan]:
     """A recording: its facts, problems, and every whole call (`title`: the path by default);
-    and the scan that read it. Each call is described, counted, read for its prompt cache and
-    written as page data as the reader finishes it, then let go: memory is the page and the
-    file's request rows, not every event of the file."""
-    details = CallDetails()
-    described = CallDescriber()
-    cache = PromptCacheReader()
-    facts: list[CallCache] = []
-    stats: list[CallStats] = []
+    and the scan that read it (`write_show_page` writes it without holding it whole)."""
+    page, details, scan = _show(path, title)
+    return render(page, details), scan
 
-    def each(call: RecordedCall) -> None:
-        details.add(call)
-        described(call)
-        if (fact := cache.read(call)) is not None:
-            facts.append(fact)
-        stats.append(folded_call_stats(call))
 
-    scan = scan_recording(path, each)
-    stats = with_gaps(sorted(stats, key=lambda numbers: numbers.call_index))
-    report = PromptCacheReport.of(facts)
+def write_show_page(
+    path: str | os.PathLike[str], out: Path, title: str | None = None
+) -> RecordingScan:
+    """`show_page` written to `out` (atomically, private) as it is rendered; the scan that read
+    it. Memory: the page's data, not the page (`show --html`)."""
+    page, details, scan = _show(path, title)
+    write_rendered(out, page, details)
+    return scan
+
+
+def _show(
+    path: str | os.PathLike[str], title: str | None
+) -> tuple[dict[str, Any], CallDetails, RecordingScan]:
+    """The page data of a recording."""
+    details, rows, stats, report, scan = _read_calls(path)
     page: dict[str, Any] = {
         "view": "show",
         "title": visible(title or str(scan.path)),
         "facts": _session_facts(scan) + session_facts(stats) + cache_facts(report),
-        "calls": table_rows(described.rows(), stats, report.calls),
+        "calls": table_rows(rows, stats, report.calls),
         "check": None,
         "diff": None,
     }
@@ -71,7 +75,39 @@ def show_page(path: str | os.PathLike[str], title: str | None = None) -> tuple[s
             "summary": visible(f"{scan.facts.validity()}; the whole calls are shown"),
             "notes": [visible(problem.describe()) for problem in scan.facts.problems[:20]],
         }
-    return render(page, details), scan
+    return page, details, scan
+
+
+def _read_calls(
+    path: str | os.PathLike[str],
+) -> tuple[CallDetails, tuple[CallRow, ...], list[CallStats], PromptCacheReport, RecordingScan]:
+    """Each call described, counted, read for its prompt cache and written as page data as the
+    reader finishes it, then let go. The readers that remember calls (and through them the
+    file's request rows) end here, before the page is built."""
+    details = CallDetails()
+    described = CallDescriber()
+    answer: AssistantMessage | None = None
+    # Each call's events are folded once, here: its numbers and the prompt-cache reader share
+    # the answer (and its usage, which both keep for every call).
+    cache = PromptCacheReader(fold=lambda call: answer)
+    facts: list[CallCache] = []
+    stats: list[CallStats] = []
+
+    def each(call: RecordedCall) -> None:
+        nonlocal answer
+        try:
+            answer = assemble_message(call.events)
+        except AccumulatorError:  # valid events in an order no stream makes: no answer
+            answer = None
+        details.add(call)
+        described(call)
+        if (fact := cache.read(call)) is not None:
+            facts.append(fact)
+        stats.append(stats_of_answer(call, answer))
+
+    scan = scan_recording(path, each)
+    stats = with_gaps(sorted(stats, key=lambda numbers: numbers.call_index))
+    return details, described.rows(), stats, PromptCacheReport.of(facts), scan
 
 
 def _commands(result: CheckResult) -> list[list[str]]:

@@ -11,7 +11,7 @@ import contextlib
 import fcntl
 import json
 import os
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -100,11 +100,18 @@ def atomic_write_text(path: Path, text: str) -> None:
 
 def atomic_write_bytes(path: Path, data: bytes, mode: int = 0o600) -> None:
     """Replace `path` with `data` atomically: a temporary file (`mode`) beside it, fsync, rename."""
+    atomic_write_parts(path, (data,), mode)
+
+
+def atomic_write_parts(path: Path, parts: Iterable[bytes], mode: int = 0o600) -> None:
+    """`atomic_write_bytes` of `parts` joined, written one by one as they come: what is written
+    is never held whole in memory (a report page of a long recording)."""
     temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, mode)
     try:
         with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
+            for part in parts:
+                handle.write(part)
             handle.flush()
             os.fsync(handle.fileno())
         os.replace(temporary, path)
