@@ -24,7 +24,12 @@ PACKAGES = sorted(
     for path in (REPO_ROOT / top).rglob("__init__.py")
 )
 FACADES = [*PACKAGES, "openprogram.providers.replay"]
-LAZY = ["openprogram.providers", "openprogram.providers.recording", "openprogram.recordings"]
+LAZY = [
+    "openprogram.providers",
+    "openprogram.providers.recording",
+    "openprogram.providers.replay",
+    "openprogram.recordings",
+]
 COMPILE_TIME = {"annotations", "TYPE_CHECKING"}
 """Names a module needs to be read (`from __future__ import annotations`), not names it offers."""
 

@@ -215,6 +215,23 @@ def test_a_number_too_large_for_a_float_is_refused_as_non_finite(
     assert literal[:20] in caught.value.reason
 
 
+@pytest.mark.parametrize("literal", ["NaN", "-Infinity", "1e999"])
+@pytest.mark.parametrize(
+    ("line", "path"), FIELDS, ids=[f"{line}:{'.'.join(map(str, p))}" for line, p in FIELDS]
+)
+def test_a_non_finite_literal_in_any_number_of_any_row_is_refused(
+    tmp_path: Path, line: int, path: FieldPath, literal: str
+) -> None:
+    """Every row type, the ones the reader does not search for non-finite numbers included (their
+    integers refuse a float), refuses the file at that line."""
+    rows: list[dict[str, Any] | str] = list(recording_rows())
+    text = json.dumps(_set(recording_rows()[line], path, "PLACE"), sort_keys=True)
+    rows[line] = text.replace('"PLACE"', literal)
+    with pytest.raises(RecordingFileError) as caught:
+        read_recording(write_lines(tmp_path / "bad.jsonl", rows))
+    assert caught.value.line_number == line + 1
+
+
 @pytest.mark.parametrize("literal", FINITE, ids=lambda literal: literal[:12])
 def test_large_finite_numbers_and_words_still_read(tmp_path: Path, literal: str) -> None:
     rows = recording_rows()

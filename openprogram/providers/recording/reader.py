@@ -8,7 +8,6 @@ problem with the calls that are still whole, for tools that show or salvage dama
 from __future__ import annotations
 
 import dataclasses
-import io
 import json
 import math
 import os
@@ -16,9 +15,10 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from types import UnionType
+from typing import Annotated, Any, Literal, Union, get_args, get_origin
 
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
 
 from openprogram.providers.recording.errors import (
     TRUNCATED_LAST_LINE_REASON,
@@ -230,10 +230,43 @@ _HUGE_SHAPES = (b"0e000", b"0e+000", b"0" * 200)
 regular expression tried at every digit took 76 µs on a 4.8 KB tool result full of numbers."""
 
 
+def _holds_no_float(annotation: Any) -> bool:
+    """True when a field of this type holds only text, a strict integer, a bool or None: nothing a
+    JSON literal like `NaN` or `1e999` can become (strict validation refuses a float for an int)."""
+    if annotation in (str, int, bool, type(None)):
+        return True
+    origin = get_origin(annotation)
+    if origin is Annotated:  # a bounded integer (`Count`, `CallMs`)
+        return _holds_no_float(get_args(annotation)[0])
+    if origin is Literal:
+        return not any(isinstance(value, float) for value in get_args(annotation))
+    if origin in (Union, UnionType):
+        return all(_holds_no_float(member) for member in get_args(annotation))
+    return False
+
+
+def _numberless(model: type[BaseModel], but: str = "") -> bool:
+    return all(_holds_no_float(f.annotation) for n, f in model.model_fields.items() if n != but)
+
+
+_EVENT_CLASSES: tuple[type[BaseModel], ...] = get_args(get_args(AssistantMessageEvent)[0])
+_ROW_CLASSES: tuple[type[BaseModel], ...] = (
+    (CallEndRow, *_EVENT_CLASSES) if _numberless(EventRow, but="event") else (CallEndRow,)
+)
+_NUMBERLESS_ROWS: frozenset[type[BaseModel]] = frozenset(filter(_numberless, _ROW_CLASSES))
+"""The call-end row and the event classes (text and thinking deltas, a tool call's start…) that
+cannot hold a non-finite number, read from their fields: `_non_finite` skips them (most of the
+rows of a streamed answer)."""
+
+
 def _non_finite(line: bytes, row: Row) -> str | None:
     """What is wrong when the parsed `row` holds a NaN or an infinity (JSON has none), naming the
-    number as written in `line`; None when it holds none. Cheap for most rows: only a row whose
-    bytes could hold one has its parsed values walked."""
+    number as written in `line`; None when it holds none. Cheap for most rows: a row of a
+    `_NUMBERLESS_ROWS` class is not searched, and only a row whose bytes could hold one has its
+    parsed values walked."""
+    kind = type(row.event) if type(row) is EventRow else type(row)
+    if kind in _NUMBERLESS_ROWS:
+        return None
     if b"NaN" not in line and b"Infinity" not in line:
         shape = line.translate(_NUMBER_SHAPE)
         if not any(huge in shape for huge in _HUGE_SHAPES):
@@ -275,10 +308,10 @@ CallVisitor = Callable[[RecordedCall], None]
 
 
 def _read(path: str | os.PathLike[str], strict: bool) -> RecordingScan:
-    target = Path(path)
-    data = read_recording_bytes(target)
+    """Every whole call, kept; the file's lines are read as they are parsed, so the file's bytes
+    are never held whole beside its typed calls (a tenth of the peak of opening a replay)."""
     calls: list[RecordedCall] = []
-    scan = _parse(target, io.BytesIO(data), len(data), strict, calls.append)
+    scan = _read_each(path, strict, calls.append)
     calls.sort(key=lambda call: call.call_index)
     return dataclasses.replace(scan, calls=tuple(calls))
 
@@ -289,7 +322,7 @@ def _read_each(
     """`_parse` over the file's lines as they are read (memory bounded by what `each` keeps)."""
     target = Path(path)
     fd, info = open_for_reading(target)
-    with os.fdopen(fd, "rb", buffering=1 << 20) as rows:
+    with os.fdopen(fd, "rb", buffering=1 << 16) as rows:
         return _parse(target, rows, info.st_size, strict, each)
 
 

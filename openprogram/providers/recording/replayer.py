@@ -13,27 +13,14 @@ import os
 import threading
 import time
 from collections.abc import AsyncIterator, Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from openprogram.errors import OpenProgramError
 from openprogram.providers.api_provider import ApiProvider
-from openprogram.providers.recording.check_protocol import (
-    AbsorbedDifference,
-    AbsorbedRow,
-    AcceptedCall,
-    AcceptedDifference,
-    AcceptedRow,
-    ConsumedRow,
-    FaultRow,
-    MismatchRow,
-    ReportRow,
-)
-from openprogram.providers.recording.difference_text import format_value
 from openprogram.providers.recording.differences import (
     FieldDifference,
     find_first_difference,
 )
-from openprogram.providers.recording.mismatch import MismatchReport, ReplayMismatch
 from openprogram.providers.recording.reader import RecordedCall, Recording, read_recording
 from openprogram.providers.recording.recorder import redact_request_dump, request_dump
 from openprogram.providers.recording.rules import (
@@ -48,11 +35,6 @@ from openprogram.providers.recording.rules import (
 )
 from openprogram.providers.recording.rules_sources import rules_from_header
 from openprogram.providers.recording.sent_again import ReplayedMessages, without_settled
-from openprogram.providers.recording.stream_faults import (
-    StreamFault,
-    StreamFaultError,
-    faulted_stream,
-)
 from openprogram.providers.recording.writer import RecordingSink
 from openprogram.providers.types import (
     AssistantMessageEvent,
@@ -61,6 +43,13 @@ from openprogram.providers.types import (
     StreamOptions,
 )
 from openprogram.text import plural
+
+if TYPE_CHECKING:
+    # What a passing replay never needs (a check's report rows, a mismatch's report, a broken
+    # stream) is imported where it is used: `ReplayProvider(path)` opens without building them.
+    from openprogram.providers.recording.check_protocol import ReportRow
+    from openprogram.providers.recording.mismatch import MismatchReport, ReplayMismatch
+    from openprogram.providers.recording.stream_faults import StreamFault
 
 ACCEPTED_VALUE_LIMIT = 200
 """Accepted differences are reported with both values cut to this many characters."""
@@ -161,6 +150,8 @@ class ReplayProvider(ApiProvider):
         """The stream fault to apply once (`check --fault`), or None."""
         self._fault_pending = fault is not None
         if fault is not None:
+            from openprogram.providers.recording.stream_faults import StreamFaultError
+
             if fault.call >= len(self.recording.calls):
                 raise StreamFaultError(
                     f"fault {fault.describe()}: {self.path} has "
@@ -194,7 +185,12 @@ class ReplayProvider(ApiProvider):
 
     def _mismatch(self, report: MismatchReport) -> ReplayMismatch:
         """The exception for `report`, once reported and kept in `mismatches`."""
-        self._report(MismatchRow(mismatch=report))
+        from openprogram.providers.recording.mismatch import ReplayMismatch
+
+        if self._on_report is not None:
+            from openprogram.providers.recording.check_protocol import MismatchRow
+
+            self._report(MismatchRow(mismatch=report))
         mismatch = ReplayMismatch(report)
         self.mismatches.append(mismatch)
         return mismatch
@@ -202,6 +198,8 @@ class ReplayProvider(ApiProvider):
     def _faulted(self, event_index: int, broke: bool) -> None:
         """The fault happened at `event_index`: a broken call counts as not consumed, so that a
         retry of it is answered whole."""
+        from openprogram.providers.recording.check_protocol import FaultRow
+
         assert self.fault is not None
         with self._lock:
             # Not when a concurrent call was matched meanwhile: the next call is that one's.
@@ -212,6 +210,10 @@ class ReplayProvider(ApiProvider):
 
     def _report_absorbed(self, call_index: int, ruled: list[RuledDifference]) -> None:
         """Tell which differences of a call the rules absorbed (also of a call that mismatches)."""
+        if self._on_report is None:
+            return
+        from openprogram.providers.recording.check_protocol import AbsorbedDifference, AbsorbedRow
+
         for r in ruled:
             if r.absorbed_by is not None:
                 rule = r.absorbed_by
@@ -232,6 +234,13 @@ class ReplayProvider(ApiProvider):
 
     def _accept(self, call_index: int, ruled: list[RuledDifference]) -> None:
         """Report every field the kept request changes, those a rule absorbs included."""
+        from openprogram.providers.recording.check_protocol import (
+            AcceptedCall,
+            AcceptedDifference,
+            AcceptedRow,
+        )
+        from openprogram.providers.recording.difference_text import format_value
+
         differences_kept = [
             AcceptedDifference(
                 field_path=r.difference.field_path,
@@ -283,6 +292,8 @@ class ReplayProvider(ApiProvider):
         """Raise `ReplayMismatch` (kind `unconsumed`) while recorded calls remain."""
         consumed, total = self.call_count, self.recorded_call_count
         if consumed < total:
+            from openprogram.providers.recording.mismatch import MismatchReport, ReplayMismatch
+
             never = f"call {consumed}" if total - consumed == 1 else f"calls {consumed}–{total - 1}"
             raise ReplayMismatch(
                 MismatchReport.of_call(
@@ -333,6 +344,8 @@ class ReplayProvider(ApiProvider):
         index = self._consumed
         total = len(self.recording.calls)
         if index >= total:
+            from openprogram.providers.recording.mismatch import MismatchReport
+
             incoming = redact_request_dump(dump)
             raise self._mismatch(
                 MismatchReport.of_call(
@@ -356,6 +369,8 @@ class ReplayProvider(ApiProvider):
             self._report_absorbed(index, ruled)
             counting = [r.difference for r in ruled if not r.absorbed]
             if counting and self._accepted is None:
+                from openprogram.providers.recording.mismatch import MismatchReport
+
                 raise self._mismatch(
                     MismatchReport.of_difference(index, counting[0], recorded, incoming)
                 )
@@ -367,7 +382,10 @@ class ReplayProvider(ApiProvider):
         if self._accepted is not None:
             self._write_accepted(recorded, recorded_call)
         self._consumed += 1
-        self._report(ConsumedRow(call_index=index, calls_recorded=total))
+        if self._on_report is not None:
+            from openprogram.providers.recording.check_protocol import ConsumedRow
+
+            self._report(ConsumedRow(call_index=index, calls_recorded=total))
         return recorded_call, ruled
 
     def stream(
@@ -384,6 +402,8 @@ class ReplayProvider(ApiProvider):
         fault = self.fault
         if fault is not None and self._fault_pending and fault.call == call.call_index:
             self._fault_pending = False
+            from openprogram.providers.recording.stream_faults import faulted_stream
+
             async for event in faulted_stream(fault, call.events, model, options, self._faulted):
                 yield event
             return
@@ -401,6 +421,8 @@ class ReplayProvider(ApiProvider):
         if call.outcome == "error":
             raise RecordedCallError(call.call_index, call.error)
         if call.outcome in ("cancelled", "abandoned"):
+            from openprogram.providers.recording.mismatch import MismatchReport
+
             count = len(call.events)
             raise self._mismatch(
                 MismatchReport.of_call(

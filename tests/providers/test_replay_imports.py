@@ -1,0 +1,66 @@
+"""A replay that passes pays for what it uses: opening a recording and answering every call from
+it imports no module that only a failure or a check needs (issue #39: a test that opens one
+recording paid ~8 ms with bytecode cached, ~30 ms without, for the check protocol's row models,
+the mismatch report and the stream faults)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+from tests.recording_files import REPO_ROOT, subprocess_env, write_recording
+
+ONLY_WHEN_SOMETHING_GOES_WRONG = (
+    "openprogram.providers.recording.check_protocol",
+    "openprogram.providers.recording.mismatch",
+    "openprogram.providers.recording.difference_text",
+    "openprogram.providers.recording.stream_faults",
+)
+
+REPLAY_EVERY_CALL = """
+import asyncio, sys
+from openprogram.providers.replay import ReplayProvider
+from openprogram.providers.types import Context, UserMessage
+from tests.helpers import SCRIPTED_MODEL
+
+replay = ReplayProvider(sys.argv[1])
+
+async def run() -> list[str]:
+    answers = []
+    for text in ("hi", "there"):
+        context = Context(messages=[UserMessage(content=text)])
+        async for event in replay.stream(SCRIPTED_MODEL, context):
+            if event.type == "done":
+                answers.append(event.message.content[0].text)
+    return answers
+
+print("|".join(asyncio.run(run())))
+replay.assert_consumed()
+print(" ".join(m for m in sys.argv[2:] if m in sys.modules))
+"""
+
+
+def test_a_passing_replay_imports_no_mismatch_or_check_module(tmp_path: Path) -> None:
+    recording = write_recording(tmp_path / "two.jsonl", ("hi", "there"))
+    done = subprocess.run(
+        [sys.executable, "-c", REPLAY_EVERY_CALL, str(recording), *ONLY_WHEN_SOMETHING_GOES_WRONG],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=REPO_ROOT,
+        env=subprocess_env(tmp_path / "home"),
+    )
+    assert done.returncode == 0, done.stderr
+    answers, imported = done.stdout.splitlines()
+    assert answers == "ok: hi|ok: there"
+    assert imported == "", f"a passing replay imported {imported}"
+
+
+def test_the_public_names_still_load_from_the_replay_module() -> None:
+    import openprogram.providers.replay as replay
+
+    assert replay.ReplayMismatch.__name__ == "ReplayMismatch"
+    assert replay.MismatchReport.__name__ == "MismatchReport"
+    assert replay.StreamFault.__name__ == "StreamFault"
+    assert "MismatchKind" in replay.__all__
