@@ -5,10 +5,15 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
-from openprogram.providers.recording.reader import scan_recording
+from openprogram.providers import UserMessage
+from openprogram.providers.recording.reader import read_recording, scan_recording
 from openprogram.recordings.call_stats import CallStats, call_stats, session_stats
+from openprogram.recordings.prompt_cache import prompt_cache_report
+from tests.recordings.prompt_cache_sessions import record_session
 from tests.tui.long_call import write_long_call
 from tui.model.call_numbers import CallNumbers, bar, time_axis
 from tui.model.recording_index import RecordingIndex
@@ -25,6 +30,16 @@ tracemalloc.start()
 assert numbers.compute(0) is not None
 print(tracemalloc.get_traced_memory()[1])
 """
+
+
+def edit_message_at(call: int) -> Callable[[int, list[Any]], None]:
+    """A session whose call `call` sends an earlier message edited (its prefix breaks there)."""
+
+    def edit(n: int, messages: list[Any]) -> None:
+        if n == call:
+            messages[2] = UserMessage(content="Next step 1, but shorter this time.")
+
+    return edit
 
 
 def peak_bytes(path: Path) -> int:
@@ -84,3 +99,53 @@ def test_calls_without_times_have_no_axis_and_no_bar() -> None:
     assert time_axis([untimed, None]) is None
     axis = time_axis([timed(0, 0, 100, None)])
     assert axis is not None and bar(untimed, axis, 20) is None
+
+
+# Reading every call's numbers (sort by cost, the timeline) reads each call once (issue #39).
+
+
+class CountedIndex(RecordingIndex):
+    """The index, counting how often each line's bytes are read."""
+
+    def line(self, number: int) -> bytes:
+        self.reads[number] = self.reads.get(number, 0) + 1
+        return super().line(number)
+
+    reads: dict[int, int]
+
+
+def counted_index(path: Path) -> CountedIndex:
+    index = CountedIndex.open(path)
+    assert isinstance(index, CountedIndex)
+    index.reads = {}
+    index.build()
+    return index
+
+
+def test_a_calls_numbers_and_prompt_cache_facts_read_its_events_once(tmp_path: Path) -> None:
+    # Its numbers and its prompt-cache facts both need the call's answer: folded once for both
+    # (each event row was read and folded twice).
+    path = record_session(tmp_path / "session.jsonl", 12, before_call=edit_message_at(7))
+    index = counted_index(path)
+    index.reads.clear()
+    numbers = CallNumbers(index)
+    assert numbers.compute_all()
+    event_lines = [line for span in index.calls for line in span.event_lines]
+    assert event_lines and all(index.reads.get(line) == 1 for line in event_lines)
+    report = prompt_cache_report(read_recording(path).calls, priced=False)
+    assert [numbers.cache(n) for n in range(12)] == list(report.calls)
+    assert numbers.cache_session() == report
+
+
+def test_prompt_cache_facts_read_out_of_order_with_a_short_memory_are_the_same(
+    tmp_path: Path,
+) -> None:
+    # The facts a later call needs of an earlier one are kept for a bounded number of calls (a
+    # session of 100,000 calls kept them all); a call whose predecessor was forgotten reads it again.
+    path = record_session(tmp_path / "session.jsonl", 12, before_call=edit_message_at(7))
+    numbers = CallNumbers(counted_index(path), remember=2)
+    for ordinal in [11, 3, 7, 8, 0, 1, 2, 9, 10, 6, 5, 4]:
+        numbers.compute(ordinal)
+    report = prompt_cache_report(read_recording(path).calls, priced=False)
+    assert [numbers.cache(n) for n in range(12)] == list(report.calls)
+    assert report.broken_calls == 1
