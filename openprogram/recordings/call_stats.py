@@ -105,6 +105,42 @@ def stats_of_answer(
     return _stats(call, message, first_token, next_call, next_start_ms, priced)
 
 
+@dataclass(frozen=True)
+class FoldedAnswer:
+    """A call's answer folded from its events (None: no answer) and when its first piece arrived:
+    what its numbers and its prompt-cache facts both read, folded once."""
+
+    message: AssistantMessage | None
+    first_token_ms: int | None
+
+
+def fold_timed_events(
+    timed_events: Iterable[tuple[AssistantMessageEvent, int | None]],
+) -> FoldedAnswer:
+    """The call's events (with when each arrived) read one at a time and folded as they come,
+    never kept: one call can hold a million events. Raises `AccumulatorError` for events no
+    stream makes."""
+    accumulator = MessageAccumulator()
+    first_token: int | None = None
+    answered = False
+    for event, ms in timed_events:
+        if not answered and event.type in _ANSWER_PIECES:
+            first_token, answered = ms, True
+        accumulator.apply(event)
+    return FoldedAnswer(accumulator.message, first_token)
+
+
+def stats_of_folded(
+    call: RecordedCall,
+    folded: FoldedAnswer,
+    *,
+    next_start_ms: int | None = None,
+    priced: bool = True,
+) -> CallStats:
+    """`call_stats` for a call whose events were folded already (`fold_timed_events`)."""
+    return _stats(call, folded.message, folded.first_token_ms, None, next_start_ms, priced)
+
+
 def stats_of_timed_events(
     call: RecordedCall,
     timed_events: Iterable[tuple[AssistantMessageEvent, int | None]],
@@ -115,14 +151,8 @@ def stats_of_timed_events(
     """`call_stats` for a call whose events (with when each arrived) are read one at a time and
     folded as they come, never kept (`call.events` is not read): one call can hold a million
     events, and the TUI's call list must not hold them all to show its numbers."""
-    accumulator = MessageAccumulator()
-    first_token: int | None = None
-    answered = False
-    for event, ms in timed_events:
-        if not answered and event.type in _ANSWER_PIECES:
-            first_token, answered = ms, True
-        accumulator.apply(event)
-    return _stats(call, accumulator.message, first_token, None, next_start_ms, priced)
+    folded = fold_timed_events(timed_events)
+    return stats_of_folded(call, folded, next_start_ms=next_start_ms, priced=priced)
 
 
 def _stats(

@@ -11,9 +11,12 @@ import functools
 from datetime import UTC, datetime
 from decimal import Decimal
 from importlib import metadata
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from openprogram.providers.types import Usage
+
+if TYPE_CHECKING:
+    from genai_prices.types import PriceCalculation
 
 PRICES_PACKAGE = "genai-prices"
 PRICE_TABLE_DATES = {"0.2.3": "2026-11-10"}
@@ -40,6 +43,35 @@ def call_cost(usage: Usage, model: dict[str, Any], at_ms: int | None = None) -> 
     `provider` and `base_url`), at the time `at_ms` (Unix ms) when given; None when unknown."""
     if price_table() is None:
         return None
+    model_ref = str(model.get("id") or "")
+    provider, base_url = str(model.get("provider") or ""), str(model.get("base_url") or "")
+    if not _in_table(model_ref, provider, base_url):
+        return None
+    when = datetime.fromtimestamp(at_ms / 1000, UTC) if at_ms else None
+    try:
+        priced = _calc(usage, model_ref, provider, base_url, when)
+    except (LookupError, ValueError):
+        return None
+    return Decimal(priced.total_price)
+
+
+@functools.lru_cache(maxsize=1024)
+def _in_table(model_ref: str, provider: str, base_url: str) -> bool:
+    """False when the table does not know the model's names (a local or custom model): such a
+    model is not searched for again at every call of a session (a search of every provider's
+    models, 80 µs a call). The names alone decide it, not the date or the tokens."""
+    try:
+        _calc(Usage(), model_ref, provider, base_url, None)
+    except LookupError:
+        return False
+    except ValueError:
+        pass  # known, and each call says what it costs
+    return True
+
+
+def _calc(
+    usage: Usage, model_ref: str, provider: str, base_url: str, when: datetime | None
+) -> PriceCalculation:
     import genai_prices
 
     prices_usage = genai_prices.Usage(
@@ -48,24 +80,13 @@ def call_cost(usage: Usage, model: dict[str, Any], at_ms: int | None = None) -> 
         cache_write_tokens=usage.cache_write,
         output_tokens=usage.output,
     )
-    when = datetime.fromtimestamp(at_ms / 1000, UTC) if at_ms else None
-    model_ref = str(model.get("id") or "")
-    provider, base_url = model.get("provider"), model.get("base_url")
-    try:
-        if provider:  # the provider's name is what the table keys on; its URL otherwise
-            priced = genai_prices.calc_price(
-                prices_usage, model_ref, provider_id=str(provider), genai_request_timestamp=when
-            )
-        else:
-            priced = genai_prices.calc_price(
-                prices_usage,
-                model_ref,
-                provider_api_url=str(base_url or ""),
-                genai_request_timestamp=when,
-            )
-    except (LookupError, ValueError):
-        return None
-    return Decimal(priced.total_price)
+    if provider:  # the provider's name is what the table keys on; its URL otherwise
+        return genai_prices.calc_price(
+            prices_usage, model_ref, provider_id=provider, genai_request_timestamp=when
+        )
+    return genai_prices.calc_price(
+        prices_usage, model_ref, provider_api_url=base_url, genai_request_timestamp=when
+    )
 
 
 def format_cost(cost: Decimal | None) -> str:

@@ -22,6 +22,8 @@ cache instead (written to the cache first, then plain input), with the bundled p
 
 from __future__ import annotations
 
+import threading
+from collections import OrderedDict
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
 from decimal import Decimal
@@ -454,12 +456,19 @@ class PromptCacheReader:
     the file, and one that reads out of order (the TUI's visible rows) hands in the predecessor."""
 
     def __init__(
-        self, fold: Callable[[RecordedCall], AssistantMessage | None] = _fold_events
+        self,
+        fold: Callable[[RecordedCall], AssistantMessage | None] = _fold_events,
+        *,
+        remember: int | None = None,
     ) -> None:
         """`fold`: a call's answer from its events (by default `call.events`; a reader that reads
-        events one at a time folds them as they come)."""
+        events one at a time folds them as they come). `remember`: keep what later calls need of
+        at most this many calls, the least recently used forgotten first (a later call whose
+        predecessor was forgotten is handed it again); None: every call read."""
         self._fold = fold
-        self._seen: dict[int, _Seen] = {}
+        self._seen: OrderedDict[int, _Seen] = OrderedDict()
+        self._limit = remember
+        self._lock = threading.Lock()  # the TUI reads numbers from more than one worker
 
     @staticmethod
     def predecessor_of(call: RecordedCall) -> int:
@@ -471,6 +480,20 @@ class PromptCacheReader:
         """Whether call `call_index` was read (a later call can be read without handing it in)."""
         return call_index in self._seen
 
+    def _get(self, call_index: int) -> _Seen | None:
+        with self._lock:
+            found = self._seen.get(call_index)
+            if found is not None:
+                self._seen.move_to_end(call_index)
+            return found
+
+    def _put(self, call_index: int, seen: _Seen) -> None:
+        with self._lock:
+            self._seen[call_index] = seen
+            self._seen.move_to_end(call_index)
+            while self._limit is not None and len(self._seen) > self._limit:
+                self._seen.popitem(last=False)
+
     def read(
         self, call: RecordedCall, predecessor: RecordedCall | None = None, *, priced: bool = True
     ) -> CallCache | None:
@@ -478,9 +501,12 @@ class PromptCacheReader:
         continues, is read first when it was not read yet (reading out of order). `priced=False`
         leaves the cost out without loading the price table."""
         try:
+            wanted, remembered = self.predecessor_of(call), None
             if predecessor is not None and predecessor.call_index not in self._seen:
-                self._remember(predecessor)
-            before = self._seen.get(self.predecessor_of(call))
+                remembered = self._remember(predecessor)
+            before = self._get(wanted)
+            if before is None and remembered is not None and predecessor is not None:
+                before = remembered if predecessor.call_index == wanted else None  # forgotten since
             me = self._remember(call, before)
             return _call_cache(call, me, before, priced)
         except RequestReferenceError:
@@ -489,9 +515,9 @@ class PromptCacheReader:
     def _remember(self, call: RecordedCall, before: _Seen | None = None) -> _Seen:
         base = call.stored.base
         if before is None or before.call.call_index != base:
-            before = self._seen.get(base) if base is not None else None
+            before = self._get(base) if base is not None else None
         me = _seen(call, before if base is not None else None, self._fold(call))
-        self._seen[call.call_index] = me
+        self._put(call.call_index, me)
         return me
 
 

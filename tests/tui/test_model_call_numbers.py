@@ -5,10 +5,15 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
-from openprogram.providers.recording.reader import scan_recording
+from openprogram.providers import UserMessage
+from openprogram.providers.recording.reader import read_recording, scan_recording
 from openprogram.recordings.call_stats import CallStats, call_stats, session_stats
+from openprogram.recordings.prompt_cache import prompt_cache_report
+from tests.recordings.prompt_cache_sessions import record_session
 from tests.tui.long_call import write_long_call
 from tui.model.call_numbers import CallNumbers, bar, time_axis
 from tui.model.recording_index import RecordingIndex
@@ -25,6 +30,16 @@ tracemalloc.start()
 assert numbers.compute(0) is not None
 print(tracemalloc.get_traced_memory()[1])
 """
+
+
+def edit_message_at(call: int) -> Callable[[int, list[Any]], None]:
+    """A session whose call `call` sends an earlier message edited (its prefix breaks there)."""
+
+    def edit(n: int, messages: list[Any]) -> None:
+        if n == call:
+            messages[2] = UserMessage(content="Next step 1, but shorter this time.")
+
+    return edit
 
 
 def peak_bytes(path: Path) -> int:
@@ -84,3 +99,36 @@ def test_calls_without_times_have_no_axis_and_no_bar() -> None:
     assert time_axis([untimed, None]) is None
     axis = time_axis([timed(0, 0, 100, None)])
     assert axis is not None and bar(untimed, axis, 20) is None
+
+
+# A call's prompt-cache facts, read with its numbers (issue #39).
+
+
+def opened(path: Path, remember: int) -> CallNumbers:
+    index = RecordingIndex.open(path)
+    index.build()
+    return CallNumbers(index, remember=remember)
+
+
+def test_prompt_cache_facts_read_with_the_numbers_are_the_librarys(tmp_path: Path) -> None:
+    # The facts take the answer folded for the call's numbers (not folded again).
+    path = record_session(tmp_path / "session.jsonl", 12, before_call=edit_message_at(7))
+    numbers = opened(path, remember=256)
+    assert numbers.compute_all()
+    report = prompt_cache_report(read_recording(path).calls, priced=False)
+    assert [numbers.cache(n) for n in range(12)] == list(report.calls)
+    assert numbers.cache_session() == report and report.broken_calls == 1
+
+
+def test_prompt_cache_facts_read_out_of_order_with_a_short_memory_are_the_same(
+    tmp_path: Path,
+) -> None:
+    # The facts a later call needs of an earlier one are kept for a bounded number of calls (a
+    # session of 100,000 calls kept them all); a call whose predecessor was forgotten reads it again.
+    path = record_session(tmp_path / "session.jsonl", 12, before_call=edit_message_at(7))
+    numbers = opened(path, remember=2)
+    for ordinal in [11, 3, 7, 8, 0, 1, 2, 9, 10, 6, 5, 4]:
+        numbers.compute(ordinal)
+    report = prompt_cache_report(read_recording(path).calls, priced=False)
+    assert [numbers.cache(n) for n in range(12)] == list(report.calls)
+    assert report.broken_calls == 1

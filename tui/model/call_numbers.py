@@ -18,15 +18,17 @@ from dataclasses import dataclass
 
 from pydantic import ValidationError
 
-from openprogram.providers.accumulator import AccumulatorError, MessageAccumulator
+from openprogram.providers.accumulator import AccumulatorError
 from openprogram.providers.recording.format import CallEndRow, EventRow, parse_row
 from openprogram.providers.recording.reader import RecordedCall
 from openprogram.providers.types import AssistantMessage, AssistantMessageEvent
 from openprogram.recordings.call_stats import (
     CallStats,
+    FoldedAnswer,
     SessionStats,
+    fold_timed_events,
     session_stats,
-    stats_of_timed_events,
+    stats_of_folded,
 )
 from openprogram.recordings.prompt_cache import CallCache, PromptCacheReader, PromptCacheReport
 from openprogram.text import plural
@@ -83,6 +85,11 @@ def start_ms(index: RecordingIndex, span: CallSpan) -> int | None:
     return None if isinstance(request, str) else request.start_ms
 
 
+CACHE_REMEMBERED = 256
+"""The calls whose prompt-cache facts a later call may need (its model, settings, usage, answer)
+are remembered for this many calls, the least recently used forgotten first: calls are read in
+order (sorting, the timeline) or a screenful at a time, and a forgotten one is read again."""
+
 Stamp = tuple[int, int | None, bool, bool]
 """What a call's numbers were read from: its event count, its `call_end` line, whether the next
 call's start was known (a call still being written is read again once it grows), and whether it
@@ -95,12 +102,15 @@ class CallNumbers:
     `get` never reads: a row whose numbers are not in yet shows `…` and asks for them
     (`compute`); sorting and the session's totals need every call (`compute_all`)."""
 
-    def __init__(self, index: RecordingIndex) -> None:
+    def __init__(self, index: RecordingIndex, remember: int = CACHE_REMEMBERED) -> None:
         self.index = index
         self._stats: dict[int, tuple[Stamp, CallStats | None]] = {}
         self._cache: dict[int, CallCache | None] = {}
         """Each read call's prompt-cache facts (read with its numbers, kept as long)."""
-        self._cache_reader = PromptCacheReader(self._answer)
+        self._cache_reader = PromptCacheReader(self._answer, remember=remember)
+        self._folded: tuple[int, AssistantMessage | None] | None = None
+        """The call whose events were folded last, and its answer (read by `_answer`, so its
+        prompt-cache facts do not fold them again)."""
         self.priced = False
         """True once a cost is asked for (`need_prices`): the price table takes 10 MB to load, so
         calls are read without their cost until a cost is shown, sorted or summed."""
@@ -131,28 +141,34 @@ class CallNumbers:
         and what the one reader remembers of its predecessor (its row's base, else the call
         before it; read whole first when it was not read yet). Calls read in order (sorting, the
         timeline) cost their own rows: no full request is built for a call that kept its prefix."""
-        calls = self.index.calls
-        call = read_call(self.index, calls[ordinal])
-        if call is None:
-            return None
+        call = read_call(self.index, self.index.calls[ordinal])
+        return None if call is None else self._cache_facts(call, ordinal, priced=priced)
+
+    def _cache_facts(
+        self, call: RecordedCall, ordinal: int, *, priced: bool, answer: FoldedAnswer | None = None
+    ) -> CallCache | None:
+        """`cache_of` for a call read already; `answer`: its events folded already (not again)."""
         before = PromptCacheReader.predecessor_of(call)
         predecessor = None
         if 0 <= before < ordinal and not self._cache_reader.knows(before):
-            predecessor = read_call(self.index, calls[before])
+            predecessor = read_call(self.index, self.index.calls[before])
+        if answer is not None and call.call_index == ordinal:  # else `_answer` reads its own
+            self._folded = (call.call_index, answer.message)
         return self._cache_reader.read(call, predecessor, priced=priced)
 
     def _answer(self, call: RecordedCall) -> AssistantMessage | None:
-        """The call's answer, its events read and folded one at a time (never held all at once)."""
+        """The call's answer: the one just folded for its numbers, else its events read and
+        folded one at a time (never held all at once)."""
+        folded = self._folded
+        if folded is not None and folded[0] == call.call_index:
+            return folded[1]
         calls = self.index.calls
         if not 0 <= call.call_index < len(calls):  # a damaged file's index (ordinals differ)
             return None
-        accumulator = MessageAccumulator()
         try:
-            for event, _ in timed_events(self.index, calls[call.call_index]):
-                accumulator.apply(event)
+            return fold_timed_events(timed_events(self.index, calls[call.call_index])).message
         except AccumulatorError:
             return None
-        return accumulator.message
 
     def get(self, ordinal: int) -> CallStats | None:
         """The numbers of call `ordinal`, if read already."""
@@ -173,26 +189,47 @@ class CallNumbers:
     def compute(self, ordinal: int) -> CallStats | None:
         """Read call `ordinal` and keep its numbers."""
         stamp = self._stamp(ordinal)
-        stats = self.stats_of(ordinal, priced=self.priced)
-        self._cache[ordinal] = self.cache_of(ordinal, priced=self.priced)
+        stats, cache = self.numbers_of(ordinal, priced=self.priced)
+        self._cache[ordinal] = cache
         self._stats[ordinal] = (stamp, stats)
         return stats
 
-    def stats_of(self, ordinal: int, *, priced: bool) -> CallStats | None:
-        """Call `ordinal`'s numbers read now (with its cost when `priced`), not kept: the call's
-        detail prices the call it shows without pricing the whole list."""
-        calls = self.index.calls
-        span = calls[ordinal]
-        call = read_call(self.index, span)
+    def numbers_of(
+        self, ordinal: int, *, priced: bool
+    ) -> tuple[CallStats | None, CallCache | None]:
+        """Call `ordinal`'s numbers and prompt-cache facts read now, not kept: its rows read and
+        its events folded once for both."""
+        call = read_call(self.index, self.index.calls[ordinal])
         if call is None:
+            return None, None
+        answer = self._fold(ordinal)
+        stats = None if answer is None else self._stats_of(call, ordinal, answer, priced)
+        empty = FoldedAnswer(None, None)  # events out of order: no answer to compare
+        return stats, self._cache_facts(call, ordinal, priced=priced, answer=answer or empty)
+
+    def stats_of(self, ordinal: int, *, priced: bool) -> CallStats | None:
+        """Call `ordinal`'s numbers read now (with its cost when `priced`), not kept."""
+        call = read_call(self.index, self.index.calls[ordinal])
+        answer = self._fold(ordinal) if call is not None else None
+        if call is None or answer is None:
             return None
+        return self._stats_of(call, ordinal, answer, priced)
+
+    def _fold(self, ordinal: int) -> FoldedAnswer | None:
+        """The call's events folded; None: events out of order (a damaged file: the call's tabs
+        say why)."""
+        try:
+            return fold_timed_events(timed_events(self.index, self.index.calls[ordinal]))
+        except AccumulatorError:
+            return None
+
+    def _stats_of(
+        self, call: RecordedCall, ordinal: int, answer: FoldedAnswer, priced: bool
+    ) -> CallStats:
+        calls = self.index.calls
         following = calls[ordinal + 1] if ordinal + 1 < len(calls) else None
         next_start = start_ms(self.index, following) if following is not None else None
-        events = timed_events(self.index, span)
-        try:
-            return stats_of_timed_events(call, events, next_start_ms=next_start, priced=priced)
-        except AccumulatorError:
-            return None  # events out of order (a damaged file): the call's tabs say why
+        return stats_of_folded(call, answer, next_start_ms=next_start, priced=priced)
 
     def is_last(self, ordinal: int) -> bool:
         """True for the last call of a fully indexed file (no call after it: no gap)."""

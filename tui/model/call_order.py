@@ -176,8 +176,13 @@ def order_calls(
     summary: Callable[[int], CallSummary],
     stats: Callable[[int], CallStats | None],
 ) -> array[int]:
-    """The ordinals of the calls `order` shows, in its order (ties, and unknowns, in file order)."""
-    kept = [n for n in range(count) if order.filter.accepts(summary(n), stats(n))]
+    """The ordinals of the calls `order` shows, in its order (ties, and unknowns, in file order).
+    Without a filter no call's row is read (`summary` parses it: a sort needs the numbers only)."""
+    wanted = order.filter
+    if wanted.active:
+        kept = [n for n in range(count) if wanted.accepts(summary(n), stats(n))]
+    else:
+        kept = list(range(count))
     if order.key is not SortKey.FILE:
         values = {n: order.key.value_of(stats(n)) for n in kept}
         known = [n for n in kept if values[n] is not None]

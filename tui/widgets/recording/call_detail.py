@@ -275,11 +275,11 @@ class CallDetail(Vertical):
         from openprogram.recordings.cost import price_table
 
         ordinal = call.span.ordinal
-        stats = numbers.stats_of(ordinal, priced=True)
+        stats, cache = numbers.numbers_of(ordinal, priced=True)
         if stats is None or get_current_worker().is_cancelled:
             return
         line = numbers_line(stats, last=numbers.is_last(ordinal), prices=price_table())
-        line += "\n" + cache_line(numbers.cache_of(ordinal, priced=True))
+        line += "\n" + cache_line(cache)
         self.app.call_from_thread(self._call_numbers_shown, call, line)
 
     def _call_numbers_shown(self, call: LoadedCall, line: str) -> None:
