@@ -17,7 +17,7 @@ from openprogram.providers.types import (
 )
 from openprogram.text import plural
 from openprogram.visible_text import visible
-from tui.model.bounded_cache import BoundedCache
+from tui.model.call_rows import BoundedCache
 from tui.model.event_times import LongestGap, gap_ms, longest_gap, row_ms
 from tui.model.events import EventFold, EventSummary, EventUnreadable, FoldStep, summarize_event
 from tui.model.recording_index import CallSpan, RecordingIndex

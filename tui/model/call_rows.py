@@ -1,22 +1,110 @@
-"""The call table: one row per call (`#1  openai/gpt-4o-mini  143 ev  complete`), parsed on demand.
+"""The call table: one row per call (`#1  openai/gpt-4o-mini  143 ev  complete`), parsed on demand,
+and the title of the file it lists.
 
 A row needs the call's request (for the model) and its `call_end` (for the outcome); both are read
-as plain JSON (`line_preview`) when the row is first shown, never for calls nobody looks at. One
-judge decides what is damaged and why: the strict reader, whose verdict marks the rows it names.
+as plain JSON (`line_preview`) when the row is first shown, never for calls nobody looks at, and
+kept in a `BoundedCache`. One judge decides what is damaged and why: the strict reader, whose
+verdict marks the rows it names.
+
+A recording of another format: a version-1 file's rows are full format-2 rows without times, so
+the index shows its calls as they are; the strict reader refuses it (another version), so it is
+not checked, and nothing that writes (a check, accept) is offered. `openprogram recordings migrate`
+converts it. A newer (or unknown) format is listed as indexed and not checked either: a file this
+openprogram cannot read, not a damaged one. The title and the banner say which.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from openprogram.providers.recording.rows import CALL_OUTCOMES, RECORDING_FORMAT_VERSION
 from openprogram.text import plural, shorten
 from openprogram.visible_text import visible_line
-from tui.model.bounded_cache import BoundedCache
 from tui.model.line_preview import int_field, peek_row, str_field
-from tui.model.older_format import is_older_format, unread_format
 from tui.model.recording_index import CallSpan, RecordingIndex
+
+K = TypeVar("K")
+V = TypeVar("V")
+
+
+class BoundedCache(Generic[K, V]):
+    """A dict that forgets its oldest entries past `limit` (parsed rows are cheap to parse again)."""
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        self._items: dict[K, V] = {}
+
+    def get(self, key: K) -> V | None:
+        """The cached value, or None."""
+        return self._items.get(key)
+
+    def put(self, key: K, value: V) -> V:
+        """Store and return `value`."""
+        items = self._items
+        if len(items) >= self.limit:
+            for old in list(items)[: max(1, self.limit // 4)]:
+                items.pop(old, None)  # another thread (a long fold) may have dropped it
+        items[key] = value
+        return value
+
+    def clear(self) -> None:
+        """Forget everything."""
+        self._items.clear()
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+
+OLDER_FORMAT = 1
+"""The format `openprogram recordings migrate` reads (`migrate.MIGRATES_FROM`)."""
+
+
+def is_older_format(format_version: object) -> bool:
+    """True for a version-1 file (the integer 1, not `true` or `1.0`)."""
+    return type(format_version) is int and format_version == OLDER_FORMAT
+
+
+def unread_format(format_version: int | None) -> str | None:
+    """`newer` or `unknown` for a stated format this openprogram does not read (None for its
+    own, for none stated, and for the older one, which it migrates)."""
+    if format_version is None or format_version == RECORDING_FORMAT_VERSION:
+        return None
+    if is_older_format(format_version):
+        return None
+    return "newer" if format_version > RECORDING_FORMAT_VERSION else "unknown"
+
+
+def format_headline(format_version: int | None) -> str | None:
+    """The banner's line over the reader's problem for a file of another format (None for a
+    file of this format): what it is, and that it is not checked, as the title says."""
+    if is_older_format(format_version):
+        return migration_offer()
+    kind = unread_format(format_version)
+    if kind is None:
+        return None
+    reads = f"this openprogram reads format {RECORDING_FORMAT_VERSION}"
+    return f"Format {format_version}, a {kind} format: not checked ({reads})."
+
+
+def migration_offer() -> str:
+    """The banner's line: what the file is and the key that migrates it (the reader's problem
+    under it names the command for this file, so it is not said twice)."""
+    return (
+        f"Format {OLDER_FORMAT}, an older format: shown read-only (not checked, r is off). "
+        f"m migrates it to format {RECORDING_FORMAT_VERSION} and keeps the old file."
+    )
+
+
+def migrate_file(path: Path) -> str:
+    """Migrate `path` (the library's `migrate_recording`); the notification that says so."""
+    from openprogram.recordings.migrate import migrate_recording
+
+    report = migrate_recording(str(path))
+    kept = f"; the old file is kept: {report.kept}" if report.kept else ""
+    return f"Migrated to format {report.to_version}{kept}"
+
 
 if TYPE_CHECKING:
     from tui.model.verdict import Verdict

@@ -28,8 +28,8 @@ from openprogram.providers.recording.reader import streamed_facts
 from openprogram.providers.recording.scan_facts import INVALID, ScanFacts
 from openprogram.recordings import stamp_of
 from openprogram.text import plural
+from tui.model.call_rows import format_headline
 from tui.model.file_stamp import FileChange, compare
-from tui.model.older_format import format_headline
 
 IN_PROCESS_LIMIT = 4 << 20
 """Files up to this size are scanned in-process; bigger ones in a child process."""

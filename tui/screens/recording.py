@@ -25,9 +25,9 @@ from textual.screen import Screen
 from textual.widgets import Input
 
 from openprogram.providers.recording.errors import RecordingFileError
+from tui.model.call_rows import is_older_format
 from tui.model.file_stamp import LOOK_SECONDS, FileChange, FileWatch, FollowStep, WatchStep
 from tui.model.navigation import GotoTarget  # loaded with the app already
-from tui.model.older_format import is_older_format
 from tui.model.recording_index import RecordingIndex
 from tui.widgets.common.key_footer import KeyFooter
 from tui.widgets.recording.call_browser import CallBrowser

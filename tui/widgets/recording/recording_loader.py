@@ -138,7 +138,7 @@ class RecordingLoader(Widget):
     def migrate(self) -> None:
         """Migrate a version-1 file to the current format, keeping the old file (`m`)."""
         from openprogram.errors import OpenProgramError
-        from tui.model.older_format import migrate_file
+        from tui.model.call_rows import migrate_file
 
         try:
             done = migrate_file(self.index.path)
