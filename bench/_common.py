@@ -225,10 +225,10 @@ def recording_bytes(calls: int, deltas: int, *, first_call: int = 0, header: boo
     """A valid recording, as `RecordingSink` writes it: per call a ~1 KB request, a stream of
     `deltas` text deltas (plus start, text_start, text_end, done) and a `call_end`."""
     # Only names every version of openprogram has, so another tree can be measured as well.
-    from openprogram.providers.recording import rows as row_codec
+    from openprogram.providers.recording import row_encoding as row_codec
     from openprogram.providers.recording.recorder import request_payload
     from openprogram.providers.recording.redaction import remove_secret_values
-    from openprogram.providers.recording.rows import encode_row
+    from openprogram.providers.recording.row_encoding import encode_row
 
     version = row_codec.RECORDING_FORMAT_VERSION  # the measured tree's own format
     rows = [encode_row({"format_version": version, "recording_id": "bench", "type": "header"})]

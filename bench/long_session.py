@@ -351,7 +351,7 @@ def main() -> None:
     if args.quick:
         sizes, results = [50], [4096]
     banner("long sessions: an agent loop recorded and replayed")
-    import openprogram.providers.recording.rows as rows
+    import openprogram.providers.recording.row_encoding as rows
 
     version = getattr(rows, "RECORDING_FORMAT_VERSION", "?")
     print(f"   recording format_version {version}")

@@ -35,7 +35,7 @@ from _common import (
 )
 
 from openprogram.providers.recording import RecordingProvider, remove_secret_values
-from openprogram.providers.recording.rows import encode_row
+from openprogram.providers.recording.row_encoding import encode_row
 
 
 def main() -> None:

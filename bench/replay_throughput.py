@@ -33,8 +33,8 @@ from _common import (
     write_private,
 )
 
-from openprogram.providers.recording.format import parse_row
 from openprogram.providers.recording.reader import read_recording
+from openprogram.providers.recording.row_models import parse_row
 from openprogram.providers.replay import ReplayProvider
 
 DELTAS = 46  # + start, text_start, text_end, done = 50 events per call

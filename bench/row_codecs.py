@@ -23,8 +23,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from _common import banner, recording_bytes
 
-from openprogram.providers.recording.format import ROW_ADAPTER, parse_row
-from openprogram.providers.recording.rows import encode_row
+from openprogram.providers.recording.row_encoding import encode_row
+from openprogram.providers.recording.row_models import ROW_ADAPTER, parse_row
 
 
 def per_row(fn: Callable[[], Any], rows: int) -> float:

@@ -33,7 +33,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from openprogram.providers.recording.rows import RECORDING_FORMAT_VERSION, encode_row
+from openprogram.providers.recording.row_encoding import RECORDING_FORMAT_VERSION, encode_row
 from tui.model.verdict import check_file_isolated
 
 CALLS, EVENTS_PER_CALL = 200, 500
@@ -259,7 +259,7 @@ def main() -> int:
         print(f"ratio: {tui / empty:.2f}x (target <= 1.5x)")
         textual_only = import_seconds("textual.app", args.runs)
         with_library = import_seconds(
-            "textual.app, openprogram.providers.recording.format", args.runs
+            "textual.app, openprogram.providers.recording.row_models", args.runs
         )
         library = with_library - textual_only
         print(

@@ -61,7 +61,7 @@ from tui_first_rows import (
     tui_command,
 )
 
-from openprogram.providers.recording.rows import encode_row
+from openprogram.providers.recording.row_encoding import encode_row
 
 CALL_MARK = 987_654_321
 """A call index no real file reaches, replaced in the encoded template by each call's index."""

@@ -5,7 +5,7 @@ checker reads them as they stand, and `lazy_facade` reads the same block from th
 source to build `__all__` and a `__getattr__` that imports a name from its module the first time
 it is asked for. The packages that keep their import cheap use it: `openprogram.providers` (a
 viewer shows the first rows of a file before the pydantic types are built),
-`openprogram.providers.recording` (`rows` and `errors` load without the models) and
+`openprogram.providers.recording` (`row_encoding` and `errors` load without the models) and
 `openprogram.recordings` (importing one of its modules does not import the others).
 """
 

@@ -5,7 +5,7 @@ no file. Recording and replay live in `openprogram.providers.recording` (public 
 `openprogram.providers.replay`); the runtime starts them through the hook installed below.
 
 The names below are written once, as the imports a type checker reads, and loaded on first use
-(`openprogram.lazy_names`), so importing a submodule that needs no models (`recording.rows`,
+(`openprogram.lazy_names`), so importing a submodule that needs no models (`recording.row_encoding`,
 `recording.errors`, ...) does not pay for building the pydantic types: a viewer can show the
 first rows of a file before they are built. `SECRET_FIELD_NAMES` and
 `NON_DETERMINISTIC_FIELD_NAMES` stay importable from here, where the seed put them.

@@ -40,10 +40,10 @@ from openprogram.providers.recording.check_protocol import (
 )
 from openprogram.providers.recording.errors import RecordingFileError, RecordingProblem
 from openprogram.providers.recording.file_policy import require_usable
-from openprogram.providers.recording.format import HeaderRow
 from openprogram.providers.recording.mismatch import MismatchReport
 from openprogram.providers.recording.reader import Recording, read_header, verify_recording
 from openprogram.providers.recording.redaction import remove_secret_text
+from openprogram.providers.recording.row_models import HeaderRow
 from openprogram.providers.recording.rules import MatchingRules, validate_rules
 from openprogram.providers.recording.rules_sources import (
     project_rules,

@@ -21,8 +21,8 @@ from openprogram.providers.recording.differences import (
     find_first_difference,
     iter_differences,
 )
-from openprogram.providers.recording.format import RequestRow
 from openprogram.providers.recording.reader import RecordedCall, Recording, read_recording
+from openprogram.providers.recording.row_models import RequestRow
 from openprogram.providers.recording.rules import (
     NO_RULES,
     MatchingRules,

@@ -21,7 +21,7 @@ from openprogram.errors import OpenProgramError
 from openprogram.providers.recording.errors import RecordingFileError, open_for_reading
 from openprogram.providers.recording.reader import read_recording
 from openprogram.providers.recording.replayer import copy_call
-from openprogram.providers.recording.rows import RECORDING_FORMAT_VERSION, encode_row
+from openprogram.providers.recording.row_encoding import RECORDING_FORMAT_VERSION, encode_row
 from openprogram.providers.recording.store import (
     RECORDING_ID_PATTERN,
     RECORDING_SUFFIX,

@@ -30,9 +30,9 @@ from pydantic import ValidationError
 
 from openprogram.errors import OpenProgramError
 from openprogram.providers.recording.errors import MISSING
-from openprogram.providers.recording.format import CallOutcome
 from openprogram.providers.recording.recorder import StoredMessages, event_redactor
 from openprogram.providers.recording.redaction import REDACTION_VERSION
+from openprogram.providers.recording.row_models import CallOutcome
 from openprogram.providers.recording.rules import MatchingRules, ScrubRule, validate_rules
 from openprogram.providers.recording.store import (
     RecordingSelectorError,

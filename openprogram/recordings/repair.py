@@ -18,7 +18,7 @@ from openprogram.providers.recording.errors import RecordingProblem
 from openprogram.providers.recording.file_policy import require_usable
 from openprogram.providers.recording.reader import scan_recording
 from openprogram.providers.recording.replayer import copy_call
-from openprogram.providers.recording.rows import RECORDING_FORMAT_VERSION
+from openprogram.providers.recording.row_encoding import RECORDING_FORMAT_VERSION
 from openprogram.providers.recording.writer import RecordingSink
 from openprogram.recordings.removal import RecordingRemovalError, locate_managed, refusal_reason
 from openprogram.recordings.versions import keep_version

@@ -23,7 +23,7 @@ from openprogram.errors import OpenProgramError
 from openprogram.providers.recording.config import atomic_write_bytes
 from openprogram.providers.recording.errors import RecordingFileError
 from openprogram.providers.recording.reader import read_header
-from openprogram.providers.recording.rows import encode_row
+from openprogram.providers.recording.row_encoding import encode_row
 from openprogram.providers.recording.rules import (
     IgnoreRule,
     MatchingRules,

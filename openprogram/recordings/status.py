@@ -24,7 +24,7 @@ from openprogram.providers.recording.config import (
 from openprogram.providers.recording.errors import MISSING, RecordingFileError
 from openprogram.providers.recording.file_policy import inspect
 from openprogram.providers.recording.reader import streamed_facts
-from openprogram.providers.recording.rows import RECORDING_FORMAT_VERSION
+from openprogram.providers.recording.row_encoding import RECORDING_FORMAT_VERSION
 from openprogram.providers.recording.scan_facts import ScanFacts
 from openprogram.providers.recording.store import (
     RecordingLocation,

@@ -25,7 +25,7 @@ from pydantic import BaseModel, ConfigDict
 
 from openprogram import __version__
 from openprogram.providers.recording.config import atomic_write_text, ensure_private_dir, state_dir
-from openprogram.providers.recording.rows import RECORDING_FORMAT_VERSION
+from openprogram.providers.recording.row_encoding import RECORDING_FORMAT_VERSION
 from openprogram.providers.recording.scan_facts import ScanFacts
 from openprogram.recordings.file_stamp import FileStamp
 

@@ -28,7 +28,7 @@ from openprogram.providers.recording.config import ensure_private_dir, state_dir
 from openprogram.providers.recording.errors import RecordingFileError
 from openprogram.providers.recording.file_policy import inspect, require_usable
 from openprogram.providers.recording.reader import read_recording, read_recording_bytes
-from openprogram.providers.recording.rows import encode_row
+from openprogram.providers.recording.row_encoding import encode_row
 from openprogram.providers.recording.store import managed_path, validate_recording_id
 from openprogram.recordings.check import AcceptedCall, CheckResult
 from openprogram.recordings.entry import entry_scrub_rules, kept_command, rewritten_entry

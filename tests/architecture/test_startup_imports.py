@@ -25,7 +25,7 @@ from tests.recording_files import REPO_ROOT, subprocess_env
 SUBCOMMAND_MODULES = {sub.declare.split(":")[0] for sub in SUBCOMMANDS}
 STATUS_MODULE_BOUND = 40
 """Project modules `recordings status` may import: 35 (82 when every subcommand was imported)."""
-HEAVY = ("pydantic", "openprogram.providers.recording.format", "openprogram.recordings.diff")
+HEAVY = ("pydantic", "openprogram.providers.recording.row_models", "openprogram.recordings.diff")
 
 
 @pytest.mark.parametrize("module", ["tui.app", "tui.screens.diff", "tui.screens.recording"])

@@ -24,7 +24,7 @@ from openprogram.providers.recording import RecordingProvider
 from openprogram.providers.recording.errors import RecordingFileError
 from openprogram.providers.recording.reader import read_recording, scan_recording
 from openprogram.providers.recording.recorder import request_payload
-from openprogram.providers.recording.rows import NonFiniteNumberError, encode_row
+from openprogram.providers.recording.row_encoding import NonFiniteNumberError, encode_row
 from openprogram.providers.recording.rules import MatchingRules, ScrubRule
 from openprogram.providers.recording.writer import RecordingSink
 from openprogram.providers.scripted import ScriptedProvider, echo_responder

@@ -12,7 +12,7 @@ from openprogram.providers import Context, UserMessage
 from openprogram.providers.recording.errors import RecordingFileError
 from openprogram.providers.recording.reader import read_recording
 from openprogram.providers.recording.replayer import ReplayProvider
-from openprogram.providers.recording.rows import encode_row
+from openprogram.providers.recording.row_encoding import encode_row
 from openprogram.providers.recording.store import ensure_recordings_dir
 from openprogram.recordings.versions import list_versions
 from tests.helpers import SCRIPTED_MODEL

@@ -101,7 +101,7 @@ def test_models_found_through_references_are_the_strict_readers(tmp_path: Path) 
     does: a row that says "model" only inside a message, or spells the key with an escape,
     agrees with it."""
     from openprogram.providers.recording.reader import read_recording
-    from openprogram.providers.recording.rows import encode_row
+    from openprogram.providers.recording.row_encoding import encode_row
 
     other = {"api": "anthropic-messages", "provider": "anthropic", "id": "claude-x"}
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from openprogram.providers.recording.format import RequestRow
+from openprogram.providers.recording.row_models import RequestRow
 from tests.tui.test_model_call_detail import calls_of
 from tests.tui.tui_rows import MODEL
 from tui.model.transcript import can_fold, news_transcript, request_news, transcript_of

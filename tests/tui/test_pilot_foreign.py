@@ -7,7 +7,7 @@ from pathlib import Path
 
 from textual.pilot import Pilot
 
-from openprogram.providers.recording.rows import RECORDING_FORMAT_VERSION
+from openprogram.providers.recording.row_encoding import RECORDING_FORMAT_VERSION
 from tests.tui.foreign_files import write_log_file
 from tests.tui.pilot_support import recording_ready, screen_text, until
 from tui.app import OpenProgramTUI

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from openprogram.providers.recording.reader import read_recording
-from openprogram.providers.recording.rows import RECORDING_FORMAT_VERSION
+from openprogram.providers.recording.row_encoding import RECORDING_FORMAT_VERSION
 from tests.recordings.test_migrate import SAID, write_version1
 from tests.tui.pilot_support import notifications, recording_ready, screen_text, until
 from tui.app import OpenProgramTUI

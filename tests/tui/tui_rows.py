@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from openprogram.providers.recording.rows import encode_row
+from openprogram.providers.recording.row_encoding import encode_row
 from openprogram.providers.types import (
     AssistantMessage,
     DoneEvent,

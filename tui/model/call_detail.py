@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 from pydantic import ValidationError
 
-from openprogram.providers.recording.format import CallEndRow, EventRow, RequestRow, parse_row
+from openprogram.providers.recording.row_models import CallEndRow, EventRow, RequestRow, parse_row
 from openprogram.providers.types import (
     AssistantMessage,
     AssistantMessageEvent,

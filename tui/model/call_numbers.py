@@ -19,8 +19,8 @@ from dataclasses import dataclass
 from pydantic import ValidationError
 
 from openprogram.providers.accumulator import AccumulatorError
-from openprogram.providers.recording.format import CallEndRow, EventRow, parse_row
 from openprogram.providers.recording.reader import RecordedCall
+from openprogram.providers.recording.row_models import CallEndRow, EventRow, parse_row
 from openprogram.providers.types import AssistantMessage, AssistantMessageEvent
 from openprogram.recordings.call_stats import (
     CallStats,

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
-from openprogram.providers.recording.rows import CALL_OUTCOMES, RECORDING_FORMAT_VERSION
+from openprogram.providers.recording.row_encoding import CALL_OUTCOMES, RECORDING_FORMAT_VERSION
 from openprogram.text import plural, shorten
 from openprogram.visible_text import visible_line
 from tui.model.line_preview import int_field, peek_row, str_field

@@ -24,8 +24,8 @@ from typing import Any, Literal
 
 from openprogram.providers.accumulator import assemble_message
 from openprogram.providers.recording.errors import RecordingFileError
-from openprogram.providers.recording.format import RequestRow
 from openprogram.providers.recording.reader import RecordedCall
+from openprogram.providers.recording.row_models import RequestRow
 from openprogram.providers.recording.rules import MatchingRules, RuledDifference
 from openprogram.providers.types import Usage
 from openprogram.recordings.call_stats import CallStats, StatsDelta, stats_of_answer

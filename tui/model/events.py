@@ -23,7 +23,7 @@ from pydantic import ValidationError
 
 from openprogram.providers.accumulator import AccumulatorError, MessageAccumulator
 from openprogram.providers.recording.errors import RecordingFileError
-from openprogram.providers.recording.format import CallEndRow, EventRow, parse_row
+from openprogram.providers.recording.row_models import CallEndRow, EventRow, parse_row
 from openprogram.providers.types import (
     AssistantMessage,
     AssistantMessageEvent,

@@ -14,7 +14,7 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from openprogram.providers.recording.rows import ROW_TYPES
+from openprogram.providers.recording.row_encoding import ROW_TYPES
 from openprogram.text import human_size, shorten
 from openprogram.visible_text import visible, visible_line
 

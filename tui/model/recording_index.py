@@ -38,7 +38,7 @@ from pathlib import Path
 from typing import Literal
 
 from openprogram.providers.recording.errors import open_for_reading
-from openprogram.providers.recording.rows import ROW_TYPES, classify_row_tail
+from openprogram.providers.recording.row_encoding import ROW_TYPES, classify_row_tail
 from openprogram.recordings import FileStamp
 from tui.model.line_preview import int_field, peek_row
 

@@ -14,11 +14,11 @@ from weakref import WeakKeyDictionary
 
 from pydantic import ValidationError
 
-from openprogram.providers.recording.format import CallEndRow, RequestRow, parse_row
 from openprogram.providers.recording.request_references import (
     RequestChain,
     RequestReferenceError,
 )
+from openprogram.providers.recording.row_models import CallEndRow, RequestRow, parse_row
 from tui.model.line_preview import preview_line
 from tui.model.recording_index import CallSpan, RecordingIndex
 

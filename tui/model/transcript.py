@@ -15,8 +15,8 @@ from typing import Any, Literal
 
 from pydantic import ValidationError
 
-from openprogram.providers.recording.format import RequestRow
 from openprogram.providers.recording.request_references import referring_row
+from openprogram.providers.recording.row_models import RequestRow
 from openprogram.providers.types import (
     AssistantMessage,
     Context,

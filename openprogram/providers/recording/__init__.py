@@ -1,6 +1,7 @@
 """Record and replay at the provider boundary: one module per part of the job.
 
-- `rows`: the row kinds and the compact encoder (no pydantic); `format`: the row models.
+- `row_encoding`: the row kinds and the compact encoder (no pydantic); `row_models`: the row
+  models (pydantic).
 - `errors`: the one problem type (`RecordingProblem`, and `RecordingFileError` raising it), and
   opening a file for reading safely.
 - `reader`: the one strict reader; `writer`: `RecordingSink`, lines appended under a lock.
@@ -14,7 +15,7 @@
   `activation`: applies that configuration when the provider runtime starts.
 
 This layer imports the provider boundary, never the reverse. The public names below are written
-once and load on first use (`openprogram.lazy_names`), so `rows` and `errors` can be imported
+once and load on first use (`openprogram.lazy_names`), so `row_encoding` and `errors` can be imported
 without building the pydantic models.
 """
 
@@ -28,7 +29,7 @@ if TYPE_CHECKING:
     from openprogram.providers.recording.differences import NON_DETERMINISTIC_FIELD_NAMES
     from openprogram.providers.recording.recorder import RecordingProvider
     from openprogram.providers.recording.redaction import SECRET_FIELD_NAMES, remove_secret_values
-    from openprogram.providers.recording.rows import RECORDING_FORMAT_VERSION
+    from openprogram.providers.recording.row_encoding import RECORDING_FORMAT_VERSION
     from openprogram.providers.recording.writer import RecordingWriteError
 
 __all__, __getattr__, __dir__ = lazy_names.lazy_facade(__name__)

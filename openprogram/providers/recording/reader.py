@@ -27,7 +27,17 @@ from openprogram.providers.recording.errors import (
     RecordingProblem,
     open_for_reading,
 )
-from openprogram.providers.recording.format import (
+from openprogram.providers.recording.request_references import (
+    RequestChain,
+    reference_problem,
+)
+from openprogram.providers.recording.row_encoding import (
+    RECORDING_FORMAT_VERSION,
+    ROW_TYPES,
+    classify_row_tail,
+    migrate_command,
+)
+from openprogram.providers.recording.row_models import (
     CallEndRow,
     CallOutcome,
     EventRow,
@@ -35,16 +45,6 @@ from openprogram.providers.recording.format import (
     RequestRow,
     Row,
     parse_row,
-)
-from openprogram.providers.recording.request_references import (
-    RequestChain,
-    reference_problem,
-)
-from openprogram.providers.recording.rows import (
-    RECORDING_FORMAT_VERSION,
-    ROW_TYPES,
-    classify_row_tail,
-    migrate_command,
 )
 from openprogram.providers.recording.scan_facts import MAX_PROBLEMS, ScanFacts
 from openprogram.providers.types import EVENT_TYPES, AssistantMessageEvent

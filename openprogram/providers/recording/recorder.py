@@ -16,8 +16,8 @@ from typing import Any
 
 from openprogram.providers.api_registry import ApiProvider
 from openprogram.providers.recording.block_redaction import BlockRedactor
-from openprogram.providers.recording.format import CallOutcome
 from openprogram.providers.recording.redaction import remove_secret_text, remove_secret_values
+from openprogram.providers.recording.row_models import CallOutcome
 from openprogram.providers.recording.rules import (
     MatchingRules,
     ScrubRule,

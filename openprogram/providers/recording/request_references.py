@@ -13,7 +13,7 @@ from collections.abc import Callable
 from typing import Any
 
 from openprogram.errors import OpenProgramError
-from openprogram.providers.recording.format import RequestRow
+from openprogram.providers.recording.row_models import RequestRow
 from openprogram.providers.recording.sent_again import identical_prefix, json_text
 from openprogram.text import plural
 

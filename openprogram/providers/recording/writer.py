@@ -23,14 +23,14 @@ from typing import Any
 from openprogram.errors import OpenProgramError
 from openprogram.providers.recording.errors import SYMLINK, RecordingFileError
 from openprogram.providers.recording.file_policy import judge
-from openprogram.providers.recording.format import CallOutcome
 from openprogram.providers.recording.request_references import referring_row
-from openprogram.providers.recording.rows import (
+from openprogram.providers.recording.row_encoding import (
     RECORDING_FORMAT_VERSION,
     classify_row_tail,
     encode_row,
     migrate_command,
 )
+from openprogram.providers.recording.row_models import CallOutcome
 from openprogram.providers.recording.store import locate_recording
 
 FLUSH_BYTES = 64 * 1024

@@ -2,7 +2,7 @@
 
 Rows are compact JSON with sorted keys and UTF-8 kept as is, so `"type"` is the last key of every
 row and a viewer can classify a row from its last bytes. Importing this module is cheap (the row
-models in `format` are not built), so a viewer can index a file before they are.
+models in `row_models` are not built), so a viewer can index a file before they are.
 """
 
 from __future__ import annotations

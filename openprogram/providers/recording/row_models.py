@@ -1,7 +1,7 @@
 """The recording file format, version 2: one JSON object per line, in the order things happen.
 
 The row models live here; how rows are written as bytes (and classified from their last bytes) is in
-`rows`, which needs no models.
+`row_encoding`, which needs no models.
 """
 
 from __future__ import annotations
