@@ -14,7 +14,7 @@ an `OSError`). The tree, with the module that defines each error:
     ├── recording files (openprogram.providers.recording)
     │   ├── RecordingFileError (ValueError) .......... errors: the strict reader refuses a file
     │   ├── RecordingWriteError (OSError) ............ writer: a row could not be written or synced
-    │   ├── NonFiniteNumberError (ValueError) ........ rows: NaN or an infinity in a value to record
+    │   ├── NonFiniteNumberError (ValueError) ........ row_encoding: NaN or an infinity in a row to write
     │   ├── RequestReferenceError (ValueError) ....... request_references: a reference not followed
     │   ├── RecordingSelectorError (ValueError) ...... store: an unusable recording ID or path
     │   ├── ConfigError (ValueError) ................. state_files: an unreadable configuration
