@@ -14,10 +14,16 @@ from openprogram.html_report.data import (
     table_rows,
 )
 from openprogram.html_report.page import CallDetails, render
-from openprogram.providers.recording.reader import RecordedCall, RecordingScan, scan_recording
+from openprogram.providers.recording.reader import (
+    RecordedCall,
+    RecordingScan,
+    scan_recording,
+    verify_recording,
+)
 from openprogram.recordings.call_stats import CallStats, folded_call_stats, with_gaps
 from openprogram.recordings.check import CheckResult
 from openprogram.recordings.details import CallDescriber
+from openprogram.recordings.diff import InCallOrder
 from openprogram.recordings.prompt_cache import CallCache, PromptCacheReader, PromptCacheReport
 from openprogram.visible_text import visible
 
@@ -146,8 +152,23 @@ def check_page(
     return render(page, CallDetails.of(calls))
 
 
-def diff_page(diff_json: dict[str, Any], b_calls: tuple[RecordedCall, ...]) -> str:
-    """Two sessions aligned call by call, each pair's differences side by side; B's calls open."""
+def diff_page(diff_json: dict[str, Any], b: str | os.PathLike[str]) -> str:
+    """Two sessions aligned call by call, each pair's differences side by side; the calls of B
+    (read from its path `b` with the strict reader, a call at a time) open."""
+    details = CallDetails()
+    described = CallDescriber()
+    cache = PromptCacheReader()
+    facts: list[CallCache] = []
+    stats: list[CallStats] = []
+
+    def each(call: RecordedCall) -> None:
+        details.add(call)
+        described(call)
+        if (fact := cache.read(call)) is not None:
+            facts.append(fact)
+        stats.append(folded_call_stats(call))
+
+    verify_recording(b, InCallOrder(each))
     summary = diff_json["summary"]
     page: dict[str, Any] = {
         "view": "diff",
@@ -165,8 +186,8 @@ def diff_page(diff_json: dict[str, Any], b_calls: tuple[RecordedCall, ...]) -> s
                 f"{summary['tokens_b']['input']} in / {summary['tokens_b']['output']} out",
             ],
         ],
-        "calls": call_rows(b_calls),
+        "calls": table_rows(described.rows(), with_gaps(stats), PromptCacheReport.of(facts).calls),
         "check": None,
         "diff": safe(diff_json),
     }
-    return render(page, CallDetails.of(b_calls))
+    return render(page, details)
