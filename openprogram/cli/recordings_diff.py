@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import argparse
+import json
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -80,7 +82,7 @@ def diff_command(args: argparse.Namespace, out: Output) -> int:
         return 2
     diff = diff_sides(a, b, rules)
     if args.json:
-        out.json(diff_json(diff))
+        print_diff_json(diff, out)
     elif args.html is not None:
         from openprogram.html_report.page import write_page
         from openprogram.html_report.reports import diff_page
@@ -192,7 +194,12 @@ def _value(value: Any) -> Any:
 
 
 def diff_json(diff: RecordingDiff) -> dict[str, Any]:
-    """The stable JSON of `diff --json`."""
+    """The stable JSON of `diff --json` (`print_diff_json` writes it a call at a time)."""
+    return {**_json_head(diff), "calls": [_call_json(pair) for pair in diff.pairs]}
+
+
+def _json_head(diff: RecordingDiff) -> dict[str, Any]:
+    """`diff_json` but its calls."""
     s = diff.summary()
     return {
         "a": str(diff.a),
@@ -213,44 +220,62 @@ def diff_json(diff: RecordingDiff) -> dict[str, Any]:
             "price_table": price_table(),
             "cache": _cache_json(diff),
         },
-        "calls": [
-            {
-                "a": None if pair.a is None else pair.a.call_index,
-                "b": None if pair.b is None else pair.b.call_index,
-                "status": pair.status,
-                "request": [
-                    {
-                        "field_path": r.difference.field_path,
-                        "kind": r.difference.kind,
-                        "a": _value(r.difference.recorded),
-                        "b": _value(r.difference.incoming),
-                        "absorbed_by": r.absorbed_by.describe() if r.absorbed_by else None,
-                    }
-                    for r in pair.request
-                ],
-                "answer": {
-                    "text": [[c.op, c.text] for c in pair.answer.text],
-                    "thinking": [[c.op, c.text] for c in pair.answer.thinking],
-                    "tool_calls": [
-                        {
-                            "field_path": d.field_path,
-                            "a": _value(d.recorded),
-                            "b": _value(d.incoming),
-                        }
-                        for d in pair.answer.tool_calls
-                    ],
-                    "stop_reason": list(pair.answer.stop_reason)
-                    if pair.answer.stop_reason
-                    else None,
-                    "error": list(pair.answer.error) if pair.answer.error else None,
-                },
-                "usage_a": pair.usage_a.model_dump() if pair.usage_a else None,
-                "usage_b": pair.usage_b.model_dump() if pair.usage_b else None,
-                **_deltas(pair),
-            }
-            for pair in diff.pairs
-        ],
     }
+
+
+def _call_json(pair: CallPair) -> dict[str, Any]:
+    return {
+        "a": None if pair.a is None else pair.a.call_index,
+        "b": None if pair.b is None else pair.b.call_index,
+        "status": pair.status,
+        "request": [
+            {
+                "field_path": r.difference.field_path,
+                "kind": r.difference.kind,
+                "a": _value(r.difference.recorded),
+                "b": _value(r.difference.incoming),
+                "absorbed_by": r.absorbed_by.describe() if r.absorbed_by else None,
+            }
+            for r in pair.request
+        ],
+        "answer": {
+            "text": [[c.op, c.text] for c in pair.answer.text],
+            "thinking": [[c.op, c.text] for c in pair.answer.thinking],
+            "tool_calls": [
+                {
+                    "field_path": d.field_path,
+                    "a": _value(d.recorded),
+                    "b": _value(d.incoming),
+                }
+                for d in pair.answer.tool_calls
+            ],
+            "stop_reason": list(pair.answer.stop_reason) if pair.answer.stop_reason else None,
+            "error": list(pair.answer.error) if pair.answer.error else None,
+        },
+        "usage_a": pair.usage_a.model_dump() if pair.usage_a else None,
+        "usage_b": pair.usage_b.model_dump() if pair.usage_b else None,
+        **_deltas(pair),
+    }
+
+
+def print_diff_json(diff: RecordingDiff, out: Output) -> None:
+    """`diff_json` written as `Output.json` writes it, a call at a time: memory holds one call's
+    JSON, not the document (which outgrows the recordings: every call's usage and numbers)."""
+    encode = partial(json.dumps, indent=2, ensure_ascii=False, default=str)
+    head = encode({**_json_head(diff), "calls": []})
+    if not diff.pairs:
+        out.stdout.write(head + "\n")
+        out.stdout.flush()
+        return
+    # JSON escapes a newline inside a string: each line break here is the encoder's own, and a
+    # call's lines sit 4 spaces deeper in the list than on their own.
+    out.stdout.write(head.removesuffix("[]\n}") + "[")
+    for n, pair in enumerate(diff.pairs):
+        out.stdout.write(
+            ("," if n else "") + "\n    " + encode(_call_json(pair)).replace("\n", "\n    ")
+        )
+    out.stdout.write("\n  ]\n}\n")
+    out.stdout.flush()
 
 
 def _deltas(pair: CallPair) -> dict[str, Any]:
