@@ -384,11 +384,15 @@ class _SideReader:
         self.calls: list[DiffedCall] = []
         self.signatures: list[bytes] = []
         self._priced = priced
-        self._message: AssistantMessage | None = None
-        self._cache = PromptCacheReader(lambda _call: self._message)
+        # The prompt-cache reader takes the message folded here (no cycle through `self`: the
+        # reader's state goes with the reading, not with the next collection).
+        folded: list[AssistantMessage | None] = [None]
+        self._folded = folded
+        self._cache = PromptCacheReader(lambda _call: folded[0])
 
     def __call__(self, call: RecordedCall) -> None:
-        self._message, answer = folded_answer(call.events, call.error)
+        message, answer = folded_answer(call.events, call.error)
+        self._folded[0] = message
         signature = call_signature(call).encode()
         self.signatures.append(hashlib.blake2b(signature, digest_size=16).digest())
         self.calls.append(
@@ -397,11 +401,11 @@ class _SideReader:
                 call.stored,
                 call.requests,
                 answer,
-                stats_of_answer(call, self._message, priced=self._priced),
+                stats_of_answer(call, message, priced=self._priced),
                 self._cache.read(call, priced=False),
             )
         )
-        self._message = None
+        self._folded[0] = None
 
 
 def read_diff_side(source: Recording | str | Path, *, priced: bool = True) -> DiffSide:
