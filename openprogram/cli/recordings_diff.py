@@ -81,19 +81,23 @@ def diff_command(args: argparse.Namespace, out: Output) -> int:
         out.error(exc)
         return 2
     diff = diff_sides(a, b, rules)
-    if args.json:
-        print_diff_json(diff, out)
-    elif args.html is not None:
+    status = 0 if diff.identical else 1
+    if args.html is not None:
         from openprogram.html_report.page import write_page
         from openprogram.html_report.reports import diff_page
 
-        try:  # B is read again for the calls the page opens
-            page = diff_page(diff_json(diff), diff.b)
+        data, summary, b_path = diff_json(diff), summary_line(diff), diff.b
+        del a, b, diff  # B is read again for the calls the page opens: the sides' rows go first
+        try:
+            page = diff_page(data, b_path)
         except (OpenProgramError, OSError) as exc:
             out.error(exc)
             return 2
         write_page(args.html, page)
-        out.line(f"wrote {args.html} ({summary_line(diff)})")
+        out.line(f"wrote {args.html} ({summary})")
+        return status
+    if args.json:
+        print_diff_json(diff, out)
     elif args.stat:
         for pair in diff.pairs:
             out.line(stat_line(pair))
@@ -101,7 +105,7 @@ def diff_command(args: argparse.Namespace, out: Output) -> int:
         out.line(cache_line(diff))
     else:
         print_diff(diff, out)
-    return 0 if diff.identical else 1
+    return status
 
 
 def _index(call: DiffedCall | None) -> str:
