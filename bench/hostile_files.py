@@ -9,7 +9,7 @@ plain `json.loads` of every line of the same file measured in this process (targ
 
 Surfaces: `show`, `show --json`, `show --html`, `show --textconv`, `list`, `scan`,
 `check ID -- CMD` (a program making no call: the read of the recording is what is measured),
-`diff A B` (the file against a copy), opening a `ReplayProvider`, and the TUI walked by
+`diff A B` (the file against a copy; also `--json` and `--html`), opening a `ReplayProvider`, and the TUI walked by
 `tests/tui_walk.py` (open, `G`, the last call's Request tab and caption, sort by cost, `t`).
 
     python bench/hostile_files.py [--quick] [--shapes fan-out:3000x3000,chain:8000] [--only show,tui]
@@ -72,6 +72,8 @@ SURFACES: dict[str, Surface] = {
     "scan": _cli("scan", "FILE"),
     "check ID -- CMD": _cli("check", "hostile", "--", sys.executable, "-c", "pass"),
     "diff A B": _cli("diff", "FILE", "COPY"),
+    "diff --json": _cli("diff", "--json", "FILE", "COPY"),
+    "diff --html": _cli("diff", "--html", "HTML", "FILE", "COPY"),
     "ReplayProvider open": _replay_open,
     "tui": _tui,
 }

@@ -78,7 +78,6 @@ def pages(folder: Path) -> dict[str, tuple[Path, Callable[[Any], None]]]:
     from openprogram.cli.recordings_diff import diff_json
     from openprogram.recordings.diff import diff_recordings
 
-    b_calls = read_recording(b).calls
     compared = {**diff_json(diff_recordings(a, b)), "a": "before.jsonl", "b": "after.jsonl"}
     written = {
         "show": write_page(
@@ -86,7 +85,7 @@ def pages(folder: Path) -> dict[str, tuple[Path, Callable[[Any], None]]]:
             show_page(demo, "tests/recordings/test_agent/test_greets.jsonl")[0],
         ),
         "check": write_page(folder / "check.html", _mismatch_page(demo)),
-        "diff": write_page(folder / "diff.html", diff_page(compared, b_calls)),
+        "diff": write_page(folder / "diff.html", diff_page(compared, b)),
     }
 
     def open_second_call(page: Any) -> None:

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import argparse
+import json
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -14,19 +16,16 @@ from openprogram.providers.recording.difference_text import diff_change, format_
 from openprogram.providers.recording.differences import MISSING
 from openprogram.providers.recording.store import locate_recording
 from openprogram.providers.types import Usage
-from openprogram.recordings.call_stats import (
-    CallStats,
-    StatsDelta,
-    folded_call_stats,
-    session_stats,
-)
+from openprogram.recordings.call_stats import StatsDelta, session_stats
 from openprogram.recordings.cost import price_table
-from openprogram.recordings.diff import CallPair, RecordingDiff, diff_recordings
-from openprogram.recordings.prompt_cache import (
-    PromptCacheReport,
-    better_kept,
-    prompt_cache_report,
+from openprogram.recordings.diff import (
+    CallPair,
+    DiffedCall,
+    RecordingDiff,
+    diff_sides,
+    read_diff_side,
 )
+from openprogram.recordings.prompt_cache import PromptCacheReport, better_kept
 from openprogram.text import plural
 from openprogram.word_diff import marked_words
 
@@ -71,25 +70,32 @@ def declare_diff(parser: argparse.ArgumentParser) -> None:
 
 def diff_command(args: argparse.Namespace, out: Output) -> int:
     """Print the comparison; 0 same, 1 different, 2 when a recording cannot be read."""
-    from openprogram.providers.recording.reader import read_recording
     from openprogram.providers.recording.rules_sources import project_rules
 
+    priced = bool(args.json or args.html)  # the text prints no cost: no price table loaded
     try:
-        a = read_recording(locate_recording(args.a).path)
-        b = read_recording(locate_recording(args.b).path)
+        a = read_diff_side(locate_recording(args.a).path, priced=priced)
+        b = read_diff_side(locate_recording(args.b).path, priced=priced)
         rules = project_rules()
     except (OpenProgramError, OSError) as exc:
         out.error(exc)
         return 2
-    diff = diff_recordings(a, b, rules)
-    if args.json:
-        out.json(diff_json(diff))
-    elif args.html is not None:
-        from openprogram.html_report.page import write_page
-        from openprogram.html_report.reports import diff_page
+    diff = diff_sides(a, b, rules)
+    status = 0 if diff.identical else 1
+    if args.html is not None:
+        from openprogram.html_report.reports import write_diff_page
 
-        write_page(args.html, diff_page(diff_json(diff), b.calls))
-        out.line(f"wrote {args.html} ({summary_line(diff)})")
+        data, summary, b_path = diff_json(diff), summary_line(diff), diff.b
+        del a, b, diff  # B is read again for the calls the page opens: the sides' rows go first
+        try:
+            write_diff_page(data, b_path, args.html)
+        except (OpenProgramError, OSError) as exc:
+            out.error(exc)
+            return 2
+        out.line(f"wrote {args.html} ({summary})")
+        return status
+    if args.json:
+        print_diff_json(diff, out)
     elif args.stat:
         for pair in diff.pairs:
             out.line(stat_line(pair))
@@ -97,10 +103,10 @@ def diff_command(args: argparse.Namespace, out: Output) -> int:
         out.line(cache_line(diff))
     else:
         print_diff(diff, out)
-    return 0 if diff.identical else 1
+    return status
 
 
-def _index(call: Any) -> str:
+def _index(call: DiffedCall | None) -> str:
     return "-" if call is None else str(call.call_index)
 
 
@@ -127,9 +133,9 @@ def summary_line(diff: RecordingDiff) -> str:
 
 def cache_reports(diff: RecordingDiff) -> tuple[PromptCacheReport, PromptCacheReport]:
     """Each side's prompt-cache facts (tokens, no prices), from the calls the diff paired."""
-    a = sorted((pair.a for pair in diff.pairs if pair.a), key=lambda call: call.call_index)
-    b = sorted((pair.b for pair in diff.pairs if pair.b), key=lambda call: call.call_index)
-    return prompt_cache_report(a, priced=False), prompt_cache_report(b, priced=False)
+    a = (pair.a.cache for pair in diff.pairs if pair.a and pair.a.cache)
+    b = (pair.b.cache for pair in diff.pairs if pair.b and pair.b.cache)
+    return PromptCacheReport.of(a), PromptCacheReport.of(b)
 
 
 def _kept(report: PromptCacheReport) -> str:
@@ -190,14 +196,13 @@ def _value(value: Any) -> Any:
 
 
 def diff_json(diff: RecordingDiff) -> dict[str, Any]:
-    """The stable JSON of `diff --json`."""
+    """The stable JSON of `diff --json` (`print_diff_json` writes it a call at a time)."""
+    return {**_json_head(diff), "calls": [_call_json(pair) for pair in diff.pairs]}
+
+
+def _json_head(diff: RecordingDiff) -> dict[str, Any]:
+    """`diff_json` but its calls."""
     s = diff.summary()
-    stats = {  # each call folded once, for its pair and for its session's totals
-        id(call): folded_call_stats(call)
-        for pair in diff.pairs
-        for call in (pair.a, pair.b)
-        if call is not None
-    }
     return {
         "a": str(diff.a),
         "b": str(diff.b),
@@ -212,57 +217,71 @@ def diff_json(diff: RecordingDiff) -> dict[str, Any]:
             "only_b": s.only_b,
             "tokens_a": s.tokens_a.model_dump(),
             "tokens_b": s.tokens_b.model_dump(),
-            "session_a": session_stats(
-                stats[id(pair.a)] for pair in diff.pairs if pair.a
-            ).to_json(),
-            "session_b": session_stats(
-                stats[id(pair.b)] for pair in diff.pairs if pair.b
-            ).to_json(),
+            "session_a": session_stats(pair.a.stats for pair in diff.pairs if pair.a).to_json(),
+            "session_b": session_stats(pair.b.stats for pair in diff.pairs if pair.b).to_json(),
             "price_table": price_table(),
             "cache": _cache_json(diff),
         },
-        "calls": [
-            {
-                "a": None if pair.a is None else pair.a.call_index,
-                "b": None if pair.b is None else pair.b.call_index,
-                "status": pair.status,
-                "request": [
-                    {
-                        "field_path": r.difference.field_path,
-                        "kind": r.difference.kind,
-                        "a": _value(r.difference.recorded),
-                        "b": _value(r.difference.incoming),
-                        "absorbed_by": r.absorbed_by.describe() if r.absorbed_by else None,
-                    }
-                    for r in pair.request
-                ],
-                "answer": {
-                    "text": [[c.op, c.text] for c in pair.answer.text],
-                    "thinking": [[c.op, c.text] for c in pair.answer.thinking],
-                    "tool_calls": [
-                        {
-                            "field_path": d.field_path,
-                            "a": _value(d.recorded),
-                            "b": _value(d.incoming),
-                        }
-                        for d in pair.answer.tool_calls
-                    ],
-                    "stop_reason": list(pair.answer.stop_reason)
-                    if pair.answer.stop_reason
-                    else None,
-                    "error": list(pair.answer.error) if pair.answer.error else None,
-                },
-                "usage_a": pair.usage_a.model_dump() if pair.usage_a else None,
-                "usage_b": pair.usage_b.model_dump() if pair.usage_b else None,
-                **_deltas(pair, stats),
-            }
-            for pair in diff.pairs
-        ],
     }
 
 
-def _deltas(pair: CallPair, stats: dict[int, CallStats]) -> dict[str, Any]:
+def _call_json(pair: CallPair) -> dict[str, Any]:
+    return {
+        "a": None if pair.a is None else pair.a.call_index,
+        "b": None if pair.b is None else pair.b.call_index,
+        "status": pair.status,
+        "request": [
+            {
+                "field_path": r.difference.field_path,
+                "kind": r.difference.kind,
+                "a": _value(r.difference.recorded),
+                "b": _value(r.difference.incoming),
+                "absorbed_by": r.absorbed_by.describe() if r.absorbed_by else None,
+            }
+            for r in pair.request
+        ],
+        "answer": {
+            "text": [[c.op, c.text] for c in pair.answer.text],
+            "thinking": [[c.op, c.text] for c in pair.answer.thinking],
+            "tool_calls": [
+                {
+                    "field_path": d.field_path,
+                    "a": _value(d.recorded),
+                    "b": _value(d.incoming),
+                }
+                for d in pair.answer.tool_calls
+            ],
+            "stop_reason": list(pair.answer.stop_reason) if pair.answer.stop_reason else None,
+            "error": list(pair.answer.error) if pair.answer.error else None,
+        },
+        "usage_a": pair.usage_a.model_dump() if pair.usage_a else None,
+        "usage_b": pair.usage_b.model_dump() if pair.usage_b else None,
+        **_deltas(pair),
+    }
+
+
+def print_diff_json(diff: RecordingDiff, out: Output) -> None:
+    """`diff_json` written as `Output.json` writes it, a call at a time: memory holds one call's
+    JSON, not the document (which outgrows the recordings: every call's usage and numbers)."""
+    encode = partial(json.dumps, indent=2, ensure_ascii=False, default=str)
+    head = encode({**_json_head(diff), "calls": []})
+    if not diff.pairs:
+        out.stdout.write(head + "\n")
+        out.stdout.flush()
+        return
+    # JSON escapes a newline inside a string: each line break here is the encoder's own, and a
+    # call's lines sit 4 spaces deeper in the list than on their own.
+    out.stdout.write(head.removesuffix("[]\n}") + "[")
+    for n, pair in enumerate(diff.pairs):
+        out.stdout.write(
+            ("," if n else "") + "\n    " + encode(_call_json(pair)).replace("\n", "\n    ")
+        )
+    out.stdout.write("\n  ]\n}\n")
+    out.stdout.flush()
+
+
+def _deltas(pair: CallPair) -> dict[str, Any]:
     """Tokens by kind and cost of each side, and B − A where both are known."""
-    a = None if pair.a is None else stats[id(pair.a)]
-    b = None if pair.b is None else stats[id(pair.b)]
+    a = None if pair.a is None else pair.a.stats
+    b = None if pair.b is None else pair.b.stats
     return StatsDelta(a, b).to_json()

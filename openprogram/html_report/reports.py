@@ -16,11 +16,21 @@ from openprogram.html_report.data import (
 )
 from openprogram.html_report.page import CallDetails, render, write_rendered
 from openprogram.providers.accumulator import AccumulatorError, assemble_message
-from openprogram.providers.recording.reader import RecordedCall, RecordingScan, scan_recording
+from openprogram.providers.recording.reader import (
+    RecordedCall,
+    RecordingScan,
+    scan_recording,
+    verify_recording,
+)
 from openprogram.providers.types import AssistantMessage
-from openprogram.recordings.call_stats import CallStats, stats_of_answer, with_gaps
+from openprogram.recordings.call_stats import (
+    CallStats,
+    stats_of_answer,
+    with_gaps,
+)
 from openprogram.recordings.check import CheckResult
-from openprogram.recordings.details import CallDescriber, CallRow
+from openprogram.recordings.details import CallDescriber
+from openprogram.recordings.diff import InCallOrder
 from openprogram.recordings.prompt_cache import CallCache, PromptCacheReader, PromptCacheReport
 from openprogram.visible_text import visible
 
@@ -60,12 +70,14 @@ def _show(
     path: str | os.PathLike[str], title: str | None
 ) -> tuple[dict[str, Any], CallDetails, RecordingScan]:
     """The page data of a recording."""
-    details, rows, stats, report, scan = _read_calls(path)
+    calls = _PageCalls()
+    scan = scan_recording(path, calls)
+    stats, report, table = calls.table()
     page: dict[str, Any] = {
         "view": "show",
         "title": visible(title or str(scan.path)),
         "facts": _session_facts(scan) + session_facts(stats) + cache_facts(report),
-        "calls": table_rows(rows, stats, report.calls),
+        "calls": table,
         "check": None,
         "diff": None,
     }
@@ -75,39 +87,43 @@ def _show(
             "summary": visible(f"{scan.facts.validity()}; the whole calls are shown"),
             "notes": [visible(problem.describe()) for problem in scan.facts.problems[:20]],
         }
-    return page, details, scan
+    return page, calls.details, scan
 
 
-def _read_calls(
-    path: str | os.PathLike[str],
-) -> tuple[CallDetails, tuple[CallRow, ...], list[CallStats], PromptCacheReport, RecordingScan]:
-    """Each call described, counted, read for its prompt cache and written as page data as the
-    reader finishes it, then let go. The readers that remember calls (and through them the
-    file's request rows) end here, before the page is built."""
-    details = CallDetails()
-    described = CallDescriber()
-    answer: AssistantMessage | None = None
-    # Each call's events are folded once, here: its numbers and the prompt-cache reader share
-    # the answer (and its usage, which both keep for every call).
-    cache = PromptCacheReader(fold=lambda call: answer)
-    facts: list[CallCache] = []
-    stats: list[CallStats] = []
+class _PageCalls:
+    """The page data of a file's calls, built as a reader hands each call over: described,
+    counted, read for its prompt cache and written as page data, then let go. Each call's
+    events are folded once: its numbers and the prompt-cache reader share the answer (and its
+    usage, which both keep for every call)."""
 
-    def each(call: RecordedCall) -> None:
-        nonlocal answer
+    def __init__(self) -> None:
+        self.details = CallDetails()
+        self._described = CallDescriber()
+        self._answer: AssistantMessage | None = None
+        self._cache: PromptCacheReader | None = PromptCacheReader(fold=lambda call: self._answer)
+        self._facts: list[CallCache] = []
+        self._stats: list[CallStats] = []
+
+    def __call__(self, call: RecordedCall) -> None:
         try:
-            answer = assemble_message(call.events)
+            self._answer = assemble_message(call.events)
         except AccumulatorError:  # valid events in an order no stream makes: no answer
-            answer = None
-        details.add(call)
-        described(call)
-        if (fact := cache.read(call)) is not None:
-            facts.append(fact)
-        stats.append(stats_of_answer(call, answer))
+            self._answer = None
+        self.details.add(call)
+        self._described(call)
+        assert self._cache is not None, "handed a call after the table was made"
+        if (fact := self._cache.read(call)) is not None:
+            self._facts.append(fact)
+        self._stats.append(stats_of_answer(call, self._answer))
 
-    scan = scan_recording(path, each)
-    stats = with_gaps(sorted(stats, key=lambda numbers: numbers.call_index))
-    return details, described.rows(), stats, PromptCacheReport.of(facts), scan
+    def table(self) -> tuple[list[CallStats], PromptCacheReport, list[dict[str, Any]]]:
+        """The calls' numbers (with the gaps between them), prompt-cache report and table rows.
+        The prompt-cache reader, which remembers calls (and through them the file's request
+        rows), is let go here, before the page is built."""
+        self._cache = None
+        stats = with_gaps(sorted(self._stats, key=lambda numbers: numbers.call_index))
+        report = PromptCacheReport.of(self._facts)
+        return stats, report, table_rows(self._described.rows(), stats, report.calls)
 
 
 def _commands(result: CheckResult) -> list[list[str]]:
@@ -182,8 +198,24 @@ def check_page(
     return render(page, CallDetails.of(calls))
 
 
-def diff_page(diff_json: dict[str, Any], b_calls: tuple[RecordedCall, ...]) -> str:
-    """Two sessions aligned call by call, each pair's differences side by side; B's calls open."""
+def diff_page(diff_json: dict[str, Any], b: str | os.PathLike[str]) -> str:
+    """Two sessions aligned call by call, each pair's differences side by side; the calls of B
+    (read from its path `b` with the strict reader, a call at a time) open."""
+    return render(*_diff(diff_json, b))
+
+
+def write_diff_page(diff_json: dict[str, Any], b: str | os.PathLike[str], out: Path) -> None:
+    """`diff_page` written to `out` (atomically, private) as it is rendered (`diff --html`)."""
+    write_rendered(out, *_diff(diff_json, b))
+
+
+def _diff(
+    diff_json: dict[str, Any], b: str | os.PathLike[str]
+) -> tuple[dict[str, Any], CallDetails]:
+    """The page data of a diff."""
+    calls = _PageCalls()
+    verify_recording(b, InCallOrder(calls))
+    _, _, table = calls.table()
     summary = diff_json["summary"]
     page: dict[str, Any] = {
         "view": "diff",
@@ -201,8 +233,8 @@ def diff_page(diff_json: dict[str, Any], b_calls: tuple[RecordedCall, ...]) -> s
                 f"{summary['tokens_b']['input']} in / {summary['tokens_b']['output']} out",
             ],
         ],
-        "calls": call_rows(b_calls),
+        "calls": table,
         "check": None,
         "diff": safe(diff_json),
     }
-    return render(page, CallDetails.of(b_calls))
+    return page, calls.details

@@ -24,7 +24,7 @@ from openprogram.providers.types import AssistantMessage, AssistantMessageEvent,
 from openprogram.recordings.cost import call_cost
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class CallStats:
     """One call's numbers."""
 

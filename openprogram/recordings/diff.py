@@ -4,13 +4,18 @@ Calls are aligned by index when both recordings have the same shape; otherwise b
 alignment on a per-call signature (model, tool names, the
 last message's role and content), so an inserted or removed call shows as "only in A" or "only in
 B" instead of shifting every later call. Matching rules mark the request differences they absorb.
+
+Each file is read once, a call at a time (`read_diff_side`): what the diff keeps of a call is a
+`DiffedCall` (its answer, numbers, prompt-cache facts and request row as stored), never its events
+or its full request, which is built from the file's shared rows only for a pair compared whole.
 """
 
 from __future__ import annotations
 
 import difflib
+import hashlib
 import json
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -21,7 +26,13 @@ from openprogram.providers.recording.differences import (
     find_first_difference,
     iter_differences,
 )
-from openprogram.providers.recording.reader import RecordedCall, Recording, read_recording
+from openprogram.providers.recording.reader import (
+    CallVisitor,
+    RecordedCall,
+    Recording,
+    verify_recording,
+)
+from openprogram.providers.recording.request_references import RequestChain
 from openprogram.providers.recording.row_models import RequestRow
 from openprogram.providers.recording.rules import (
     NO_RULES,
@@ -30,6 +41,8 @@ from openprogram.providers.recording.rules import (
     iter_ruled_differences,
 )
 from openprogram.providers.types import AssistantMessage, AssistantMessageEvent, Usage
+from openprogram.recordings.call_stats import CallStats, stats_of_answer
+from openprogram.recordings.prompt_cache import CallCache, PromptCacheReader
 from openprogram.word_diff import WordChange, word_diff
 
 CallStatus = Literal[
@@ -37,7 +50,7 @@ CallStatus = Literal[
 ]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Answer:
     """What a recorded call answered, folded from its events."""
 
@@ -58,10 +71,7 @@ class Answer:
         """The answer a call's `events` make (folded by the one accumulator); `error` is the
         call's own error (its `call_end` row), used when the events carry none. Events that do
         not fold (a file may hold any order of valid events) are an answer with that error."""
-        try:
-            return cls.of_message(assemble_message(list(events)), error)
-        except AccumulatorError as exc:
-            return cls("", "", (), None, f"the recorded events do not fold: {exc}", Usage())
+        return folded_answer(events, error)[1]
 
     @classmethod
     def of_message(cls, message: AssistantMessage | None, error: str | None) -> Answer:
@@ -82,7 +92,19 @@ class Answer:
         )
 
 
-@dataclass(frozen=True)
+def folded_answer(
+    events: Sequence[AssistantMessageEvent], error: str | None
+) -> tuple[AssistantMessage | None, Answer]:
+    """The message a call's `events` fold into (None: none, or events that do not fold) and its
+    `Answer` (`Answer.of_events`), for a reader that needs both from one fold."""
+    try:
+        message = assemble_message(list(events))
+    except AccumulatorError as exc:
+        return None, Answer("", "", (), None, f"the recorded events do not fold: {exc}", Usage())
+    return message, Answer.of_message(message, error)
+
+
+@dataclass(frozen=True, slots=True)
 class AnswerDifference:
     """How two answers differ: each part that changed (empty tuple: the answers are the same)."""
 
@@ -98,12 +120,31 @@ class AnswerDifference:
         return bool(self.text or self.thinking or self.tool_calls or self.stop_reason or self.error)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
+class DiffedCall:
+    """What the diff keeps of one recorded call, never its events: its request row as the file
+    stores it (shared with the file's other rows, `requests`), its folded `answer`, its numbers
+    (`stats`) and its prompt-cache facts (`cache`: None when its request cannot be followed)."""
+
+    call_index: int
+    stored: RequestRow
+    requests: RequestChain | None
+    answer: Answer
+    stats: CallStats
+    cache: CallCache | None
+
+    def request_payload(self) -> dict[str, Any]:
+        """The full request as replay compares it, built now from the file's rows, not kept."""
+        full = self.stored if self.requests is None else self.requests.full(self.call_index)
+        return {"model": full.model, "context": full.context, "options": full.options}
+
+
+@dataclass(frozen=True, slots=True)
 class CallPair:
     """One row of the diff: a call of A and/or a call of B, and how they compare."""
 
-    a: RecordedCall | None
-    b: RecordedCall | None
+    a: DiffedCall | None
+    b: DiffedCall | None
     request: tuple[RuledDifference, ...] = ()
     answer: AnswerDifference = field(default_factory=AnswerDifference)
     usage_a: Usage | None = None
@@ -274,36 +315,26 @@ class PairedRequests:
         return find_first_difference(stored, other) is None
 
 
-def _pair(a: RecordedCall | None, b: RecordedCall | None, requests: PairedRequests) -> CallPair:
+def _pair(a: DiffedCall | None, b: DiffedCall | None, requests: PairedRequests) -> CallPair:
     if a is None or b is None:
         only = a or b
         assert only is not None
-        usage = Answer.of(only).usage
+        usage = only.answer.usage
         return CallPair(a, b, usage_a=usage if a else None, usage_b=usage if b else None)
-    answer_a, answer_b = Answer.of(a), Answer.of(b)
     request = requests.differences(a.stored, b.stored, a.request_payload, b.request_payload)
     return CallPair(
-        a, b, request, compare_answers(answer_a, answer_b), answer_a.usage, answer_b.usage
+        a, b, request, compare_answers(a.answer, b.answer), a.answer.usage, b.answer.usage
     )
-
-
-def align_calls(
-    a: Sequence[RecordedCall], b: Sequence[RecordedCall]
-) -> tuple[list[tuple[RecordedCall | None, RecordedCall | None]], Literal["index", "signature"]]:
-    """Pairs of calls: by index when both have the same shape (as many calls, and the signature
-    alignment finds nothing inserted or removed), else by the signature alignment."""
-    positions, how = align_signatures(
-        [call_signature(c) for c in a], [call_signature(c) for c in b]
-    )
-    return [
-        (a[i] if i is not None else None, b[j] if j is not None else None) for i, j in positions
-    ], how
 
 
 def align_signatures(
-    a: Sequence[str], b: Sequence[str]
+    a: Sequence[Hashable], b: Sequence[Hashable]
 ) -> tuple[list[tuple[int | None, int | None]], Literal["index", "signature"]]:
-    """`align_calls` on the calls' signatures: pairs of positions (None: no call on that side)."""
+    """Pairs of calls' positions given their signatures (None: no call on that side): by index
+    when both have the same shape (as many calls, and the signature alignment finds nothing
+    inserted or removed), else by the signature alignment."""
+    if a == b:  # what the alignment finds, without its time quadratic in repeated signatures
+        return [(n, n) for n in range(len(a))], "index"
     opcodes = difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes()
     same_shape = len(a) == len(b) and all(
         op in ("equal", "replace") and i2 - i1 == j2 - j1 for op, i1, i2, j1, j2 in opcodes
@@ -319,13 +350,98 @@ def align_signatures(
     return pairs, "signature"
 
 
+class InCallOrder:
+    """A call visitor that hands calls on to `each` in `call_index` order from 0: the reader
+    hands them in the order they end, which overlapping calls change. A call that ends early
+    waits (with its events) for the ones before it."""
+
+    def __init__(self, each: CallVisitor) -> None:
+        self._each = each
+        self._next = 0
+        self._waiting: dict[int, RecordedCall] = {}
+
+    def __call__(self, call: RecordedCall) -> None:
+        self._waiting[call.call_index] = call
+        while (ready := self._waiting.pop(self._next, None)) is not None:
+            self._next += 1
+            self._each(ready)
+
+
+@dataclass(frozen=True)
+class DiffSide:
+    """One recording as the diff reads it: its path, what it keeps of each call (in call order)
+    and each call's alignment signature (a digest of `call_signature`)."""
+
+    path: Path
+    calls: tuple[DiffedCall, ...]
+    signatures: tuple[bytes, ...]
+
+
+class _SideReader:
+    """Each call folded once, for its answer, its numbers and its prompt-cache facts."""
+
+    def __init__(self, priced: bool) -> None:
+        self.calls: list[DiffedCall] = []
+        self.signatures: list[bytes] = []
+        self._priced = priced
+        # The prompt-cache reader takes the message folded here (no cycle through `self`: the
+        # reader's state goes with the reading, not with the next collection).
+        folded: list[AssistantMessage | None] = [None]
+        self._folded = folded
+        self._cache = PromptCacheReader(lambda _call: folded[0])
+
+    def __call__(self, call: RecordedCall) -> None:
+        message, answer = folded_answer(call.events, call.error)
+        self._folded[0] = message
+        signature = call_signature(call).encode()
+        self.signatures.append(hashlib.blake2b(signature, digest_size=16).digest())
+        self.calls.append(
+            DiffedCall(
+                call.call_index,
+                call.stored,
+                call.requests,
+                answer,
+                stats_of_answer(call, message, priced=self._priced),
+                self._cache.read(call, priced=False),
+            )
+        )
+        self._folded[0] = None
+
+
+def read_diff_side(source: Recording | str | Path, *, priced: bool = True) -> DiffSide:
+    """What `diff_sides` compares of one recording: a path is read with the strict reader (its
+    error on the first problem, as `read_recording`), one call at a time, keeping each call's
+    `DiffedCall` and the file's request rows, not its events. `priced=False` leaves the calls'
+    costs out without loading the price table (the text output prints none)."""
+    reader = _SideReader(priced)
+    ordered = InCallOrder(reader)
+    if isinstance(source, Recording):
+        path = source.path
+        for call in source.calls:
+            ordered(call)
+    else:
+        path = verify_recording(source, ordered).path
+    return DiffSide(path, tuple(reader.calls), tuple(reader.signatures))
+
+
+def diff_sides(a: DiffSide, b: DiffSide, rules: MatchingRules = NO_RULES) -> RecordingDiff:
+    """Compare two recordings read by `read_diff_side`, pair by pair in file order (a pair's
+    requests are built only when their rows do not say they are equal)."""
+    positions, how = align_signatures(a.signatures, b.signatures)
+    requests = PairedRequests(rules)
+    pairs = tuple(
+        _pair(
+            a.calls[i] if i is not None else None,
+            b.calls[j] if j is not None else None,
+            requests,
+        )
+        for i, j in positions
+    )
+    return RecordingDiff(a.path, b.path, rules, pairs, how)
+
+
 def diff_recordings(
     a: Recording | str | Path, b: Recording | str | Path, rules: MatchingRules = NO_RULES
 ) -> RecordingDiff:
-    """Compare two recordings (paths are read with the strict reader)."""
-    left = a if isinstance(a, Recording) else read_recording(a)
-    right = b if isinstance(b, Recording) else read_recording(b)
-    aligned, how = align_calls(left.calls, right.calls)
-    requests = PairedRequests(rules)
-    pairs = tuple(_pair(x, y, requests) for x, y in aligned)
-    return RecordingDiff(left.path, right.path, rules, pairs, how)
+    """Compare two recordings (paths are read with the strict reader, a call at a time)."""
+    return diff_sides(read_diff_side(a), read_diff_side(b), rules)

@@ -96,7 +96,7 @@ class PrefixBreak:
         return BREAK_TEXT[self.kind]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class CallCache:
     """One call's prompt-cache facts."""
 

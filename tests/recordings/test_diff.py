@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from openprogram.providers import Context, Model, UserMessage
@@ -122,3 +123,22 @@ def test_word_diff_keeps_whitespace_and_marks_runs() -> None:
         ("insert", "dog"),
     ]
     assert word_diff("same", "same") == ()
+
+
+async def test_calls_that_overlapped_are_paired_in_call_order(tmp_path: Path) -> None:
+    """The reader hands a call over when it ends: call 0 ending after call 1 is still call 0."""
+    a = await record(tmp_path / "a.jsonl", BASE)
+    rows = [json.loads(line) for line in a.read_text().splitlines()]
+    first_end = [r for r in rows if r.get("call_index") == 0 and r["type"] != "request"]
+    reordered = [r for r in rows if r not in first_end] + first_end
+    b = tmp_path / "b.jsonl"
+    b.write_text(
+        "".join(json.dumps(r, sort_keys=True, separators=(",", ":")) + "\n" for r in reordered)
+    )
+    diff = diff_recordings(a, b)
+    assert diff.identical and diff.aligned_by == "index"
+    assert [(p.a.call_index, p.b.call_index) for p in diff.pairs if p.a and p.b] == [
+        (0, 0),
+        (1, 1),
+        (2, 2),
+    ]
