@@ -6,8 +6,8 @@ last message's role and content), so an inserted or removed call shows as "only 
 B" instead of shifting every later call. Matching rules mark the request differences they absorb.
 
 Each file is read once, a call at a time (`read_diff_side`): what the diff keeps of a call is a
-`DiffedCall` (its answer, numbers, prompt-cache facts and request row as stored), never its events
-or its full request, which is built from the file's shared rows only for a pair compared whole.
+`DiffedCall` (its answer, numbers and prompt-cache facts; its request row is the file's), never
+its events or its full request, which is built from the file's rows only for a pair compared whole.
 """
 
 from __future__ import annotations
@@ -122,20 +122,31 @@ class AnswerDifference:
 
 @dataclass(frozen=True, slots=True)
 class DiffedCall:
-    """What the diff keeps of one recorded call, never its events: its request row as the file
-    stores it (shared with the file's other rows, `requests`), its folded `answer`, its numbers
+    """What the diff keeps of one recorded call, never its events: the file's request rows
+    (`requests`, which keep a reference row as its line), its folded `answer`, its numbers
     (`stats`) and its prompt-cache facts (`cache`: None when its request cannot be followed)."""
 
     call_index: int
-    stored: RequestRow
+    row: RequestRow | None
+    """Its request row when that is the full request, or when there is no chain (None: a
+    reference, read again from `requests` when the pair is compared)."""
     requests: RequestChain | None
     answer: Answer
     stats: CallStats
     cache: CallCache | None
 
+    @property
+    def stored(self) -> RequestRow:
+        """Its request row as the file stores it."""
+        if self.row is not None:
+            return self.row
+        assert self.requests is not None
+        return self.requests.row(self.call_index)
+
     def request_payload(self) -> dict[str, Any]:
         """The full request as replay compares it, built now from the file's rows, not kept."""
-        full = self.stored if self.requests is None else self.requests.full(self.call_index)
+        full = self.row if self.requests is None else self.requests.full(self.call_index)
+        assert full is not None
         return {"model": full.model, "context": full.context, "options": full.options}
 
 
@@ -398,7 +409,7 @@ class _SideReader:
         self.calls.append(
             DiffedCall(
                 call.call_index,
-                call.stored,
+                call.stored if call.requests is None or call.stored.base is None else None,
                 call.requests,
                 answer,
                 stats_of_answer(call, message, priced=self._priced),

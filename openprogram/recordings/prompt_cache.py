@@ -25,7 +25,7 @@ from __future__ import annotations
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any, Literal
 
@@ -36,7 +36,12 @@ from openprogram.providers.recording.differences import (
     format_field_path,
 )
 from openprogram.providers.recording.reader import RecordedCall
-from openprogram.providers.recording.request_references import RequestReferenceError, json_text
+from openprogram.providers.recording.request_references import (
+    RequestChain,
+    RequestReferenceError,
+    json_text,
+)
+from openprogram.providers.recording.row_models import RequestRow
 from openprogram.providers.types import AssistantMessage, Usage
 from openprogram.recordings.cost import call_cost
 
@@ -227,11 +232,16 @@ class PromptCacheReport:
         }
 
 
-@dataclass
+@dataclass(slots=True)
 class _Seen:
-    """What a later call needs of an earlier one (no full request is kept)."""
+    """What a later call needs of an earlier one: no full request, no row the file's chain of
+    requests can give again (a reader that keeps no call keeps the rows as bytes)."""
 
-    call: RecordedCall
+    call_index: int
+    requests: RequestChain | None
+    """The file's requests, to build this call's full request when a later call needs it."""
+    row: RequestRow | None
+    """Its request row when that is the full request (None: a reference, built from `requests`)."""
     messages: int | None
     """How many messages its full request holds (None: not a list)."""
     settings: dict[str, Any]
@@ -342,8 +352,15 @@ def _kept_of_full(before: list[Any], after: list[Any]) -> int:
     return kept
 
 
-def _messages(call: RecordedCall) -> list[Any]:
-    messages = call.request.context.get("messages")
+def _messages(call: RecordedCall | _Seen) -> list[Any]:
+    if isinstance(call, RecordedCall):
+        request = call.request
+    elif call.row is not None:
+        request = call.row
+    else:
+        assert call.requests is not None
+        request = call.requests.full(call.call_index)
+    messages = request.context.get("messages")
     return messages if isinstance(messages, list) else []
 
 
@@ -354,7 +371,7 @@ def _answer_break(call: RecordedCall, predecessor: _Seen, at: int) -> PrefixBrea
         return None
     stored = call.stored
     own = stored.context.get("messages")
-    if stored.base == predecessor.call.call_index:  # its row holds what follows the kept ones
+    if stored.base == predecessor.call_index:  # its row holds what follows the kept ones
         added = own if isinstance(own, list) else []
         sent = added[0] if added and (stored.keep or 0) == at else None
     else:
@@ -378,7 +395,7 @@ def _added_cost(seen: _Seen, lost: int) -> Decimal | None:
     usage = seen.usage
     if usage is None:
         return None
-    actual = call_cost(usage, seen.call.model, seen.timestamp)
+    actual = call_cost(usage, seen.settings["model"], seen.timestamp)
     from_write = min(lost, usage.cache_write)
     from_input = min(lost - from_write, usage.input)
     kept = usage.model_copy(
@@ -388,7 +405,7 @@ def _added_cost(seen: _Seen, lost: int) -> Decimal | None:
             "input": usage.input - from_input,
         }
     )
-    hoped = call_cost(kept, seen.call.model, seen.timestamp)
+    hoped = call_cost(kept, seen.settings["model"], seen.timestamp)
     return None if actual is None or hoped is None else actual - hoped
 
 
@@ -401,8 +418,11 @@ def _fold_events(call: RecordedCall) -> AssistantMessage | None:
 
 
 def _seen(call: RecordedCall, base: _Seen | None, answer: AssistantMessage | None) -> _Seen:
+    referred = call.requests is not None and call.stored.base is not None
     return _Seen(
-        replace(call, events=(), event_ms=()),  # folded: its events are not kept
+        call.call_index,
+        call.requests,
+        None if referred else call.stored,  # a reference is built again from the chain
         _message_count(call, base),
         _settings_of_row(call, base),
         answer.usage if answer is not None else None,
@@ -423,12 +443,12 @@ def _call_cache(
     stored = call.stored
     count = predecessor.messages or 0
     prefix_break = _settings_break(predecessor.settings, me.settings)
-    if stored.base == predecessor.call.call_index and predecessor.messages is not None:
+    if stored.base == predecessor.call_index and predecessor.messages is not None:
         kept = min(stored.keep or 0, count)  # the row says how many messages it kept
     else:
         kept = 0
     if kept < count:  # only now are the two requests built, to say where and why
-        before, after = _messages(predecessor.call), _messages(call)
+        before, after = _messages(predecessor), _messages(call)
         kept += _kept_of_full(before[kept:], after[kept:])
         found = _messages_break(before, after, kept)
         if prefix_break is None:
@@ -444,7 +464,7 @@ def _call_cache(
             if priced:  # nothing lost costs nothing, whatever the model's price
                 cost = _added_cost(me, lost) if lost else Decimal(0)
     return CallCache(
-        call.call_index, predecessor.call.call_index, kept, prefix_break, prompt, read, write,
+        call.call_index, predecessor.call_index, kept, prefix_break, prompt, read, write,
         cacheable, lost, cost,
     )  # fmt: skip
 
@@ -514,7 +534,7 @@ class PromptCacheReader:
 
     def _remember(self, call: RecordedCall, before: _Seen | None = None) -> _Seen:
         base = call.stored.base
-        if before is None or before.call.call_index != base:
+        if before is None or before.call_index != base:
             before = self._get(base) if base is not None else None
         me = _seen(call, before if base is not None else None, self._fold(call))
         self._put(call.call_index, me)

@@ -25,6 +25,7 @@ from openprogram.providers.recording.errors import RecordingFileError
 from openprogram.providers.recording.reader import read_recording, scan_recording
 from openprogram.providers.recording.recorder import request_payload
 from openprogram.providers.recording.row_encoding import NonFiniteNumberError, encode_row
+from openprogram.providers.recording.row_models import RequestRow, parse_row
 from openprogram.providers.recording.rules import MatchingRules, ScrubRule
 from openprogram.providers.recording.writer import RecordingSink
 from openprogram.providers.scripted import ScriptedProvider, echo_responder
@@ -436,13 +437,25 @@ def test_the_shared_chain_builds_every_request_in_any_order(
 
     path = tmp_path_factory.mktemp("session") / "r.jsonl"
     record(path, session)
-    stored = {call.call_index: call.stored for call in read_recording(path).calls}
-    chain = RequestChain(stored.get, remember=data.draw(st.integers(1, 4)))
+    from openprogram.providers.recording.request_references import StoredRequests
+
+    typed = {call.call_index: call.stored for call in read_recording(path).calls}
+    # What a reader that keeps no call holds: each row as its line, parsed again when a
+    # reference leads to it, here with a single row kept parsed.
+    as_lines = StoredRequests(parsed=1)
+    for line in path.read_bytes().splitlines():
+        row = parse_row(line)
+        if isinstance(row, RequestRow):
+            as_lines.add(row, line)
+    remember = data.draw(st.integers(1, 4))
     order = data.draw(st.permutations(range(len(session))))
-    for index in [*order, *order]:
-        full = chain.full(index)
-        assert {"model": full.model, "context": full.context, "options": full.options} == (
-            session[index]
-        )
-        assert chain.model(index) == session[index]["model"]
-        assert full.base is None and full.keep is None
+    for stored in (typed.get, as_lines.get):
+        chain = RequestChain(stored, remember=remember)
+        for index in [*order, *order]:
+            full = chain.full(index)
+            assert {"model": full.model, "context": full.context, "options": full.options} == (
+                session[index]
+            )
+            assert chain.model(index) == session[index]["model"]
+            assert full.base is None and full.keep is None
+            assert chain.row(index) == typed[index]

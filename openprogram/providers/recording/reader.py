@@ -29,6 +29,7 @@ from openprogram.providers.recording.errors import (
 )
 from openprogram.providers.recording.request_references import (
     RequestChain,
+    StoredRequests,
     reference_problem,
 )
 from openprogram.providers.recording.row_encoding import (
@@ -311,19 +312,22 @@ def _read(path: str | os.PathLike[str], strict: bool) -> RecordingScan:
     """Every whole call, kept; the file's lines are read as they are parsed, so the file's bytes
     are never held whole beside its typed calls (a tenth of the peak of opening a replay)."""
     calls: list[RecordedCall] = []
-    scan = _read_each(path, strict, calls.append)
+    scan = _read_each(path, strict, calls.append, keeps_every_call=True)
     calls.sort(key=lambda call: call.call_index)
     return dataclasses.replace(scan, calls=tuple(calls))
 
 
 def _read_each(
-    path: str | os.PathLike[str], strict: bool, each: CallVisitor | None
+    path: str | os.PathLike[str],
+    strict: bool,
+    each: CallVisitor | None,
+    keeps_every_call: bool = False,
 ) -> RecordingScan:
     """`_parse` over the file's lines as they are read (memory bounded by what `each` keeps)."""
     target = Path(path)
     fd, info = open_for_reading(target)
     with os.fdopen(fd, "rb", buffering=1 << 16) as rows:
-        return _parse(target, rows, info.st_size, strict, each)
+        return _parse(target, rows, info.st_size, strict, each, keeps_every_call)
 
 
 def streamed_facts(path: str | os.PathLike[str]) -> ScanFacts:
@@ -354,20 +358,26 @@ def _through_first_row(rows: Iterable[bytes]) -> Iterator[bytes]:
 
 
 def _parse(
-    target: Path, rows: Iterable[bytes], size: int, strict: bool, each: CallVisitor | None
+    target: Path,
+    rows: Iterable[bytes],
+    size: int,
+    strict: bool,
+    each: CallVisitor | None,
+    keeps_every_call: bool = False,
 ) -> RecordingScan:
     """The one reading of a recording's rows. `rows` are its lines, each with its newline (but a
     truncated last one). Each whole call is handed to `each` when its `call_end` is read, in the
     order calls end; the scan's `calls` is empty. Without `each` no call (request, events) is kept
     once read, only counted, and no more than `MAX_PROBLEMS` problems: memory bounded by the
-    longest line."""
+    longest line. `keeps_every_call`: `each` keeps every call it is handed, so the request rows
+    kept for references are the typed rows those calls hold, not a copy (`StoredRequests`)."""
     keep_calls = each is not None
     problems = _Problems(target, strict, keep=None if keep_calls else MAX_PROBLEMS)
     lines = _numbered_lines(rows)
     truncated = False
     header: HeaderRow | None = None
     open_calls: dict[int, _OpenCall] = {}
-    stored: dict[int, RequestRow] = {}
+    stored = StoredRequests(typed=keeps_every_call)
     """Every call's request row as stored, for the references of later ones (`keep_calls`)."""
     requests = RequestChain(stored.get)
     message_counts: dict[int, int | None] = {}
@@ -456,7 +466,7 @@ def _parse(
                 continue
             message_counts[row.call_index] = _message_count(row, message_counts)
             if keep_calls:
-                stored[row.call_index] = row
+                stored.add(row, line)
             open_calls[row.call_index] = _OpenCall(row, number)
             continue
         current = open_calls.get(row.call_index)

@@ -13,13 +13,14 @@ from collections.abc import Callable
 from typing import Any
 
 from openprogram.errors import OpenProgramError
-from openprogram.providers.recording.row_models import RequestRow
+from openprogram.providers.recording.row_models import RequestRow, parse_row
 from openprogram.providers.recording.sent_again import identical_prefix, json_text
 from openprogram.text import plural
 
 __all__ = [
     "RequestChain",
     "RequestReferenceError",
+    "StoredRequests",
     "reference_problem",
     "referring_row",
 ]
@@ -110,6 +111,53 @@ def reference_problem(row: RequestRow, base_messages: int | None, known: bool) -
     return None
 
 
+class StoredRequests:
+    """Every call's request row as the file stores it, for the references of later calls.
+
+    A reader that hands each call on and keeps none (`scan_recording(path, each=…)`) keeps the
+    rows as their lines' bytes: a typed row of a short reference is about fifteen times its line
+    (`{"base": 0, "keep": 3000}`: 81 bytes, 1.2 KB typed, most of it pydantic's per-instance set
+    of given fields), so a file of many calls would be held several times over. A row a reference
+    leads to is parsed again (it was validated once, so it parses) and the last `parsed` rows
+    stay parsed: a reader going in order finds the rows its references name among them. A reader
+    that keeps every call anyway (`read_recording`) keeps the typed rows themselves (`typed`)."""
+
+    def __init__(self, *, typed: bool = False, parsed: int = 64) -> None:
+        self._typed = typed
+        self._limit = parsed
+        self._rows: dict[int, RequestRow | bytes] = {}
+        self._parsed: OrderedDict[int, RequestRow] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def add(self, row: RequestRow, line: bytes) -> None:
+        """Keep `row`, read from `line` (the line's own bytes, without its newline)."""
+        self._rows[row.call_index] = row if self._typed else line
+        if not self._typed:
+            self._remember(row)
+
+    def get(self, call_index: int) -> RequestRow | None:
+        """Call `call_index`'s row as stored (None: no such row was kept)."""
+        found = self._rows.get(call_index)
+        if found is None or isinstance(found, RequestRow):
+            return found
+        with self._lock:
+            row = self._parsed.get(call_index)
+            if row is not None:
+                self._parsed.move_to_end(call_index)
+                return row
+        parsed = parse_row(found)
+        assert isinstance(parsed, RequestRow)
+        self._remember(parsed)
+        return parsed
+
+    def _remember(self, row: RequestRow) -> None:
+        with self._lock:
+            self._parsed[row.call_index] = row
+            self._parsed.move_to_end(row.call_index)
+            while len(self._parsed) > self._limit:
+                self._parsed.popitem(last=False)
+
+
 class RequestChain:
     """The full requests of one file's calls, shared as the file shares them.
 
@@ -146,6 +194,11 @@ class RequestChain:
             while len(self._full) > self._remember:
                 self._full.popitem(last=False)
         return full
+
+    def row(self, call_index: int) -> RequestRow:
+        """Call `call_index`'s request row as stored; raises `RequestReferenceError` when no such
+        row was read."""
+        return self._row(call_index)
 
     def model(self, call_index: int) -> dict[str, Any]:
         """Call `call_index`'s model (the nearest row of its chain that states one), without
