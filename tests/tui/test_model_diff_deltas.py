@@ -136,9 +136,11 @@ def test_the_view_goes_to_the_first_difference_until_the_user_moves_and_n_walks_
 
 
 def test_a_throttle_tells_at_most_once_per_interval() -> None:
-    from tui.model.diff import Throttle
+    from tui.model.recording_index import Throttle
 
     never = Throttle(3600.0)
     assert not never.due() and not never.due()
     always = Throttle(0.0)
     assert always.due() and always.due()
+    progress = Throttle(3600.0, first_due=True)  # a progress bar is shown at once, then paced
+    assert progress.due() and not progress.due()

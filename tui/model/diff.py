@@ -16,7 +16,6 @@ Never imports Textual.
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -41,34 +40,13 @@ from openprogram.recordings.diff import (
 )
 from tui.model.call_detail import LoadedCall
 from tui.model.events import EventUnreadable
-from tui.model.recording_index import IndexPair, RecordingIndex, Side
+from tui.model.recording_index import IndexPair, RecordingIndex, Side, Throttle
 from tui.model.row_reading import read_request, reader_of
 
 COMPARE_BATCH = 8
 """Calls compared at a time: the first rows are told to the screen one batch in."""
 REPORT_INTERVAL = 0.25
 """Then rows are told at most this often (seconds): each report redraws the whole call list."""
-
-
-class Throttle:
-    """At most one report per interval, for a worker that finds results faster than a screen
-    redraws: `due()` is True at most once per `interval` seconds (counted from creation or
-    `restart`)."""
-
-    def __init__(self, interval: float) -> None:
-        self.interval = interval
-        self._since = time.monotonic()
-
-    def due(self) -> bool:
-        """True when `interval` has passed since the last report (which this one then is)."""
-        if time.monotonic() - self._since < self.interval:
-            return False
-        self.restart()
-        return True
-
-    def restart(self) -> None:
-        """A report was made now: the next is due one interval later."""
-        self._since = time.monotonic()
 
 
 @dataclass

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import bisect
 import heapq
+import math
 import mmap
 import os
 import threading
@@ -86,6 +87,27 @@ class KeyPriority:
 
 KEYS = KeyPriority()
 """The one instance: the app reports keys to it, indexers wait on it."""
+
+
+class Throttle:
+    """At most one report per interval, for a worker that finds results faster than a screen
+    redraws: `due()` is True at most once per `interval` seconds, counted from creation (or from
+    `restart`); `first_due`: the first call is due at once (a progress bar shown from the start)."""
+
+    def __init__(self, interval: float, *, first_due: bool = False) -> None:
+        self.interval = interval
+        self._since = -math.inf if first_due else time.monotonic()
+
+    def due(self) -> bool:
+        """True when `interval` has passed since the last report (which this one then is)."""
+        if time.monotonic() - self._since < self.interval:
+            return False
+        self.restart()
+        return True
+
+    def restart(self) -> None:
+        """A report was made now: the next is due one interval later."""
+        self._since = time.monotonic()
 
 
 @dataclass(eq=False)

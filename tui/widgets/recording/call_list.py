@@ -10,7 +10,6 @@ position in the file (`ordinal`).
 from __future__ import annotations
 
 import threading
-import time
 from array import array
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, ClassVar
@@ -34,7 +33,7 @@ from tui.model.call_columns import (
 )
 from tui.model.call_order import CallFilter, CallOrder, SortKey, order_calls
 from tui.model.call_rows import BAD_OUTCOMES, IN_PROGRESS, PENDING, CallTable
-from tui.model.recording_index import KEYS
+from tui.model.recording_index import KEYS, Throttle
 from tui.widgets.common.row_list import RowList
 
 if TYPE_CHECKING:
@@ -266,7 +265,7 @@ class CallList(RowList):
     def _read_numbers(self) -> None:
         """Read the numbers of the rows drawn with `…`, the rows on screen first."""
         numbers, worker = self.numbers, get_current_worker()
-        posted = time.monotonic()
+        throttle = Throttle(0.05)
         while numbers is not None and not worker.is_cancelled:
             with self._wanted_lock:
                 if not self._wanted:
@@ -277,8 +276,7 @@ class CallList(RowList):
             KEYS.wait_turn()  # a key being handled goes first
             if not numbers.known(ordinal):
                 numbers.compute(ordinal)
-            if time.monotonic() - posted > 0.05:
-                posted = time.monotonic()
+            if throttle.due():
                 self.post_message(self.NumbersRead())
         self.post_message(self.NumbersRead())
 
@@ -335,13 +333,11 @@ class CallList(RowList):
         table, numbers, worker = self.table, self.numbers, get_current_worker()
         if table is None or numbers is None:
             return
-        last = 0.0
+        throttle = Throttle(0.1, first_due=True)
 
         def progress(done: int, total: int) -> None:
-            nonlocal last
             KEYS.wait_turn()
-            if time.monotonic() - last > 0.1:
-                last = time.monotonic()
+            if throttle.due():
                 self.post_message(self.OrderProgress(done, total))
 
         if order.key is SortKey.COST:

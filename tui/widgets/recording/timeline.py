@@ -3,7 +3,6 @@ session's totals above; the selected call is the cursor's row, `enter` on a bar 
 
 from __future__ import annotations
 
-import time
 from dataclasses import dataclass
 from typing import ClassVar
 
@@ -18,7 +17,7 @@ from textual.worker import get_current_worker
 from openprogram.text import plural
 from tui.model.call_columns import format_ms
 from tui.model.call_numbers import CallNumbers, TimeAxis, bar, session_line, time_axis
-from tui.model.recording_index import KEYS
+from tui.model.recording_index import KEYS, Throttle
 from tui.widgets.common.row_list import RowList
 
 
@@ -124,14 +123,12 @@ class TimelinePane(Vertical):
     @work(thread=True, exclusive=True, group="timeline", exit_on_error=False)
     def read_calls(self) -> None:
         """Read every call's numbers (the axis and the totals need them all)."""
-        worker, last = get_current_worker(), 0.0
+        worker, throttle = get_current_worker(), Throttle(0.1, first_due=True)
         self.numbers.need_prices()  # the totals say the cost
 
         def progress(done: int, total: int) -> None:
-            nonlocal last
             KEYS.wait_turn()  # a key being handled goes first
-            if time.monotonic() - last > 0.1:
-                last = time.monotonic()
+            if throttle.due():
                 self.post_message(self.Read(done, total, False))
 
         if self.numbers.compute_all(progress, lambda: worker.is_cancelled):
