@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 import os
 import sys
-from collections.abc import Collection, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from typing import Any, TextIO
 
 from rich.console import Console
@@ -32,6 +32,10 @@ def colour_enabled(stream: TextIO) -> bool:
     """True when `stream` is a terminal and `NO_COLOR` is not set."""
     isatty = getattr(stream, "isatty", None)
     return bool(isatty and isatty()) and "NO_COLOR" not in os.environ
+
+
+def _encode(data: Any) -> str:
+    return json.dumps(data, indent=2, ensure_ascii=False, default=str)
 
 
 class Output:
@@ -70,7 +74,25 @@ class Output:
 
     def json(self, data: Any) -> None:
         """Print `data` as indented JSON (control characters are escaped by JSON itself)."""
-        self.stdout.write(json.dumps(data, indent=2, ensure_ascii=False, default=str) + "\n")
+        self.stdout.write(_encode(data) + "\n")
+        self.stdout.flush()
+
+    def json_listing(self, data: dict[str, Any], key: str, items: Iterable[Any]) -> None:
+        """`json({**data, key: list(items)})` byte for byte, each item encoded and written as it
+        comes (memory: one item's JSON, not the document's: a recording's calls outgrow it)."""
+        head = _encode({**data, key: []})
+        # JSON escapes a line break inside a string, so `\n  "key": []` is the top-level key's.
+        marker = "\n  " + json.dumps(key, ensure_ascii=False) + ": []"
+        before, found, after = head.partition(marker)
+        assert found, key
+        self.stdout.write(before + marker[:-1])
+        written = False
+        for item in items:  # an item's lines sit 4 spaces deeper in the list than on their own
+            self.stdout.write(
+                ("," if written else "") + "\n    " + _encode(item).replace("\n", "\n    ")
+            )
+            written = True
+        self.stdout.write(("\n  ]" if written else "]") + after + "\n")
         self.stdout.flush()
 
     def note(self, message: str) -> None:

@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import json
-from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -261,23 +259,9 @@ def _call_json(pair: CallPair) -> dict[str, Any]:
 
 
 def print_diff_json(diff: RecordingDiff, out: Output) -> None:
-    """`diff_json` written as `Output.json` writes it, a call at a time: memory holds one call's
-    JSON, not the document (which outgrows the recordings: every call's usage and numbers)."""
-    encode = partial(json.dumps, indent=2, ensure_ascii=False, default=str)
-    head = encode({**_json_head(diff), "calls": []})
-    if not diff.pairs:
-        out.stdout.write(head + "\n")
-        out.stdout.flush()
-        return
-    # JSON escapes a newline inside a string: each line break here is the encoder's own, and a
-    # call's lines sit 4 spaces deeper in the list than on their own.
-    out.stdout.write(head.removesuffix("[]\n}") + "[")
-    for n, pair in enumerate(diff.pairs):
-        out.stdout.write(
-            ("," if n else "") + "\n    " + encode(_call_json(pair)).replace("\n", "\n    ")
-        )
-    out.stdout.write("\n  ]\n}\n")
-    out.stdout.flush()
+    """`diff_json` written a call at a time: memory holds one call's JSON, not the document
+    (which outgrows the recordings: every call's usage and numbers)."""
+    out.json_listing(_json_head(diff), "calls", (_call_json(pair) for pair in diff.pairs))
 
 
 def _deltas(pair: CallPair) -> dict[str, Any]:

@@ -234,9 +234,9 @@ def show_command(args: argparse.Namespace, out: Output) -> int:
         raise RecordingFileError(location.path, None, None, NOT_REGULAR)
     details = describe_recording(args.selector, with_cache=args.json)
     if args.json:
-        document = details.to_json()
+        document = details.json_head()
         document["header"], cut = bounded(document["header"], JSON_VALUE_LIMIT)
-        out.json({**document, "header_truncated": cut})
+        out.json_listing({**document, "header_truncated": cut}, "calls", details.calls_json())
     else:
         _print_details(details, out)
     return 0 if details.summary.facts.valid else 1

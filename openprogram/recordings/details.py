@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -53,21 +53,27 @@ class RecordingDetails:
 
     def to_json(self) -> dict[str, Any]:
         """Stable JSON fields for `show --json`: each call's `cache` facts when they were read."""
+        return {**self.json_head(), "calls": list(self.calls_json())}
+
+    def json_head(self) -> dict[str, Any]:
+        """`to_json` with its `calls` empty (`calls_json` gives them one at a time)."""
+        return {
+            **self.summary.to_json(),
+            "header": self.header,
+            "calls": [],
+            "problems": list(self.problems),
+            "unfinished_calls": list(self.unfinished_calls),
+        }
+
+    def calls_json(self) -> Iterator[dict[str, Any]]:
+        """Each call's JSON in `to_json`, built as it is asked for."""
         facts = {} if self.cache is None else {c.call_index: c for c in self.cache.calls}
-        calls = []
         for row in self.calls:
             fact = facts.get(row.call_index)
             cache = None if fact is None else fact.to_json()
             if cache is not None:
                 del cache["call_index"], cache["added_cost_usd"]
-            calls.append({**asdict(row), **({"cache": cache} if self.cache else {})})
-        return {
-            **self.summary.to_json(),
-            "header": self.header,
-            "calls": calls,
-            "problems": list(self.problems),
-            "unfinished_calls": list(self.unfinished_calls),
-        }
+            yield {**asdict(row), **({"cache": cache} if self.cache else {})}
 
 
 def _string(values: dict[str, Any], key: str) -> str | None:
