@@ -431,8 +431,9 @@ def test_a_reworded_system_prompt_is_one_small_hunk_through_the_documented_textc
 def test_the_shared_chain_builds_every_request_in_any_order(
     tmp_path_factory: pytest.TempPathFactory, session: list[dict[str, Any]], data: st.DataObject
 ) -> None:
-    """Whatever the order calls are read in and however few full requests are remembered, the
-    chain builds exactly the request sent (issue #39: requests are built on demand, not kept)."""
+    """Whatever the order calls are read in, however few full requests are remembered and
+    however often checkpoints are kept, the chain builds exactly the request sent (issue #39:
+    requests are built on demand, not kept)."""
     from openprogram.providers.recording.request_references import RequestChain
 
     path = tmp_path_factory.mktemp("session") / "r.jsonl"
@@ -448,9 +449,10 @@ def test_the_shared_chain_builds_every_request_in_any_order(
         if isinstance(row, RequestRow):
             as_lines.add(row, line)
     remember = data.draw(st.integers(1, 4))
+    checkpoints = data.draw(st.none() | st.integers(1, 4))
     order = data.draw(st.permutations(range(len(session))))
     for stored in (typed.get, as_lines.get):
-        chain = RequestChain(stored, remember=remember)
+        chain = RequestChain(stored, remember=remember, checkpoints=checkpoints)
         for index in [*order, *order]:
             full = chain.full(index)
             assert {"model": full.model, "context": full.context, "options": full.options} == (
@@ -459,3 +461,35 @@ def test_the_shared_chain_builds_every_request_in_any_order(
             assert chain.model(index) == session[index]["model"]
             assert full.base is None and full.keep is None
             assert chain.row(index) == typed[index]
+
+
+def test_walking_up_a_long_chain_follows_a_bounded_number_of_references(tmp_path: Path) -> None:
+    """A user walking up a long session (its last call, then the one before, ...) with a chain
+    that keeps checkpoints reads a bounded number of rows per call (issue #39), whichever rows
+    the reader still holds parsed."""
+    from openprogram.providers.recording.request_references import RequestChain
+    from tests.hostile_recordings import write_chain
+
+    calls, every = 300, 16
+    path = write_chain(tmp_path / "chain.jsonl", calls)
+    rows = {
+        row.call_index: row
+        for line in path.read_bytes().splitlines()
+        if isinstance(row := parse_row(line), RequestRow)
+    }
+    reads: list[int] = []
+
+    def stored(call_index: int) -> RequestRow | None:
+        reads.append(call_index)
+        return rows.get(call_index)
+
+    chain = RequestChain(stored, remember=4, checkpoints=every)
+    assert len(chain.full(calls - 1).context["messages"]) == calls
+    for index in range(calls - 2, -1, -1):
+        reads.clear()
+        full = chain.full(index)
+        assert [m["content"] for m in full.context["messages"]] == [
+            f"m{n}" for n in range(index + 1)
+        ]
+        # Back to the checkpoint below it at most: without checkpoints, back to call 0.
+        assert len(reads) <= every + 1

@@ -170,30 +170,53 @@ class RequestChain:
     copies each message once: time proportional to the references followed plus the request
     built. Reading calls in order (replay, reports) finds call i-1 remembered, so each call costs
     its own row and the copy of its list. A call's model is found without materializing anything
-    (remembered per call, each reference followed once)."""
+    (remembered per call, each reference followed once).
 
-    def __init__(self, stored: Callable[[int], RequestRow | None], *, remember: int = 4) -> None:
+    A reader going in any order (the TUI) asks for `checkpoints=K`: the full request of every call
+    whose depth (the references from it to a full row) is a multiple of K is kept once built, and
+    a walk that passes one builds it on the way, so materializing any call follows at most K
+    references. Each checkpoint is a list of shared messages: a chain of N calls that each add a
+    message keeps about N²/2K message references, a fan-out (every call one reference from a full
+    row) none."""
+
+    def __init__(
+        self,
+        stored: Callable[[int], RequestRow | None],
+        *,
+        remember: int = 4,
+        checkpoints: int | None = None,
+    ) -> None:
         self._stored = stored
         self._remember = remember
-        self._full: OrderedDict[int, RequestRow] = OrderedDict()
+        self._every = checkpoints
+        # A built request with its depth (the references from it to a full row).
+        self._full: OrderedDict[int, tuple[RequestRow, int]] = OrderedDict()
+        self._checkpoints: dict[int, tuple[RequestRow, int]] = {}
         self._models: dict[int, dict[str, Any]] = {}
         self._lock = threading.Lock()
 
     def full(self, call_index: int) -> RequestRow:
         """Call `call_index`'s full request; raises `RequestReferenceError` with the reason when
         its row or a reference cannot be followed."""
+        found = self._built(call_index)
+        if found is not None:
+            return found[0]
+        row = self._row(call_index)
+        built = (row, 0) if row.base is None else self._materialize(row)
+        with self._lock:
+            self._full[call_index] = built
+            while len(self._full) > self._remember:
+                self._full.popitem(last=False)
+        return built[0]
+
+    def _built(self, call_index: int) -> tuple[RequestRow, int] | None:
+        """A request built before (remembered or a checkpoint) with its depth, or None."""
         with self._lock:
             found = self._full.get(call_index)
             if found is not None:
                 self._full.move_to_end(call_index)
                 return found
-        row = self._row(call_index)
-        full = row if row.base is None else self._materialize(row)
-        with self._lock:
-            self._full[call_index] = full
-            while len(self._full) > self._remember:
-                self._full.popitem(last=False)
-        return full
+            return self._checkpoints.get(call_index)
 
     def row(self, call_index: int) -> RequestRow:
         """Call `call_index`'s request row as stored; raises `RequestReferenceError` when no such
@@ -233,80 +256,103 @@ class RequestChain:
                 f"request base {row.base} is not an earlier call (a forward reference)"
             )
 
-    def _materialize(self, row: RequestRow) -> RequestRow:
-        """The full request of `row` (which has a base): its chain of rows back to a full row or
-        a remembered request, then its messages gathered from the end, a slice per row."""
+    def _materialize(self, row: RequestRow) -> tuple[RequestRow, int]:
+        """The full request of `row` (which has a base) and its depth: its chain of rows back to
+        a full row or a built request, then built from the oldest, a checkpoint at a time."""
         chain = [row]
-        terminal: RequestRow | None = None
+        terminal: tuple[RequestRow, int] | None = None
         while terminal is None:
             current = chain[-1]
             assert current.base is not None
             self._check_base(current)
-            with self._lock:
-                terminal = self._full.get(current.base)
+            terminal = self._built(current.base)
             if terminal is None:
                 earlier = self._row(current.base)
                 if earlier.base is None:
-                    terminal = earlier
+                    terminal = (earlier, 0)
                 else:
                     chain.append(earlier)
-        root_messages = terminal.context.get("messages")
-        listed = isinstance(root_messages, list)
-        # Messages, from the newest row back: each row adds the part of its own messages the
-        # later rows still need; `need` is how many of the base's messages come first.
-        pieces: list[list[Any]] = []
-        need: int | None = None
-        for current in chain:
-            added = current.context.get("messages")
-            count_problem = _keep_problem(current, listed)
-            if count_problem is not None:
-                raise RequestReferenceError(count_problem)
-            if not listed:
+        base, base_depth = terminal
+        end = len(chain)  # chain[at:end] is built on `base`
+        for at in range(len(chain) - 1, 0, -1):
+            depth = base_depth + end - at
+            if self._every is None or depth % self._every:
                 continue
-            own: list[Any] = added if isinstance(added, list) else []
-            keep = current.keep or 0
-            if need is None:
-                pieces.append(own)
-                need = keep
-            elif need > keep:
-                if need > keep + len(own):
-                    raise RequestReferenceError(
-                        f"request keep {need} is out of range "
-                        f"(call {current.call_index} has {plural(keep + len(own), 'message')})"
-                    )
-                pieces.append(own[: need - keep])
-                need = keep
-        if listed:
-            assert isinstance(root_messages, list) and need is not None
-            if need > len(root_messages):
+            try:
+                checkpoint = _gather(chain[at:end], base)
+            except RequestReferenceError:
+                continue  # the request that was asked for says why, built in one piece
+            with self._lock:
+                self._checkpoints[chain[at].call_index] = (checkpoint, depth)
+            base, base_depth, end = checkpoint, depth, at
+        full, depth = _gather(chain[:end], base), base_depth + end
+        if self._every is not None and depth % self._every == 0:
+            with self._lock:
+                self._checkpoints[row.call_index] = (full, depth)
+        return full, depth
+
+
+def _gather(chain: list[RequestRow], terminal: RequestRow) -> RequestRow:
+    """The full request of `chain[0]`, whose references lead through the rest of `chain` (newest
+    first) to `terminal` (a full request): its messages gathered from the end, a slice per row."""
+    row = chain[0]
+    root_messages = terminal.context.get("messages")
+    listed = isinstance(root_messages, list)
+    # Messages, from the newest row back: each row adds the part of its own messages the
+    # later rows still need; `need` is how many of the base's messages come first.
+    pieces: list[list[Any]] = []
+    need: int | None = None
+    for current in chain:
+        added = current.context.get("messages")
+        count_problem = _keep_problem(current, listed)
+        if count_problem is not None:
+            raise RequestReferenceError(count_problem)
+        if not listed:
+            continue
+        own: list[Any] = added if isinstance(added, list) else []
+        keep = current.keep or 0
+        if need is None:
+            pieces.append(own)
+            need = keep
+        elif need > keep:
+            if need > keep + len(own):
                 raise RequestReferenceError(
                     f"request keep {need} is out of range "
-                    f"(call {terminal.call_index} has {plural(len(root_messages), 'message')})"
+                    f"(call {current.call_index} has {plural(keep + len(own), 'message')})"
                 )
-            messages = root_messages[:need]
-            for piece in reversed(pieces):
-                messages.extend(piece)
-        # Everything else, from the oldest row forward: a later row's value wins.
-        context = dict(terminal.context)
-        model, options = terminal.model, terminal.options
-        for current in reversed(chain):
-            context.update(current.context)
-            if "model" in current.model_fields_set:
-                model = current.model
-            if "options" in current.model_fields_set:
-                options = current.options
-        if listed:
-            context["messages"] = messages
-        fields: dict[str, Any] = {
-            "type": "request",
-            "call_index": row.call_index,
-            "model": model,
-            "context": context,
-            "options": options,
-        }
-        if row.start_ms is not None:
-            fields["start_ms"] = row.start_ms
-        return RequestRow.model_construct(**fields)
+            pieces.append(own[: need - keep])
+            need = keep
+    if listed:
+        assert isinstance(root_messages, list) and need is not None
+        if need > len(root_messages):
+            raise RequestReferenceError(
+                f"request keep {need} is out of range "
+                f"(call {terminal.call_index} has {plural(len(root_messages), 'message')})"
+            )
+        messages = root_messages[:need]
+        for piece in reversed(pieces):
+            messages.extend(piece)
+    # Everything else, from the oldest row forward: a later row's value wins.
+    context = dict(terminal.context)
+    model, options = terminal.model, terminal.options
+    for current in reversed(chain):
+        context.update(current.context)
+        if "model" in current.model_fields_set:
+            model = current.model
+        if "options" in current.model_fields_set:
+            options = current.options
+    if listed:
+        context["messages"] = messages
+    fields: dict[str, Any] = {
+        "type": "request",
+        "call_index": row.call_index,
+        "model": model,
+        "context": context,
+        "options": options,
+    }
+    if row.start_ms is not None:
+        fields["start_ms"] = row.start_ms
+    return RequestRow.model_construct(**fields)
 
 
 def _keep_problem(row: RequestRow, listed: bool) -> str | None:
