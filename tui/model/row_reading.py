@@ -1,15 +1,17 @@
 """The TUI's one call reader: a call's request and `call_end` rows, read with the library's strict
 row parser, and its full request rebuilt through the library's `RequestChain`.
 
-One `CallReader` per index (`reader_of`) remembers, within bounds, the request rows it parsed
-(by their bytes) and the last full requests it built, so a user walking a long session reads each
-request row a bounded number of times: the list, the call detail, the numbers and the diff all
-read through it.
+One `CallReader` per index (`reader_of`) remembers, within bounds, the last request rows it
+parsed and the full requests it built (the last few and the chain's checkpoints), so a user
+walking a long session reads each request row a bounded number of times: the list, the call
+detail, the numbers and the diff all read through it. A row it let go is read again from the
+index (`RecordingIndex.line`).
 """
 
 from __future__ import annotations
 
 import threading
+from collections import OrderedDict
 from weakref import WeakKeyDictionary
 
 from pydantic import ValidationError
@@ -22,9 +24,17 @@ from openprogram.providers.recording.row_models import CallEndRow, RequestRow, p
 from tui.model.line_preview import preview_line
 from tui.model.recording_index import CallSpan, RecordingIndex
 
+STORED_ROWS = 256
+"""The request rows a reader keeps parsed, the last used: a parsed short reference is about
+fifteen times its line (1.2 KB), so keeping every row of a 3,000-call fan-out held 2× the file."""
+
 STORED_BYTES = 64 << 20
-"""The request rows a reader keeps parsed, by the bytes of their lines (a session of 1,000 calls
-with 4 KB tool results holds about 5 MB of them)."""
+"""The bytes of the lines those rows are parsed from, at most (a session of 1,000 calls with 4 KB
+tool results holds about 5 MB of them)."""
+
+CHECKPOINTS = 32
+"""The chain keeps the full request of every 32nd call down a chain of references, so building
+any call reads at most 32 rows (`RequestChain`)."""
 
 
 def row_problem(exc: ValidationError) -> str:
@@ -36,34 +46,44 @@ def row_problem(exc: ValidationError) -> str:
 
 
 class CallReader:
-    """The calls of one `RecordingIndex` as the library's rows, each request row parsed once
-    within `STORED_BYTES` and full requests built through one `RequestChain`."""
+    """The calls of one `RecordingIndex` as the library's rows, the last `stored_rows` request
+    rows used kept parsed (within `stored_bytes` of lines) and full requests built through one
+    `RequestChain` with checkpoints."""
 
-    def __init__(self, index: RecordingIndex, stored_bytes: int = STORED_BYTES) -> None:
+    def __init__(
+        self,
+        index: RecordingIndex,
+        stored_rows: int = STORED_ROWS,
+        stored_bytes: int = STORED_BYTES,
+    ) -> None:
         self.index = index
-        self._stored: dict[int, RequestRow | str] = {}
+        self._stored: OrderedDict[int, RequestRow | str] = OrderedDict()
         self._sizes: dict[int, int] = {}
         self._bytes = 0
+        self._rows_limit = stored_rows
         self._limit = stored_bytes
         self._lock = threading.Lock()
-        self.requests = RequestChain(self._stored_row)
+        self.requests = RequestChain(self._stored_row, checkpoints=CHECKPOINTS)
         self.rows_parsed = 0
         """Request rows parsed so far (for tests that count reads, not time)."""
 
     def stored(self, ordinal: int) -> RequestRow | str:
         """Call `ordinal`'s request row as stored, or the reason it cannot be read."""
-        found = self._stored.get(ordinal)
-        if found is not None:
-            return found
+        with self._lock:
+            found = self._stored.get(ordinal)
+            if found is not None:
+                self._stored.move_to_end(ordinal)
+                return found
         span = self.index.calls[ordinal]
         line = self.index.line(span.request_line)
         self.rows_parsed += 1
         row = _parse_request(line, span)
         size = len(line)
         with self._lock:  # the list's workers and the UI thread read through one reader
-            while self._stored and self._bytes + size > self._limit:
-                oldest = next(iter(self._stored))
-                del self._stored[oldest]
+            while self._stored and (
+                self._bytes + size > self._limit or len(self._stored) >= self._rows_limit
+            ):
+                oldest, _ = self._stored.popitem(last=False)
                 self._bytes -= self._sizes.pop(oldest)
             if ordinal not in self._stored:
                 self._stored[ordinal] = row
