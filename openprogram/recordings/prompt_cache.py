@@ -22,8 +22,6 @@ cache instead (written to the cache first, then plain input), with the bundled p
 
 from __future__ import annotations
 
-import threading
-from collections import OrderedDict
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from decimal import Decimal
@@ -43,6 +41,7 @@ from openprogram.providers.recording.request_references import (
 )
 from openprogram.providers.recording.row_models import RequestRow
 from openprogram.providers.types import AssistantMessage, Usage
+from openprogram.recently_used import RecentlyUsed
 from openprogram.recordings.cost import call_cost
 
 __all__ = [
@@ -486,9 +485,8 @@ class PromptCacheReader:
         at most this many calls, the least recently used forgotten first (a later call whose
         predecessor was forgotten is handed it again); None: every call read."""
         self._fold = fold
-        self._seen: OrderedDict[int, _Seen] = OrderedDict()
-        self._limit = remember
-        self._lock = threading.Lock()  # the TUI reads numbers from more than one worker
+        self._seen: RecentlyUsed[int, _Seen] = RecentlyUsed(remember)
+        """Safe to share: the TUI reads numbers from more than one worker."""
 
     @staticmethod
     def predecessor_of(call: RecordedCall) -> int:
@@ -500,20 +498,6 @@ class PromptCacheReader:
         """Whether call `call_index` was read (a later call can be read without handing it in)."""
         return call_index in self._seen
 
-    def _get(self, call_index: int) -> _Seen | None:
-        with self._lock:
-            found = self._seen.get(call_index)
-            if found is not None:
-                self._seen.move_to_end(call_index)
-            return found
-
-    def _put(self, call_index: int, seen: _Seen) -> None:
-        with self._lock:
-            self._seen[call_index] = seen
-            self._seen.move_to_end(call_index)
-            while self._limit is not None and len(self._seen) > self._limit:
-                self._seen.popitem(last=False)
-
     def read(
         self, call: RecordedCall, predecessor: RecordedCall | None = None, *, priced: bool = True
     ) -> CallCache | None:
@@ -524,7 +508,7 @@ class PromptCacheReader:
             wanted, remembered = self.predecessor_of(call), None
             if predecessor is not None and predecessor.call_index not in self._seen:
                 remembered = self._remember(predecessor)
-            before = self._get(wanted)
+            before = self._seen.get(wanted)
             if before is None and remembered is not None and predecessor is not None:
                 before = remembered if predecessor.call_index == wanted else None  # forgotten since
             me = self._remember(call, before)
@@ -535,9 +519,9 @@ class PromptCacheReader:
     def _remember(self, call: RecordedCall, before: _Seen | None = None) -> _Seen:
         base = call.stored.base
         if before is None or before.call_index != base:
-            before = self._get(base) if base is not None else None
+            before = self._seen.get(base) if base is not None else None
         me = _seen(call, before if base is not None else None, self._fold(call))
-        self._put(call.call_index, me)
+        self._seen.put(call.call_index, me)
         return me
 
 

@@ -35,6 +35,7 @@ LEAVES = (
     "openprogram.visible_text",
     "openprogram.word_diff",
     "openprogram.lazy_names",
+    "openprogram.recently_used",
 )
 """Modules that import nothing from the project, so every layer may use them."""
 ROOT_PACKAGE = "openprogram"

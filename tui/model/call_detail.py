@@ -15,9 +15,9 @@ from openprogram.providers.types import (
     DoneEvent,
     ErrorEvent,
 )
+from openprogram.recently_used import RecentlyUsed
 from openprogram.text import plural
 from openprogram.visible_text import visible
-from tui.model.call_rows import BoundedCache
 from tui.model.event_times import LongestGap, gap_ms, longest_gap, row_ms
 from tui.model.events import EventFold, EventSummary, EventUnreadable, FoldStep, summarize_event
 from tui.model.recording_index import CallSpan, RecordingIndex
@@ -78,7 +78,7 @@ class LoadedCall:
         self.call_end_problem = end if isinstance(end, str) else None
         self.call_index = self.stored.call_index if self.stored else span.ordinal
         self.event_count = span.event_count
-        self._events: BoundedCache[int, AssistantMessageEvent | EventUnreadable] = BoundedCache(
+        self._events: RecentlyUsed[int, AssistantMessageEvent | EventUnreadable] = RecentlyUsed(
             2048
         )
         self.fold = EventFold(self.event, self.event_count)

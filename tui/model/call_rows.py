@@ -3,7 +3,7 @@ and the title of the file it lists.
 
 A row needs the call's request (for the model) and its `call_end` (for the outcome); both are read
 as plain JSON (`line_preview`) when the row is first shown, never for calls nobody looks at, and
-kept in a `BoundedCache`. One judge decides what is damaged and why: the strict reader, whose
+kept in a bounded memo (`RecentlyUsed`). One judge decides what is damaged and why: the strict reader, whose
 verdict marks the rows it names.
 
 A recording of another format: a version-1 file's rows are full format-2 rows without times, so
@@ -17,45 +17,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Generic, TypeVar
+from typing import TYPE_CHECKING, Any
 
 from openprogram.providers.recording.row_encoding import CALL_OUTCOMES, RECORDING_FORMAT_VERSION
+from openprogram.recently_used import RecentlyUsed
 from openprogram.text import plural, shorten
 from openprogram.visible_text import visible_line
 from tui.model.line_preview import int_field, peek_row, str_field
 from tui.model.recording_index import CallSpan, RecordingIndex
-
-K = TypeVar("K")
-V = TypeVar("V")
-
-
-class BoundedCache(Generic[K, V]):
-    """A dict that forgets its oldest entries past `limit` (parsed rows are cheap to parse again)."""
-
-    def __init__(self, limit: int) -> None:
-        self.limit = limit
-        self._items: dict[K, V] = {}
-
-    def get(self, key: K) -> V | None:
-        """The cached value, or None."""
-        return self._items.get(key)
-
-    def put(self, key: K, value: V) -> V:
-        """Store and return `value`."""
-        items = self._items
-        if len(items) >= self.limit:
-            for old in list(items)[: max(1, self.limit // 4)]:
-                items.pop(old, None)  # another thread (a long fold) may have dropped it
-        items[key] = value
-        return value
-
-    def clear(self) -> None:
-        """Forget everything."""
-        self._items.clear()
-
-    def __len__(self) -> int:
-        return len(self._items)
-
 
 OLDER_FORMAT = 1
 """The format `openprogram recordings migrate` reads (`migrate.MIGRATES_FROM`)."""
@@ -228,7 +197,7 @@ class CallTable:
         """Why no verdict is shown and none is coming (the file changed on disk)."""
         self._damaged: dict[int, str] = {}
         self._problem_lines: dict[int, str] = {}
-        self._rows: BoundedCache[int, CallSummary] = BoundedCache(4096)
+        self._rows: RecentlyUsed[int, CallSummary] = RecentlyUsed(4096)
         self._models: dict[int, dict[str, Any]] = {}
         """Each call's model once found (a reference followed once per call)."""
 

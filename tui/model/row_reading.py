@@ -10,8 +10,6 @@ index (`RecordingIndex.line`).
 
 from __future__ import annotations
 
-import threading
-from collections import OrderedDict
 from weakref import WeakKeyDictionary
 
 from pydantic import ValidationError
@@ -21,6 +19,7 @@ from openprogram.providers.recording.request_references import (
     RequestReferenceError,
 )
 from openprogram.providers.recording.row_models import CallEndRow, RequestRow, parse_row
+from openprogram.recently_used import RecentlyUsed
 from tui.model.line_preview import preview_line
 from tui.model.recording_index import CallSpan, RecordingIndex
 
@@ -59,39 +58,24 @@ class CallReader:
         stored_bytes: int = STORED_BYTES,
     ) -> None:
         self.index = index
-        self._stored: OrderedDict[int, RequestRow | str] = OrderedDict()
-        self._sizes: dict[int, int] = {}
-        self._bytes = 0
-        self._rows_limit = stored_rows
-        self._limit = stored_bytes
-        self._lock = threading.Lock()
+        self._stored: RecentlyUsed[int, RequestRow | str] = RecentlyUsed(
+            stored_rows, weight_limit=stored_bytes
+        )
         self.requests = RequestChain(self._stored_row, checkpoints=CHECKPOINTS)
         self.rows_parsed = 0
         """Request rows parsed so far (for tests that count reads, not time)."""
 
     def stored(self, ordinal: int) -> RequestRow | str:
         """Call `ordinal`'s request row as stored, or the reason it cannot be read."""
-        with self._lock:
-            found = self._stored.get(ordinal)
-            if found is not None:
-                self._stored.move_to_end(ordinal)
-                return found
+        found = self._stored.get(ordinal)
+        if found is not None:
+            return found
         span = self.index.calls[ordinal]
         line = self.index.line(span.request_line)
         self.rows_parsed += 1
         row = _parse_request(line, span)
-        size = len(line)
-        with self._lock:  # the list's workers and the UI thread read through one reader
-            while self._stored and (
-                self._bytes + size > self._limit or len(self._stored) >= self._rows_limit
-            ):
-                oldest, _ = self._stored.popitem(last=False)
-                self._bytes -= self._sizes.pop(oldest)
-            if ordinal not in self._stored:
-                self._stored[ordinal] = row
-                self._sizes[ordinal] = size
-                self._bytes += size
-        return row
+        # The list's workers and the UI thread read through one reader (`RecentlyUsed` locks).
+        return self._stored.put(ordinal, row, weight=len(line))
 
     def _stored_row(self, call_index: int) -> RequestRow | None:
         if call_index >= len(self.index.calls):

@@ -8,13 +8,13 @@ without `base` is the full request (always valid). docs/recording-format.md#refe
 from __future__ import annotations
 
 import threading
-from collections import OrderedDict
 from collections.abc import Callable
 from typing import Any
 
 from openprogram.errors import OpenProgramError
 from openprogram.providers.recording.row_models import RequestRow, parse_row
 from openprogram.providers.recording.sent_again import identical_prefix, json_text
+from openprogram.recently_used import RecentlyUsed
 from openprogram.text import plural
 
 __all__ = [
@@ -124,38 +124,26 @@ class StoredRequests:
 
     def __init__(self, *, typed: bool = False, parsed: int = 64) -> None:
         self._typed = typed
-        self._limit = parsed
         self._rows: dict[int, RequestRow | bytes] = {}
-        self._parsed: OrderedDict[int, RequestRow] = OrderedDict()
-        self._lock = threading.Lock()
+        self._parsed: RecentlyUsed[int, RequestRow] = RecentlyUsed(parsed)
 
     def add(self, row: RequestRow, line: bytes) -> None:
         """Keep `row`, read from `line` (the line's own bytes, without its newline)."""
         self._rows[row.call_index] = row if self._typed else line
         if not self._typed:
-            self._remember(row)
+            self._parsed.put(row.call_index, row)
 
     def get(self, call_index: int) -> RequestRow | None:
         """Call `call_index`'s row as stored (None: no such row was kept)."""
         found = self._rows.get(call_index)
         if found is None or isinstance(found, RequestRow):
             return found
-        with self._lock:
-            row = self._parsed.get(call_index)
-            if row is not None:
-                self._parsed.move_to_end(call_index)
-                return row
-        parsed = parse_row(found)
-        assert isinstance(parsed, RequestRow)
-        self._remember(parsed)
-        return parsed
-
-    def _remember(self, row: RequestRow) -> None:
-        with self._lock:
-            self._parsed[row.call_index] = row
-            self._parsed.move_to_end(row.call_index)
-            while len(self._parsed) > self._limit:
-                self._parsed.popitem(last=False)
+        row = self._parsed.get(call_index)
+        if row is None:
+            parsed = parse_row(found)
+            assert isinstance(parsed, RequestRow)
+            row = self._parsed.put(call_index, parsed)
+        return row
 
 
 class RequestChain:
@@ -187,10 +175,9 @@ class RequestChain:
         checkpoints: int | None = None,
     ) -> None:
         self._stored = stored
-        self._remember = remember
         self._every = checkpoints
         # A built request with its depth (the references from it to a full row).
-        self._full: OrderedDict[int, tuple[RequestRow, int]] = OrderedDict()
+        self._full: RecentlyUsed[int, tuple[RequestRow, int]] = RecentlyUsed(remember)
         self._checkpoints: dict[int, tuple[RequestRow, int]] = {}
         self._models: dict[int, dict[str, Any]] = {}
         self._lock = threading.Lock()
@@ -203,19 +190,15 @@ class RequestChain:
             return found[0]
         row = self._row(call_index)
         built = (row, 0) if row.base is None else self._materialize(row)
-        with self._lock:
-            self._full[call_index] = built
-            while len(self._full) > self._remember:
-                self._full.popitem(last=False)
+        self._full.put(call_index, built)
         return built[0]
 
     def _built(self, call_index: int) -> tuple[RequestRow, int] | None:
         """A request built before (remembered or a checkpoint) with its depth, or None."""
+        found = self._full.get(call_index)
+        if found is not None:
+            return found
         with self._lock:
-            found = self._full.get(call_index)
-            if found is not None:
-                self._full.move_to_end(call_index)
-                return found
             return self._checkpoints.get(call_index)
 
     def row(self, call_index: int) -> RequestRow:
