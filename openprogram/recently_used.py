@@ -19,7 +19,10 @@ class RecentlyUsed(Generic[K, V]):
     def __init__(self, limit: int | None, *, weight_limit: int | None = None) -> None:
         self.limit = limit
         self.weight_limit = weight_limit
-        self._items: OrderedDict[K, tuple[V, int]] = OrderedDict()
+        self._items: OrderedDict[K, V] = OrderedDict()
+        self._weights: dict[K, int] = {}
+        """Each entry's weight, kept only under a `weight_limit` (a memo of every call of a
+        long file holds no second entry per call)."""
         self._weight = 0
         self._lock = threading.Lock()
 
@@ -27,32 +30,35 @@ class RecentlyUsed(Generic[K, V]):
         """The value kept for `key` (now the most recently used), or None."""
         with self._lock:
             found = self._items.get(key)
-            if found is None:
-                return None
-            self._items.move_to_end(key)
-            return found[0]
+            if found is not None:
+                self._items.move_to_end(key)
+            return found
 
     def put(self, key: K, value: V, weight: int = 0) -> V:
         """Keep `value` for `key` as the most recently used, forgetting the least recently used
         past the bounds; returns `value`."""
+        weighed = self.weight_limit is not None
         with self._lock:
-            old = self._items.pop(key, None)
-            if old is not None:
-                self._weight -= old[1]
+            if self._items.pop(key, None) is not None and weighed:
+                self._weight -= self._weights.pop(key)
             while self._items and (
                 (self.limit is not None and len(self._items) >= self.limit)
-                or (self.weight_limit is not None and self._weight + weight > self.weight_limit)
+                or (weighed and self._weight + weight > (self.weight_limit or 0))
             ):
-                _, (_, forgotten) = self._items.popitem(last=False)
-                self._weight -= forgotten
-            self._items[key] = (value, weight)
-            self._weight += weight
+                forgotten, _ = self._items.popitem(last=False)
+                if weighed:
+                    self._weight -= self._weights.pop(forgotten)
+            self._items[key] = value
+            if weighed:
+                self._weights[key] = weight
+                self._weight += weight
             return value
 
     def clear(self) -> None:
         """Forget everything."""
         with self._lock:
             self._items.clear()
+            self._weights.clear()
             self._weight = 0
 
     def __contains__(self, key: object) -> bool:
