@@ -14,9 +14,11 @@ import pytest
 
 from tests.recording_files import ECHO_PROGRAM, run_cli
 
-CATASTROPHIC = "(x+)+y"
-"""Exponential on a backtracking engine: against 31 `x`s and no `y`, Python's `re` ran past a
-minute; it matches nothing in the recording."""
+CATASTROPHIC = "(x+)+\\x00"
+"""Exponential on a backtracking engine: against 31 `x`s and no NUL after them, Python's `re`
+runs past a minute. It matches nothing in the recording, wherever the test runs: a NUL cannot be
+in a path (the header's `cwd`, a temporary folder whose random name once held "xy", matched the
+`(x+)+y` this test used before)."""
 SAID, OTHER = "x" * 31 + "a", "x" * 31 + "b"
 EXPRESSION_SOURCES = ["header", "pyproject"]
 
