@@ -15,7 +15,6 @@ from openprogram.html_report.data import (
     table_rows,
 )
 from openprogram.html_report.page import CallDetails, render, write_rendered
-from openprogram.providers.accumulator import AccumulatorError, assemble_message
 from openprogram.providers.recording.reader import (
     RecordedCall,
     RecordingScan,
@@ -25,6 +24,7 @@ from openprogram.providers.recording.reader import (
 from openprogram.providers.types import AssistantMessage
 from openprogram.recordings.call_stats import (
     CallStats,
+    answer_of,
     stats_of_answer,
     with_gaps,
 )
@@ -105,10 +105,7 @@ class _PageCalls:
         self._stats: list[CallStats] = []
 
     def __call__(self, call: RecordedCall) -> None:
-        try:
-            self._answer = assemble_message(call.events)
-        except AccumulatorError:  # valid events in an order no stream makes: no answer
-            self._answer = None
+        self._answer = answer_of(call)  # None: valid events in an order no stream makes
         self.details.add(call)
         self._described(call)
         assert self._cache is not None, "handed a call after the table was made"

@@ -141,20 +141,6 @@ def stats_of_folded(
     return _stats(call, folded.message, folded.first_token_ms, None, next_start_ms, priced)
 
 
-def stats_of_timed_events(
-    call: RecordedCall,
-    timed_events: Iterable[tuple[AssistantMessageEvent, int | None]],
-    *,
-    next_start_ms: int | None = None,
-    priced: bool = True,
-) -> CallStats:
-    """`call_stats` for a call whose events (with when each arrived) are read one at a time and
-    folded as they come, never kept (`call.events` is not read): one call can hold a million
-    events, and the TUI's call list must not hold them all to show its numbers."""
-    folded = fold_timed_events(timed_events)
-    return stats_of_folded(call, folded, next_start_ms=next_start_ms, priced=priced)
-
-
 def _stats(
     call: RecordedCall,
     message: AssistantMessage | None,
@@ -204,13 +190,19 @@ def with_gaps(stats: Sequence[CallStats]) -> list[CallStats]:
     return gapped
 
 
-def folded_call_stats(call: RecordedCall, next_call: RecordedCall | None = None) -> CallStats:
-    """`call_stats`, with no usage for a call whose events do not fold (a file may hold valid
-    events in an order no stream makes) instead of `AccumulatorError`: for the reports."""
+def answer_of(call: RecordedCall) -> AssistantMessage | None:
+    """The message `call`'s events fold into; None when they do not fold (a file may hold valid
+    events in an order no stream makes): for the readers that show such a call without an answer."""
     try:
-        return call_stats(call, next_call)
+        return assemble_message(list(call.events))
     except AccumulatorError:
-        return stats_of_answer(call, None, next_call)
+        return None
+
+
+def folded_call_stats(call: RecordedCall, next_call: RecordedCall | None = None) -> CallStats:
+    """`call_stats`, with no usage for a call whose events do not fold instead of
+    `AccumulatorError`: for the reports."""
+    return stats_of_answer(call, answer_of(call), next_call)
 
 
 @dataclass(frozen=True)

@@ -27,7 +27,6 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any, Literal
 
-from openprogram.providers.accumulator import AccumulatorError, assemble_message
 from openprogram.providers.recording.differences import (
     PathToken,
     find_first_difference,
@@ -42,6 +41,7 @@ from openprogram.providers.recording.request_references import (
 from openprogram.providers.recording.row_models import RequestRow
 from openprogram.providers.types import AssistantMessage, Usage
 from openprogram.recently_used import RecentlyUsed
+from openprogram.recordings.call_stats import answer_of
 from openprogram.recordings.cost import call_cost
 
 __all__ = [
@@ -408,14 +408,6 @@ def _added_cost(seen: _Seen, lost: int) -> Decimal | None:
     return None if actual is None or hoped is None else actual - hoped
 
 
-def _fold_events(call: RecordedCall) -> AssistantMessage | None:
-    """The call's answer folded from `call.events` (None: none, or events no stream makes)."""
-    try:
-        return assemble_message(list(call.events))
-    except AccumulatorError:
-        return None
-
-
 def _seen(call: RecordedCall, base: _Seen | None, answer: AssistantMessage | None) -> _Seen:
     referred = call.requests is not None and call.stored.base is not None
     return _Seen(
@@ -476,7 +468,7 @@ class PromptCacheReader:
 
     def __init__(
         self,
-        fold: Callable[[RecordedCall], AssistantMessage | None] = _fold_events,
+        fold: Callable[[RecordedCall], AssistantMessage | None] = answer_of,
         *,
         remember: int | None = None,
     ) -> None:

@@ -3,7 +3,7 @@
 The numbers are the library's (`openprogram.recordings.call_stats`, as `recordings diff --json`
 and the HTML report have them); this module only reads one call's rows from the index, with the
 strict row parser: its request and end into the `RecordedCall` they take, its events one at a
-time into the one fold (`stats_of_timed_events`), never held all at once. Every event is read (its
+time into the one fold (`fold_timed_events`), never held all at once. Every event is read (its
 usage is folded from them), so a row's numbers are read in a worker, never while a frame is drawn.
 
 The timeline (`t`) lays those numbers out: the session on one time axis, where each call's bar
