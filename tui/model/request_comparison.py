@@ -140,11 +140,6 @@ class RequestComparison:
             return "ignored"
         return f"≈ {rule.preset or f'{rule.regex} -> {rule.replace}'}"
 
-    @property
-    def absorbed_count(self) -> int:
-        """How many of the differences the rules absorbed."""
-        return sum(self.rule_of(n) is not None for n in range(len(self.differences)))
-
     def breadcrumb(self, position: int) -> str:
         """`call 1 › context › messages[2] › content[0] › text` for difference `position`."""
         return describe_path(self.call_index, self.differences[position].path_tokens)
