@@ -75,17 +75,18 @@ def pages(folder: Path) -> dict[str, tuple[Path, Callable[[Any], None]]]:
 
     demo = write_demo_recording(folder / "echo-demo.jsonl")
     a, b = asyncio.run(record_diff_pair(folder))
-    from openprogram.cli.recordings_diff import diff_json
+    from openprogram.cli.recordings_diff import diff_json_parts
     from openprogram.recordings.diff import diff_recordings
 
-    compared = {**diff_json(diff_recordings(a, b)), "a": "before.jsonl", "b": "after.jsonl"}
+    head, compared = diff_json_parts(diff_recordings(a, b))
+    head = {**head, "a": "before.jsonl", "b": "after.jsonl"}
     written = {
         "show": write_page(
             folder / "show.html",
             show_page(demo, "tests/recordings/test_agent/test_greets.jsonl")[0],
         ),
         "check": write_page(folder / "check.html", _mismatch_page(demo)),
-        "diff": write_page(folder / "diff.html", diff_page(compared, b)),
+        "diff": write_page(folder / "diff.html", diff_page(head, compared, b)),
     }
 
     def open_second_call(page: Any) -> None:

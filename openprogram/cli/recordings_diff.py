@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -83,10 +84,13 @@ def diff_command(args: argparse.Namespace, out: Output) -> int:
     if args.html is not None:
         from openprogram.html_report.reports import write_diff_page
 
-        data, summary, b_path = diff_json(diff), summary_line(diff), diff.b
-        del a, b, diff  # B is read again for the calls the page opens: the sides' rows go first
+        head, calls = diff_json_parts(diff)
+        summary, b_path = summary_line(diff), diff.b
+        # B is read again for the calls the page opens: the page takes each call's JSON first
+        # and, `calls` exhausted, nothing holds the diff (its sides' numbers and rows) any more.
+        del a, b, diff
         try:
-            write_diff_page(data, b_path, args.html)
+            write_diff_page(head, calls, b_path, args.html)
         except (OpenProgramError, OSError) as exc:
             out.error(exc)
             return 2
@@ -195,11 +199,17 @@ def _value(value: Any) -> Any:
 
 def diff_json(diff: RecordingDiff) -> dict[str, Any]:
     """The stable JSON of `diff --json` (`print_diff_json` writes it a call at a time)."""
-    return {**_json_head(diff), "calls": [_call_json(pair) for pair in diff.pairs]}
+    head, calls = diff_json_parts(diff)
+    return {**head, "calls": list(calls)}
+
+
+def diff_json_parts(diff: RecordingDiff) -> tuple[dict[str, Any], Iterator[dict[str, Any]]]:
+    """`diff_json` in two parts: all but its calls, and each call's JSON made as it is asked
+    for (the iterator holds `diff` until it is exhausted)."""
+    return _json_head(diff), (_call_json(pair) for pair in diff.pairs)
 
 
 def _json_head(diff: RecordingDiff) -> dict[str, Any]:
-    """`diff_json` but its calls."""
     s = diff.summary()
     return {
         "a": str(diff.a),
@@ -261,7 +271,8 @@ def _call_json(pair: CallPair) -> dict[str, Any]:
 def print_diff_json(diff: RecordingDiff, out: Output) -> None:
     """`diff_json` written a call at a time: memory holds one call's JSON, not the document
     (which outgrows the recordings: every call's usage and numbers)."""
-    out.json_listing(_json_head(diff), "calls", (_call_json(pair) for pair in diff.pairs))
+    head, calls = diff_json_parts(diff)
+    out.json_listing(head, "calls", calls)
 
 
 def _deltas(pair: CallPair) -> dict[str, Any]:

@@ -283,6 +283,7 @@ function took(pair) {
 function diffView() {
   const diff = page.diff;
   if (!diff) return;
+  diff.calls = JSON.parse($("diff-calls").textContent);
   const section = $("diff");
   section.hidden = false;
   $("calls-title").textContent = "calls of B";

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import base64
 import hashlib
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -69,20 +69,33 @@ class CallDetails:
         return details
 
 
-def render(page: dict[str, Any], calls: CallDetails) -> str:
+def render(
+    page: dict[str, Any], calls: CallDetails, compared: Sequence[Markup] | None = None
+) -> str:
     """The whole page: `page` is what is shown first (title, facts, calls table, mismatch, diff),
-    `calls` the details of the calls that open on demand."""
-    return "".join(_parts(page, calls))
+    `calls` the details of the calls that open on demand; a diff page's `compared` calls are
+    each pair's `script_json` (the page's `diff.calls`, kept apart from `page` so that the pairs
+    are never one document in memory)."""
+    return "".join(_parts(page, calls, compared))
 
 
-def write_rendered(path: Path, page: dict[str, Any], calls: CallDetails) -> Path:
-    """`write_page(path, render(page, calls))`, written part by part as the template makes them:
-    the page is never held whole in memory (a long recording's page is many megabytes)."""
-    atomic_write_parts(path, (part.encode("utf-8") for part in _parts(page, calls)))
+def write_rendered(
+    path: Path,
+    page: dict[str, Any],
+    calls: CallDetails,
+    compared: Sequence[Markup] | None = None,
+) -> Path:
+    """`write_page(path, render(page, calls, compared))`, written part by part as the template
+    makes them: the page is never held whole in memory (a long recording's page is many
+    megabytes)."""
+    parts = _parts(page, calls, compared)
+    atomic_write_parts(path, (part.encode("utf-8") for part in parts))
     return path
 
 
-def _parts(page: dict[str, Any], calls: CallDetails) -> Iterator[str]:
+def _parts(
+    page: dict[str, Any], calls: CallDetails, compared: Sequence[Markup] | None
+) -> Iterator[str]:
     style, script = _asset("page.css"), _asset("page.js")
     template = _ENVIRONMENT.from_string(_asset("page.html"))
     return template.generate(
@@ -94,6 +107,7 @@ def _parts(page: dict[str, Any], calls: CallDetails) -> Iterator[str]:
         page=script_json(page),
         pool=_script_safe(f"[{','.join(calls.pool.texts)}]"),
         details=sorted(calls.blocks.items()),
+        compared=compared,
     )
 
 

@@ -4,8 +4,11 @@ from __future__ import annotations
 
 import os
 import shlex
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
+
+from markupsafe import Markup
 
 from openprogram.html_report.data import (
     cache_facts,
@@ -14,7 +17,7 @@ from openprogram.html_report.data import (
     session_facts,
     table_rows,
 )
-from openprogram.html_report.page import CallDetails, render, write_rendered
+from openprogram.html_report.page import CallDetails, render, script_json, write_rendered
 from openprogram.providers.recording.reader import (
     RecordedCall,
     RecordingScan,
@@ -195,32 +198,40 @@ def check_page(
     return render(page, CallDetails.of(calls))
 
 
-def diff_page(diff_json: dict[str, Any], b: str | os.PathLike[str]) -> str:
-    """Two sessions aligned call by call, each pair's differences side by side; the calls of B
-    (read from its path `b` with the strict reader, a call at a time) open."""
-    return render(*_diff(diff_json, b))
+def diff_page(
+    head: dict[str, Any], calls: Iterable[dict[str, Any]], b: str | os.PathLike[str]
+) -> str:
+    """Two sessions aligned call by call, each pair's differences side by side (`head` and
+    `calls`: `diff_json_parts` of the diff); the calls of B (read from its path `b` with the
+    strict reader, a call at a time) open."""
+    page, details, compared = _diff(head, calls, b)
+    return render(page, details, compared)
 
 
-def write_diff_page(diff_json: dict[str, Any], b: str | os.PathLike[str], out: Path) -> None:
+def write_diff_page(
+    head: dict[str, Any], calls: Iterable[dict[str, Any]], b: str | os.PathLike[str], out: Path
+) -> None:
     """`diff_page` written to `out` (atomically, private) as it is rendered (`diff --html`)."""
-    write_rendered(out, *_diff(diff_json, b))
+    write_rendered(out, *_diff(head, calls, b))
 
 
 def _diff(
-    diff_json: dict[str, Any], b: str | os.PathLike[str]
-) -> tuple[dict[str, Any], CallDetails]:
-    """The page data of a diff."""
-    calls = _PageCalls()
-    verify_recording(b, InCallOrder(calls))
-    _, _, table = calls.table()
-    summary = diff_json["summary"]
+    head: dict[str, Any], calls: Iterable[dict[str, Any]], b: str | os.PathLike[str]
+) -> tuple[dict[str, Any], CallDetails, list[Markup]]:
+    """The page data of a diff: each compared call's JSON is made page text first (`calls` is
+    exhausted, and the diff behind it can go, before B is read for the calls that open)."""
+    compared = [script_json(safe(call)) for call in calls]
+    details = _PageCalls()
+    verify_recording(b, InCallOrder(details))
+    _, _, table = details.table()
+    summary = head["summary"]
     page: dict[str, Any] = {
         "view": "diff",
-        "title": visible(f"{diff_json['a']} → {diff_json['b']}"),
+        "title": visible(f"{head['a']} → {head['b']}"),
         "facts": [
-            ["A", visible(diff_json["a"])],
-            ["B", visible(diff_json["b"])],
-            ["identical", "yes" if diff_json["identical"] else "no"],
+            ["A", visible(head["a"])],
+            ["B", visible(head["b"])],
+            ["identical", "yes" if head["identical"] else "no"],
             [
                 "tokens A",
                 f"{summary['tokens_a']['input']} in / {summary['tokens_a']['output']} out",
@@ -232,6 +243,6 @@ def _diff(
         ],
         "calls": table,
         "check": None,
-        "diff": safe(diff_json),
+        "diff": safe(head),
     }
-    return page, calls.details
+    return page, details.details, compared

@@ -142,6 +142,19 @@ def test_diff_of_a_copy_is_same_everywhere(shape: dict, tmp_path: Path) -> None:
     assert f'id="call-{shape["calls"] - 1}"' in page.read_text()
 
 
+def test_diff_html_holds_the_compared_calls_once(shape: dict, tmp_path: Path) -> None:
+    # Peak RSS against the same command on one-call files. These shapes' calls have no answer
+    # (about 220 bytes a call), so per-call numbers weigh more than the file: the page made of
+    # each compared call's page text (the diff let go before B is read for the calls that
+    # open) peaks at 26× (fan-out) and 29× (chain) the file; the diff's JSON held as built,
+    # as its sanitised copy and as page text beside B's page data, at 56× and 54×.
+    one, one_copy = (write_chain(tmp_path / f"{name}.jsonl", 1, answers=False) for name in "ab")
+    html = str(tmp_path / "diff.html")
+    baseline = peak_rss(shape["home"], "diff", "--html", html, str(one), str(one_copy))
+    peak = peak_rss(shape["home"], "diff", "--html", html, str(shape["path"]), str(shape["copy"]))
+    assert peak - baseline < 40 * shape["path"].stat().st_size
+
+
 DIFF_CAP = 220 << 20
 """`diff A B` of a 14,000-call chain whose calls each answer (8.8 MB) against a copy: measured,
 it needs 160–180 MB of address space for the text and for `--json`; reading both files whole,
