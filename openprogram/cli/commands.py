@@ -36,6 +36,8 @@ def handles_errors(handler: Handler, *, suggest_off: bool = True) -> Handler:
         except UsageRefused as exc:
             out.error(exc)
             return 2
+        except BrokenPipeError:
+            raise  # whoever read the output went away (`| head`): `main` stops quietly
         except ConfigError as exc:
             resettable = suggest_off and exc.path == config_path()
             hint = "; `openprogram recordings off` sets it aside and resets it"

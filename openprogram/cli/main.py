@@ -78,7 +78,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     if handler is None:
         (getattr(args, "help_parser", None) or parser).print_help(sys.stderr)
         return 2
-    return int(handler(args, Output()))
+    try:
+        return int(handler(args, Output()))
+    except BrokenPipeError:
+        # Whoever read the output went away (`… | head`): stop quietly, as rich's console does
+        # for what it prints, and let nothing try to write the rest at exit.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 1
 
 
 if __name__ == "__main__":
