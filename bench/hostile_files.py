@@ -6,6 +6,8 @@ keep all of them) and chain (call i keeps every message of call i-1 and adds one
 and each surface, one fresh process: its peak RSS above the same surface's on a one-call file (the
 interpreter and its imports), against the file's size (target ≤ 10×), and its wall time against a
 plain `json.loads` of every line of the same file measured in this process (target ≤ 20×).
+`diff` reads two files (the file and its copy): its figures are against one file, as the target
+says, and also against the two it reads (`÷ inputs`), the cost of reading its input.
 
 Surfaces: `show`, `show --json`, `show --html`, `show --textconv`, `list`, `scan`,
 `check ID -- CMD` (a program making no call: the read of the recording is what is measured),
@@ -62,6 +64,9 @@ def _replay_open(path: Path, copy: Path, home: Path) -> list[str]:
 def _tui(path: Path, copy: Path, home: Path) -> list[str]:
     return [sys.executable, "-m", "tests.tui_walk", str(path)]
 
+
+READS_TWO = {"diff A B", "diff --json", "diff --html"}
+"""The surfaces whose input is two files."""
 
 SURFACES: dict[str, Surface] = {
     "show": _cli("show", "FILE"),
@@ -172,10 +177,15 @@ def main() -> None:
                 time_ratio = max(seconds - baseline[name][0], 0) / loads
                 ok = memory <= 10 and time_ratio <= 20
                 met = met and ok
+                inputs = (
+                    f"  (÷ inputs: {time_ratio / 2:.1f}× loads, {memory / 2:.1f}× files)"
+                    if name in READS_TWO
+                    else ""
+                )
                 print(
                     f"  {name:22} exit {code:3}  {seconds:6.2f} s, +{time_ratio:6.1f}× loads  "
                     f"peak +{above / 1e6:7.1f} MB ({memory:5.1f}× file)"
-                    f"{'' if ok else '  <- over'}"
+                    f"{'' if ok else '  <- over'}{inputs}"
                 )
     print()
     print(
