@@ -245,28 +245,35 @@ def _total(usages: Any) -> Usage:
 
 
 def call_signature(call: RecordedCall) -> str:
-    """What identifies a call across two sessions: model, tool names, last message role + content."""
-    return request_signature(call.request)
+    """What identifies a call across two sessions: model, tool names, last message role + content.
+    Found from the file's rows without building the full request (`RequestChain` follows the
+    references for each part), so a session of N calls is signed in time proportional to N."""
+    chain = call.requests
+    if chain is None or call.stored.base is None:
+        return request_signature(call.stored)
+    last = chain.last_message(call.call_index)  # first: it raises what building the request would
+    return _signature(chain.model(call.call_index), chain.tools(call.call_index), last)
 
 
 def request_signature(request: RequestRow) -> str:
-    """`call_signature` of the call whose request row this is."""
+    """`call_signature` of the call whose full request this is."""
     context = request.context
-    messages, tools_given = context.get("messages"), context.get("tools")  # any JSON in a file
-    last = messages[-1] if isinstance(messages, list) and messages else {}
+    messages = context.get("messages")  # any JSON in a file
+    last = messages[-1] if isinstance(messages, list) and messages else None
+    return _signature(request.model, context.get("tools"), last)
+
+
+def _signature(model: dict[str, Any], tools_given: Any, last: Any) -> str:
+    """The signature of a request with this `model`, `context.tools` and last message (None:
+    none); any JSON a file holds."""
     tools = sorted(
         str(tool.get("name", ""))
         for tool in (tools_given if isinstance(tools_given, list) else [])
         if isinstance(tool, dict)
     )
-    content = last.get("content") if isinstance(last, dict) else None
+    message = last if isinstance(last, dict) else {}
     return json.dumps(
-        [
-            request.model.get("id"),
-            tools,
-            last.get("role") if isinstance(last, dict) else None,
-            content,
-        ],
+        [model.get("id"), tools, message.get("role"), message.get("content")],
         sort_keys=True,
         default=str,
     )
