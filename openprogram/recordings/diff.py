@@ -12,6 +12,7 @@ its events or its full request, which is built from the file's rows only for a p
 
 from __future__ import annotations
 
+import dataclasses
 import difflib
 import hashlib
 import json
@@ -231,17 +232,17 @@ class RecordingDiff:
 
 
 def _total(usages: Any) -> Usage:
-    total = Usage()
-    for usage in usages:
-        if usage is not None:  # a sum may pass one call's bounds: built, not validated
-            total = Usage.model_construct(
-                input=total.input + usage.input,
-                output=total.output + usage.output,
-                cache_read=total.cache_read + usage.cache_read,
-                cache_write=total.cache_write + usage.cache_write,
-                total_tokens=total.total_tokens + usage.total_tokens,
-            )
-    return total
+    found = [usage for usage in usages if usage is not None]
+    if not found:
+        return Usage()
+    # A sum may pass one call's bounds: built, not validated.
+    return Usage.model_construct(
+        input=sum(usage.input for usage in found),
+        output=sum(usage.output for usage in found),
+        cache_read=sum(usage.cache_read for usage in found),
+        cache_write=sum(usage.cache_write for usage in found),
+        total_tokens=sum(usage.total_tokens for usage in found),
+    )
 
 
 def call_signature(call: RecordedCall) -> str:
@@ -407,9 +408,20 @@ class _SideReader:
         folded: list[AssistantMessage | None] = [None]
         self._folded = folded
         self._cache = PromptCacheReader(lambda _call: folded[0])
+        self._usages: dict[tuple[int | None, ...], Usage] = {}
+        """One `Usage` per value: its answer, numbers and prompt-cache facts keep a call's
+        usage, about 1 KB as a model (most of it pydantic's set of given fields), and the calls
+        of a long session often report the same counts."""
 
     def __call__(self, call: RecordedCall) -> None:
         message, answer = folded_answer(call.events, call.error)
+        if message is not None:
+            usage = message.usage
+            key = (usage.input, usage.output, usage.cache_read, usage.cache_write)
+            shared = self._usages.setdefault((*key, usage.total_tokens, usage.reasoning), usage)
+            if shared is not usage:
+                message.usage = shared  # the message is this fold's own
+                answer = dataclasses.replace(answer, usage=shared)
         self._folded[0] = message
         signature = call_signature(call).encode()
         self.signatures.append(hashlib.blake2b(signature, digest_size=16).digest())
