@@ -12,7 +12,6 @@ its events or its full request, which is built from the file's rows only for a p
 
 from __future__ import annotations
 
-import dataclasses
 import difflib
 import hashlib
 import json
@@ -287,7 +286,9 @@ def compare_answers(a: Answer, b: Answer) -> AnswerDifference:
     return AnswerDifference(
         text=word_diff(a.text, b.text),
         thinking=word_diff(a.thinking, b.thinking),
-        tool_calls=tuple(iter_differences(tools_a, tools_b, ("tool_calls",))),
+        tool_calls=(
+            tuple(iter_differences(tools_a, tools_b, ("tool_calls",))) if tools_a or tools_b else ()
+        ),
         stop_reason=None if a.stop_reason == b.stop_reason else (a.stop_reason, b.stop_reason),
         error=None if a.error == b.error else (a.error, b.error),
     )
@@ -421,7 +422,14 @@ class _SideReader:
             shared = self._usages.setdefault((*key, usage.total_tokens, usage.reasoning), usage)
             if shared is not usage:
                 message.usage = shared  # the message is this fold's own
-                answer = dataclasses.replace(answer, usage=shared)
+                answer = Answer(
+                    answer.text,
+                    answer.thinking,
+                    answer.tool_calls,
+                    answer.stop_reason,
+                    answer.error,
+                    shared,
+                )
         self._folded[0] = message
         signature = call_signature(call).encode()
         self.signatures.append(hashlib.blake2b(signature, digest_size=16).digest())

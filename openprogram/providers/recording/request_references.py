@@ -184,6 +184,8 @@ class RequestChain:
         self._models: dict[int, Any] = {}
         self._tools: dict[int, Any] = {}
         self._shapes: dict[int, _Shape] = {}
+        self._last: tuple[int, RequestRow] | None = None
+        """The row read last: a call's model, tools and last message are found from its row."""
         self._lock = threading.Lock()
 
     def full(self, call_index: int) -> RequestRow:
@@ -276,8 +278,9 @@ class RequestChain:
         rows: list[RequestRow] = []
         index = call_index
         while (known := self._shapes.get(index)) is None:  # back to a known call or a full row
-            row = self._stored(index)
-            if row is None or row.call_index != index:
+            try:
+                row = self._row(index)
+            except RequestReferenceError:
                 return None
             rows.append(row)
             if row.base is None:
@@ -309,11 +312,15 @@ class RequestChain:
         return known
 
     def _row(self, call_index: int) -> RequestRow:
+        last = self._last
+        if last is not None and last[0] == call_index:
+            return last[1]
         row = self._stored(call_index)
         if row is None or row.call_index != call_index:
             raise RequestReferenceError(
                 f"request base {call_index} has no request row that was read (a dangling reference)"
             )
+        self._last = (call_index, row)
         return row
 
     @staticmethod
