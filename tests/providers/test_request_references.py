@@ -604,3 +604,38 @@ def test_the_diff_signs_each_call_as_its_built_request(
     verify_recording(path, lambda call: signed.append(call_signature(call)))
     assert signed == sent
     assert [call_signature(call) for call in read_recording(path).calls] == sent
+
+
+def long_shapes(calls: int) -> dict[str, dict[int, RequestRow]]:
+    """Rows whose last messages lie far down their chains: calls branching off the end of a long
+    chain at any message, a chain dropping one message a call, a request sent again and again."""
+
+    def row(index: int, **fields: Any) -> RequestRow:
+        return RequestRow.model_validate({"type": "request", "call_index": index, **fields})
+
+    first = row(0, model=MODEL, context={"messages": [message("0")]})
+    chain = {0: first}
+    for n in range(1, calls):
+        chain[n] = row(n, base=n - 1, keep=n, context={"messages": [message(str(n))]})
+    branches = dict(chain)
+    for n in range(calls, 2 * calls):
+        keep = (n * 7919) % calls + 1
+        branches[n] = row(n, base=calls - 1, keep=keep, context={})
+    everything = [message(str(n)) for n in range(calls)]
+    dropping = {0: row(0, model=MODEL, context={"messages": everything})}
+    again = dict(dropping)
+    for n in range(1, calls):
+        dropping[n] = row(n, base=n - 1, keep=calls - n, context={})
+        again[n] = row(n, base=n - 1, keep=calls, context={})
+    return {"branches": branches, "dropping": dropping, "again": again}
+
+
+@pytest.mark.parametrize("shape", ["branches", "dropping", "again"])
+def test_a_last_message_far_down_its_chain_is_the_built_requests(shape: str) -> None:
+    from openprogram.providers.recording.request_references import RequestChain
+
+    rows = long_shapes(500)[shape]
+    walking = RequestChain(rows.get)
+    for index in range(len(rows)):
+        built = RequestChain(rows.get).full(index).context["messages"]
+        assert walking.last_message(index) == built[-1]

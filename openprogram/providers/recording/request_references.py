@@ -261,12 +261,22 @@ class RequestChain:
             return messages[-1] if isinstance(messages, list) and messages else None
         if not shape.length:
             return None
-        position, index = shape.length - 1, call_index
-        while position < shape.keep:  # earlier rows keeping more hold no message of their own there
-            assert shape.below is not None
-            index = shape.below
-            shape = self._shapes[index]
+        position = shape.length - 1  # in the nearest row (from this call's) that keeps fewer
+        index, shape = self._keeping_fewer(call_index, shape, position + 1)
         return self._row(index).context["messages"][position - shape.keep]
+
+    def _keeping_fewer(self, index: int, shape: _Shape, count: int) -> tuple[int, _Shape]:
+        """The nearest of call `index` (its `shape`) and the earlier calls of its chain that keeps
+        fewer than `count` messages, with its shape: down the `below` calls (each keeps fewer than
+        the one before), ahead by `jump` while that one still keeps `count` or more."""
+        while shape.keep >= count:
+            ahead = self._shapes[shape.jump]
+            if ahead.keep >= count:
+                index, shape = shape.jump, ahead
+            else:
+                assert shape.below is not None
+                index, shape = shape.below, self._shapes[shape.below]
+        return index, shape
 
     def _shape(self, call_index: int) -> _Shape | None:
         """What call `call_index`'s full request is made of (remembered per call), or None when
@@ -291,7 +301,8 @@ class RequestChain:
         for row in reversed(rows):
             added = row.context.get("messages")
             if row.base is None:
-                known = _Shape(len(added) if isinstance(added, list) else None, 0, None)
+                length = len(added) if isinstance(added, list) else None
+                known = _Shape(length, 0, None, row.call_index, 0)
             else:
                 assert known is not None
                 keep = row.keep or 0
@@ -300,14 +311,16 @@ class RequestChain:
                     known.length is not None and keep > known.length
                 ):
                     return None
-                below: int | None = None
-                if keep:  # the nearest earlier call keeping fewer messages than this one
-                    below, shape = row.base, known
-                    while shape.keep >= keep:
-                        assert shape.below is not None
-                        below, shape = shape.below, self._shapes[shape.below]
                 length = keep + len(added) if isinstance(added, list) else keep
-                known = _Shape(length if listed else None, keep, below)
+                if not keep:
+                    known = _Shape(length if listed else None, 0, None, row.call_index, 0)
+                else:
+                    below, under = self._keeping_fewer(row.base, known, keep)
+                    # Skew-binary jumps (Myers): any call is O(log n) jumps from any below it.
+                    over = self._shapes[under.jump]
+                    even = under.depth - over.depth == over.depth - self._shapes[over.jump].depth
+                    jump = over.jump if even else below
+                    known = _Shape(length if listed else None, keep, below, jump, under.depth + 1)
             self._shapes[row.call_index] = known
         return known
 
@@ -388,6 +401,11 @@ class _Shape(NamedTuple):
     below: int | None
     """The nearest earlier call of its chain that keeps fewer messages (None: `keep` is 0): a
     message before `keep` is that call's, or one of its own chain's, at the same position."""
+    jump: int
+    """A call further down the same `below` calls (itself when `keep` is 0), so that finding the
+    first of them keeping fewer than some count takes O(log n) steps, not one per call."""
+    depth: int
+    """How many `below` steps lead from it to a call keeping none."""
 
 
 def _gather(chain: list[RequestRow], terminal: RequestRow) -> RequestRow:
