@@ -231,42 +231,49 @@ class RecordingDiff:
 
 
 def _total(usages: Any) -> Usage:
-    total = Usage()
-    for usage in usages:
-        if usage is not None:  # a sum may pass one call's bounds: built, not validated
-            total = Usage.model_construct(
-                input=total.input + usage.input,
-                output=total.output + usage.output,
-                cache_read=total.cache_read + usage.cache_read,
-                cache_write=total.cache_write + usage.cache_write,
-                total_tokens=total.total_tokens + usage.total_tokens,
-            )
-    return total
+    found = [usage for usage in usages if usage is not None]
+    if not found:
+        return Usage()
+    # A sum may pass one call's bounds: built, not validated.
+    return Usage.model_construct(
+        input=sum(usage.input for usage in found),
+        output=sum(usage.output for usage in found),
+        cache_read=sum(usage.cache_read for usage in found),
+        cache_write=sum(usage.cache_write for usage in found),
+        total_tokens=sum(usage.total_tokens for usage in found),
+    )
 
 
 def call_signature(call: RecordedCall) -> str:
-    """What identifies a call across two sessions: model, tool names, last message role + content."""
-    return request_signature(call.request)
+    """What identifies a call across two sessions: model, tool names, last message role + content.
+    Found from the file's rows without building the full request (`RequestChain` follows the
+    references for each part), so a session of N calls is signed in time proportional to N."""
+    chain = call.requests
+    if chain is None or call.stored.base is None:
+        return request_signature(call.stored)
+    last = chain.last_message(call.call_index)  # first: it raises what building the request would
+    return _signature(chain.model(call.call_index), chain.tools(call.call_index), last)
 
 
 def request_signature(request: RequestRow) -> str:
-    """`call_signature` of the call whose request row this is."""
+    """`call_signature` of the call whose full request this is."""
     context = request.context
-    messages, tools_given = context.get("messages"), context.get("tools")  # any JSON in a file
-    last = messages[-1] if isinstance(messages, list) and messages else {}
+    messages = context.get("messages")  # any JSON in a file
+    last = messages[-1] if isinstance(messages, list) and messages else None
+    return _signature(request.model, context.get("tools"), last)
+
+
+def _signature(model: dict[str, Any], tools_given: Any, last: Any) -> str:
+    """The signature of a request with this `model`, `context.tools` and last message (None:
+    none); any JSON a file holds."""
     tools = sorted(
         str(tool.get("name", ""))
         for tool in (tools_given if isinstance(tools_given, list) else [])
         if isinstance(tool, dict)
     )
-    content = last.get("content") if isinstance(last, dict) else None
+    message = last if isinstance(last, dict) else {}
     return json.dumps(
-        [
-            request.model.get("id"),
-            tools,
-            last.get("role") if isinstance(last, dict) else None,
-            content,
-        ],
+        [model.get("id"), tools, message.get("role"), message.get("content")],
         sort_keys=True,
         default=str,
     )
@@ -279,7 +286,9 @@ def compare_answers(a: Answer, b: Answer) -> AnswerDifference:
     return AnswerDifference(
         text=word_diff(a.text, b.text),
         thinking=word_diff(a.thinking, b.thinking),
-        tool_calls=tuple(iter_differences(tools_a, tools_b, ("tool_calls",))),
+        tool_calls=(
+            tuple(iter_differences(tools_a, tools_b, ("tool_calls",))) if tools_a or tools_b else ()
+        ),
         stop_reason=None if a.stop_reason == b.stop_reason else (a.stop_reason, b.stop_reason),
         error=None if a.error == b.error else (a.error, b.error),
     )
@@ -400,9 +409,27 @@ class _SideReader:
         folded: list[AssistantMessage | None] = [None]
         self._folded = folded
         self._cache = PromptCacheReader(lambda _call: folded[0])
+        self._usages: dict[tuple[int | None, ...], Usage] = {}
+        """One `Usage` per value: its answer, numbers and prompt-cache facts keep a call's
+        usage, about 1 KB as a model (most of it pydantic's set of given fields), and the calls
+        of a long session often report the same counts."""
 
     def __call__(self, call: RecordedCall) -> None:
         message, answer = folded_answer(call.events, call.error)
+        if message is not None:
+            usage = message.usage
+            key = (usage.input, usage.output, usage.cache_read, usage.cache_write)
+            shared = self._usages.setdefault((*key, usage.total_tokens, usage.reasoning), usage)
+            if shared is not usage:
+                message.usage = shared  # the message is this fold's own
+                answer = Answer(
+                    answer.text,
+                    answer.thinking,
+                    answer.tool_calls,
+                    answer.stop_reason,
+                    answer.error,
+                    shared,
+                )
         self._folded[0] = message
         signature = call_signature(call).encode()
         self.signatures.append(hashlib.blake2b(signature, digest_size=16).digest())

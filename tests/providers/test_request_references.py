@@ -493,3 +493,149 @@ def test_walking_up_a_long_chain_follows_a_bounded_number_of_references(tmp_path
         ]
         # Back to the checkpoint below it at most: without checkpoints, back to call 0.
         assert len(reads) <= every + 1
+
+
+@settings(
+    max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(session=sessions(), data=st.data())
+def test_the_chain_finds_tools_and_last_message_without_building_the_request(
+    tmp_path_factory: pytest.TempPathFactory, session: list[dict[str, Any]], data: st.DataObject
+) -> None:
+    """What the diff aligns calls on (model, tools, last message) is what the built request
+    holds, in any order and whatever is remembered (issue #39: found from the rows)."""
+    from openprogram.providers.recording.request_references import RequestChain
+
+    path = tmp_path_factory.mktemp("session") / "r.jsonl"
+    record(path, session)
+    typed = {call.call_index: call.stored for call in read_recording(path).calls}
+    order = data.draw(st.permutations(range(len(session))))
+    built = RequestChain(typed.get, remember=data.draw(st.integers(1, 4)))
+    for index in [*order, *order]:
+        chain = RequestChain(typed.get, remember=1)  # a fresh one for each: from no memo...
+        for walked in (chain, built):  # ...and one that has walked every call before
+            messages = session[index]["context"]["messages"]
+            assert walked.last_message(index) == (messages[-1] if messages else None)
+            assert walked.tools(index) == session[index]["context"]["tools"]
+            assert walked.model(index) == session[index]["model"]
+
+
+@st.composite
+def request_rows(draw: st.DrawFn) -> dict[int, RequestRow]:
+    """Request rows as a file may hold them, references broken or not: any base (earlier,
+    later, missing), any keep, messages a list or not, tools and model stated or not."""
+    rows: dict[int, RequestRow] = {}
+    count = draw(st.integers(1, 8))
+    messages = st.lists(
+        st.sampled_from([message("a"), message("b", "assistant"), None]), max_size=3
+    )
+    for index in range(count):
+        if draw(st.integers(0, 19)) == 0:
+            continue  # a row that was not read
+        context: dict[str, Any] = {}
+        if draw(st.booleans()):
+            context["messages"] = draw(messages if draw(st.integers(0, 9)) else st.just("x"))
+        if draw(st.booleans()):
+            context["tools"] = draw(st.sampled_from([None, [], [{"name": "t"}], "t"]))
+        fields: dict[str, Any] = {"type": "request", "call_index": index, "context": context}
+        if index and draw(st.integers(0, 4)):
+            earlier = st.integers(0, index - 1)
+            fields["base"] = draw(earlier if draw(st.integers(0, 5)) else st.integers(0, count))
+            if draw(st.integers(0, 3)):
+                fields["keep"] = draw(st.integers(0, 3))
+            if draw(st.booleans()):
+                fields["model"] = {"id": "n"}
+        else:
+            fields["model"] = MODEL
+            if draw(st.booleans()):
+                fields["context"] = {**context, "messages": draw(messages)}
+        rows[index] = RequestRow.model_validate(fields)
+    return rows
+
+
+@settings(max_examples=300, deadline=None)
+@given(rows=request_rows(), data=st.data())
+def test_the_last_message_walk_refuses_what_building_the_request_refuses(
+    rows: dict[int, RequestRow], data: st.DataObject
+) -> None:
+    """Whatever the references (broken included), the last message found by walking them is the
+    built request's, or the same one-line reason is given for not following them."""
+    from openprogram.providers.recording.request_references import (
+        RequestChain,
+        RequestReferenceError,
+    )
+
+    indexes = data.draw(st.permutations(range(9)))  # every row, and some never read
+    walking = RequestChain(rows.get, remember=data.draw(st.integers(1, 3)))
+    for index in indexes:
+        try:
+            built = RequestChain(rows.get).full(index)
+        except RequestReferenceError as refused:
+            with pytest.raises(RequestReferenceError) as walked:
+                walking.last_message(index)
+            assert str(walked.value) == str(refused)
+            continue
+        messages = built.context.get("messages")
+        last = messages[-1] if isinstance(messages, list) and messages else None
+        assert walking.last_message(index) == last
+        assert walking.tools(index) == built.context.get("tools")
+        assert walking.model(index) == built.model
+
+
+@settings(
+    max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(session=sessions())
+def test_the_diff_signs_each_call_as_its_built_request(
+    tmp_path_factory: pytest.TempPathFactory, session: list[dict[str, Any]]
+) -> None:
+    """`diff` aligns calls on a signature found from the rows (issue #39): the same bytes as the
+    signature of the request sent, for a reader that keeps every call and one that keeps none."""
+    from openprogram.providers.recording.reader import verify_recording
+    from openprogram.recordings.diff import call_signature, request_signature
+
+    path = tmp_path_factory.mktemp("session") / "r.jsonl"
+    record(path, session)
+    sent = [
+        request_signature(RequestRow.model_validate({"type": "request", "call_index": n, **r}))
+        for n, r in enumerate(session)
+    ]
+    signed: list[str] = []
+    verify_recording(path, lambda call: signed.append(call_signature(call)))
+    assert signed == sent
+    assert [call_signature(call) for call in read_recording(path).calls] == sent
+
+
+def long_shapes(calls: int) -> dict[str, dict[int, RequestRow]]:
+    """Rows whose last messages lie far down their chains: calls branching off the end of a long
+    chain at any message, a chain dropping one message a call, a request sent again and again."""
+
+    def row(index: int, **fields: Any) -> RequestRow:
+        return RequestRow.model_validate({"type": "request", "call_index": index, **fields})
+
+    first = row(0, model=MODEL, context={"messages": [message("0")]})
+    chain = {0: first}
+    for n in range(1, calls):
+        chain[n] = row(n, base=n - 1, keep=n, context={"messages": [message(str(n))]})
+    branches = dict(chain)
+    for n in range(calls, 2 * calls):
+        keep = (n * 7919) % calls + 1
+        branches[n] = row(n, base=calls - 1, keep=keep, context={})
+    everything = [message(str(n)) for n in range(calls)]
+    dropping = {0: row(0, model=MODEL, context={"messages": everything})}
+    again = dict(dropping)
+    for n in range(1, calls):
+        dropping[n] = row(n, base=n - 1, keep=calls - n, context={})
+        again[n] = row(n, base=n - 1, keep=calls, context={})
+    return {"branches": branches, "dropping": dropping, "again": again}
+
+
+@pytest.mark.parametrize("shape", ["branches", "dropping", "again"])
+def test_a_last_message_far_down_its_chain_is_the_built_requests(shape: str) -> None:
+    from openprogram.providers.recording.request_references import RequestChain
+
+    rows = long_shapes(500)[shape]
+    walking = RequestChain(rows.get)
+    for index in range(len(rows)):
+        built = RequestChain(rows.get).full(index).context["messages"]
+        assert walking.last_message(index) == built[-1]

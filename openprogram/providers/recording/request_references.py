@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable
-from typing import Any
+from typing import Any, NamedTuple
 
 from openprogram.errors import OpenProgramError
 from openprogram.providers.recording.row_models import RequestRow, parse_row
@@ -157,8 +157,10 @@ class RequestChain:
     Materializing call i walks its references back to a full row (or a remembered request) and
     copies each message once: time proportional to the references followed plus the request
     built. Reading calls in order (replay, reports) finds call i-1 remembered, so each call costs
-    its own row and the copy of its list. A call's model is found without materializing anything
-    (remembered per call, each reference followed once).
+    its own row and the copy of its list. A call's model, its tools and its last message (what
+    the diff aligns calls on) are found without materializing anything: what each call's request
+    is made of (`_Shape`: three numbers) and its model and tools are remembered per call, each
+    reference followed once.
 
     A reader going in any order (the TUI) asks for `checkpoints=K`: the full request of every call
     whose depth (the references from it to a full row) is a multiple of K is kept once built, and
@@ -179,7 +181,11 @@ class RequestChain:
         # A built request with its depth (the references from it to a full row).
         self._full: RecentlyUsed[int, tuple[RequestRow, int]] = RecentlyUsed(remember)
         self._checkpoints: dict[int, tuple[RequestRow, int]] = {}
-        self._models: dict[int, dict[str, Any]] = {}
+        self._models: dict[int, Any] = {}
+        self._tools: dict[int, Any] = {}
+        self._shapes: dict[int, _Shape] = {}
+        self._last: tuple[int, RequestRow] | None = None
+        """The row read last: a call's model, tools and last message are found from its row."""
         self._lock = threading.Lock()
 
     def full(self, call_index: int) -> RequestRow:
@@ -209,26 +215,125 @@ class RequestChain:
     def model(self, call_index: int) -> dict[str, Any]:
         """Call `call_index`'s model (the nearest row of its chain that states one), without
         materializing the request; raises `RequestReferenceError`."""
+        model: dict[str, Any] = self._nearest(
+            call_index, self._models, lambda row: "model" in row.model_fields_set, _model
+        )
+        return model
+
+    def tools(self, call_index: int) -> Any:
+        """Call `call_index`'s `context.tools` (the nearest row of its chain that states them;
+        None: none does), without materializing the request; raises `RequestReferenceError`
+        as `model` does."""
+        return self._nearest(call_index, self._tools, lambda row: "tools" in row.context, _tools)
+
+    def _nearest(
+        self,
+        call_index: int,
+        memo: dict[int, Any],
+        states: Callable[[RequestRow], bool],
+        value: Callable[[RequestRow], Any],
+    ) -> Any:
+        """`value` of the nearest row of the chain from `call_index` that `states` it (or of
+        the full row at its end), remembered in `memo` for every call the walk passed."""
         walked: list[int] = []
         index = call_index
-        while (model := self._models.get(index)) is None:
+        while (found := memo.get(index, _NOT_KNOWN)) is _NOT_KNOWN:
             row = self._row(index)
             walked.append(index)
-            if row.base is None or "model" in row.model_fields_set:
-                model = row.model
+            if row.base is None or states(row):
+                found = value(row)
                 break
             self._check_base(row)
             index = row.base
         for index in walked:
-            self._models[index] = model
-        return model
+            memo[index] = found
+        return found
+
+    def last_message(self, call_index: int) -> Any:
+        """The last message of call `call_index`'s full request (None: its messages are not a
+        list, or none), without materializing it: the call's own last message when its row adds
+        any, else the message at position keep-1 of its base, found in the nearest earlier row
+        of its chain that holds that position itself. Raises the `RequestReferenceError` that
+        `full` raises."""
+        shape = self._shape(call_index)
+        if shape is None:  # a reference that cannot be followed: `full` says why
+            messages = self.full(call_index).context.get("messages")
+            return messages[-1] if isinstance(messages, list) and messages else None
+        if not shape.length:
+            return None
+        position = shape.length - 1  # in the nearest row (from this call's) that keeps fewer
+        index, shape = self._keeping_fewer(call_index, shape, position + 1)
+        return self._row(index).context["messages"][position - shape.keep]
+
+    def _keeping_fewer(self, index: int, shape: _Shape, count: int) -> tuple[int, _Shape]:
+        """The nearest of call `index` (its `shape`) and the earlier calls of its chain that keeps
+        fewer than `count` messages, with its shape: down the `below` calls (each keeps fewer than
+        the one before), ahead by `jump` while that one still keeps `count` or more."""
+        while shape.keep >= count:
+            ahead = self._shapes[shape.jump]
+            if ahead.keep >= count:
+                index, shape = shape.jump, ahead
+            else:
+                assert shape.below is not None
+                index, shape = shape.below, self._shapes[shape.below]
+        return index, shape
+
+    def _shape(self, call_index: int) -> _Shape | None:
+        """What call `call_index`'s full request is made of (remembered per call), or None when
+        a reference on its way cannot be followed as `full` follows it (or the walk cannot tell:
+        `full` is then asked)."""
+        found = self._shapes.get(call_index)
+        if found is not None:
+            return found
+        rows: list[RequestRow] = []
+        index = call_index
+        while (known := self._shapes.get(index)) is None:  # back to a known call or a full row
+            try:
+                row = self._row(index)
+            except RequestReferenceError:
+                return None
+            rows.append(row)
+            if row.base is None:
+                break
+            if row.base >= row.call_index:
+                return None
+            index = row.base
+        for row in reversed(rows):
+            added = row.context.get("messages")
+            if row.base is None:
+                length = len(added) if isinstance(added, list) else None
+                known = _Shape(length, 0, None, row.call_index, 0)
+            else:
+                assert known is not None
+                keep = row.keep or 0
+                listed = known.length is not None
+                if _keep_problem(row, listed) is not None or (
+                    known.length is not None and keep > known.length
+                ):
+                    return None
+                length = keep + len(added) if isinstance(added, list) else keep
+                if not keep:
+                    known = _Shape(length if listed else None, 0, None, row.call_index, 0)
+                else:
+                    below, under = self._keeping_fewer(row.base, known, keep)
+                    # Skew-binary jumps (Myers): any call is O(log n) jumps from any below it.
+                    over = self._shapes[under.jump]
+                    even = under.depth - over.depth == over.depth - self._shapes[over.jump].depth
+                    jump = over.jump if even else below
+                    known = _Shape(length if listed else None, keep, below, jump, under.depth + 1)
+            self._shapes[row.call_index] = known
+        return known
 
     def _row(self, call_index: int) -> RequestRow:
+        last = self._last
+        if last is not None and last[0] == call_index:
+            return last[1]
         row = self._stored(call_index)
         if row is None or row.call_index != call_index:
             raise RequestReferenceError(
                 f"request base {call_index} has no request row that was read (a dangling reference)"
             )
+        self._last = (call_index, row)
         return row
 
     @staticmethod
@@ -273,6 +378,34 @@ class RequestChain:
             with self._lock:
                 self._checkpoints[row.call_index] = (full, depth)
         return full, depth
+
+
+_NOT_KNOWN = object()
+
+
+def _model(row: RequestRow) -> dict[str, Any]:
+    return row.model
+
+
+def _tools(row: RequestRow) -> Any:
+    return row.context.get("tools")
+
+
+class _Shape(NamedTuple):
+    """What a call's full request is made of, known without building it (its chain followed)."""
+
+    length: int | None
+    """How many messages it holds (None: its chain's messages are not a list)."""
+    keep: int
+    """How many of them are its base's (0 for a full row: its messages are all its own)."""
+    below: int | None
+    """The nearest earlier call of its chain that keeps fewer messages (None: `keep` is 0): a
+    message before `keep` is that call's, or one of its own chain's, at the same position."""
+    jump: int
+    """A call further down the same `below` calls (itself when `keep` is 0), so that finding the
+    first of them keeping fewer than some count takes O(log n) steps, not one per call."""
+    depth: int
+    """How many `below` steps lead from it to a call keeping none."""
 
 
 def _gather(chain: list[RequestRow], terminal: RequestRow) -> RequestRow:
