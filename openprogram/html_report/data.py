@@ -53,18 +53,19 @@ def compact_json(value: Any) -> str:
 
 class Pool:
     """Distinct JSON values, each kept once as its `compact_json` text (a message as text is a
-    tenth of it as Python objects); `ref` gives a value's index."""
+    tenth of it as Python objects); `ref` gives a value's index. The text is its own key: a file
+    writes a value's keys in one order (the recorder sorts them), so equal values have one text."""
 
     def __init__(self) -> None:
         self.texts: list[str] = []
         self._index: dict[str, int] = {}
 
     def ref(self, value: Any) -> int:
-        key = json.dumps(value, sort_keys=True, ensure_ascii=False)
-        found = self._index.get(key)
+        text = compact_json(value)
+        found = self._index.get(text)
         if found is None:
-            found = self._index[key] = len(self.texts)
-            self.texts.append(compact_json(value))
+            found = self._index[text] = len(self.texts)
+            self.texts.append(text)
         return found
 
 
