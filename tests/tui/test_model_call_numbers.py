@@ -13,6 +13,7 @@ from openprogram.providers import UserMessage
 from openprogram.providers.recording.reader import read_recording, scan_recording
 from openprogram.recordings.call_stats import CallStats, call_stats, session_stats
 from openprogram.recordings.prompt_cache import prompt_cache_report
+from tests.hostile_recordings import write_fan_out
 from tests.recordings.prompt_cache_sessions import record_session
 from tests.tui.long_call import write_long_call
 from tui.model.call_numbers import CallNumbers, bar, time_axis
@@ -29,6 +30,22 @@ numbers = CallNumbers(index)
 tracemalloc.start()
 assert numbers.compute(0) is not None
 print(tracemalloc.get_traced_memory()[1])
+"""
+
+KEPT_BY_NUMBERS = """
+import gc, sys, tracemalloc
+from tui.model.call_numbers import CallNumbers
+from tui.model.recording_index import RecordingIndex
+
+index = RecordingIndex.open(sys.argv[1])
+index.build()
+CallNumbers(index).compute_all()  # imports, and the call reader's memo of rows, filled
+numbers = CallNumbers(index)
+gc.collect()
+tracemalloc.start()
+numbers.compute_all()
+gc.collect()
+print(tracemalloc.get_traced_memory()[0] // len(index.calls))
 """
 
 
@@ -132,3 +149,18 @@ def test_prompt_cache_facts_read_out_of_order_with_a_short_memory_are_the_same(
     report = prompt_cache_report(read_recording(path).calls, priced=False)
     assert [numbers.cache(n) for n in range(12)] == list(report.calls)
     assert report.broken_calls == 1
+
+
+def test_every_calls_numbers_kept_are_a_few_hundred_bytes_a_call(tmp_path: Path) -> None:
+    """Sorting and the timeline keep every call's numbers while the file is open: small beside the
+    rows (#39: each kept its answer's pydantic `Usage`, 1.1 KB, where the fan-out file takes 613
+    bytes a call)."""
+    # More calls than the readers' memos keep (256): what grows with the calls is counted.
+    path = write_fan_out(tmp_path / "fan-out.jsonl", 2000, 10)
+    done = subprocess.run(
+        [sys.executable, "-c", KEPT_BY_NUMBERS, str(path)],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert int(done.stdout) < 1400  # about 1,060 (1,900 with a `Usage` each)

@@ -9,8 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from openprogram.providers.types import Usage
-from openprogram.recordings.call_stats import CallStats, StatsDelta
+from openprogram.recordings.call_stats import CallStats, StatsDelta, TokenCounts
 from openprogram.recordings.diff import AnswerDifference
 from tui.model.diff import DiffRow
 from tui.model.diff_text import (
@@ -25,7 +24,7 @@ from tui.model.diff_text import (
 
 
 def stats(duration: int | None, tokens: int, cost: str | None = None) -> CallStats:
-    usage = Usage(input=tokens, output=1, total_tokens=tokens + 1)
+    usage = TokenCounts(input=tokens, output=1, total_tokens=tokens + 1)
     return CallStats(
         0, "openai/gpt", "complete", usage, Decimal(cost) if cost else None, 0, duration, 10
     )

@@ -6,6 +6,7 @@ from pathlib import Path
 
 from tests.tui.pilot_support import notifications, recording_ready, screen_text, until
 from tui.app import OpenProgramTUI
+from tui.model.transcript import bounded_entry
 from tui.widgets.recording.transcript import Transcript
 from tui.widgets.recording.transcript_entry import TranscriptEntryBox
 
@@ -13,11 +14,13 @@ SIZE = (120, 40)
 
 
 def titles(transcript: Transcript) -> list[str]:
-    return [
-        box.entry.title
-        for box in transcript.query_children(TranscriptEntryBox)
-        if box.entry is not None
+    """The turns the transcript shows (boxes are mounted for those near the view), each mounted
+    box showing its turn."""
+    boxes = list(transcript.query_children(TranscriptEntryBox))
+    assert [box.entry for box in boxes] == [bounded_entry(e) for e in transcript.entries][
+        : len(boxes)
     ]
+    return [entry.title for entry in transcript.entries]
 
 
 async def test_a_later_call_opens_on_its_new_messages_and_u_unfolds(demo_file: Path) -> None:

@@ -80,6 +80,8 @@ class RowList(ScrollView, can_focus=True):
         """The cursor moved before the list had a size: scroll to it once it has one."""
         self._laid_out_height = 0
         """The list's height at the last layout (a shorter one scrolls to the cursor)."""
+        self._laid_out_rows = Size(0, 0)
+        """The virtual size (the rows) at the last layout."""
         self._base_style: Style | None = None
 
     # -- what subclasses provide --
@@ -159,7 +161,12 @@ class RowList(ScrollView, can_focus=True):
         # Textual calls this while it lays out the screen, before it draws the frame; scrolling
         # to the cursor here (rather than on the `Resize` event, handled after the frame) puts a
         # list shown for the first time at its cursor in that first frame.
-        resized = super()._size_updated(size, virtual_size, container_size, layout)
+        # A list's virtual size is its rows (`set_row_count`), not what the compositor measures
+        # of its children (none): compared with that, every layout of the screen redid the
+        # scrollbar and drew one more frame for it (the fan-out walk: 29 frames, ~0.25 s).
+        # Compared with the rows at the last layout, only a change of rows or size does.
+        rows_before, self._laid_out_rows = self._laid_out_rows, self.virtual_size
+        resized = super()._size_updated(size, rows_before, container_size, layout)
         # A list made shorter (a pane opened under it, the terminal resized) keeps its cursor in
         # view, as a list shown for the first time shows it.
         if self._reveal_pending or size.height < self._laid_out_height:
