@@ -14,9 +14,8 @@ from openprogram.errors import OpenProgramError
 from openprogram.providers.recording.difference_text import diff_change, format_path, format_value
 from openprogram.providers.recording.differences import MISSING
 from openprogram.providers.recording.store import locate_recording
-from openprogram.providers.types import Usage
 from openprogram.recordings.call_stats import StatsDelta, session_stats
-from openprogram.recordings.cost import price_table
+from openprogram.recordings.cost import TokenCounts, price_table
 from openprogram.recordings.diff import (
     CallPair,
     DiffedCall,
@@ -119,7 +118,7 @@ def stat_line(pair: CallPair) -> str:
     return text + (f" ({plural(fields, 'field')})" if fields else "")
 
 
-def _tokens(usage: Usage) -> str:
+def _tokens(usage: TokenCounts) -> str:
     return f"{usage.input} in / {usage.output} out"
 
 
@@ -223,13 +222,26 @@ def _json_head(diff: RecordingDiff) -> dict[str, Any]:
             "answer_changed": s.answer_changed,
             "only_a": s.only_a,
             "only_b": s.only_b,
-            "tokens_a": s.tokens_a.model_dump(),
-            "tokens_b": s.tokens_b.model_dump(),
+            "tokens_a": _usage_json(s.tokens_a),
+            "tokens_b": _usage_json(s.tokens_b),
             "session_a": session_stats(pair.a.stats for pair in diff.pairs if pair.a).to_json(),
             "session_b": session_stats(pair.b.stats for pair in diff.pairs if pair.b).to_json(),
             "price_table": price_table(),
             "cache": _cache_json(diff),
         },
+    }
+
+
+def _usage_json(usage: TokenCounts) -> dict[str, int]:
+    """A call's usage as the vendor's `Usage` writes it (reasoning only when the vendor said)."""
+    reasoning = {} if usage.reasoning is None else {"reasoning": usage.reasoning}
+    return {
+        "input": usage.input,
+        "output": usage.output,
+        "cache_read": usage.cache_read,
+        "cache_write": usage.cache_write,
+        "total_tokens": usage.total_tokens,
+        **reasoning,
     }
 
 
@@ -262,8 +274,8 @@ def _call_json(pair: CallPair) -> dict[str, Any]:
             "stop_reason": list(pair.answer.stop_reason) if pair.answer.stop_reason else None,
             "error": list(pair.answer.error) if pair.answer.error else None,
         },
-        "usage_a": pair.usage_a.model_dump() if pair.usage_a else None,
-        "usage_b": pair.usage_b.model_dump() if pair.usage_b else None,
+        "usage_a": None if pair.usage_a is None else _usage_json(pair.usage_a),
+        "usage_b": None if pair.usage_b is None else _usage_json(pair.usage_b),
         **_deltas(pair),
     }
 

@@ -20,34 +20,8 @@ from openprogram.providers.accumulator import (
     assemble_message,
 )
 from openprogram.providers.recording.reader import RecordedCall
-from openprogram.providers.types import AssistantMessage, AssistantMessageEvent, Usage
-from openprogram.recordings.cost import call_cost
-
-
-@dataclass(frozen=True, slots=True)
-class TokenCounts:
-    """A call's tokens by kind, as its answer's `Usage` says (or a session's sums), kept compact:
-    the numbers hold one per call, and a pydantic `Usage` costs ~1.1 KB (its fields-set alone
-    728 B), more than a call of a small file's rows take; these six ints cost ~100 B."""
-
-    input: int = 0
-    output: int = 0
-    cache_read: int = 0
-    cache_write: int = 0
-    total_tokens: int = 0
-    reasoning: int | None = None
-    """Of `output`, the tokens spent reasoning, when the vendor says."""
-
-    @classmethod
-    def of(cls, usage: Usage) -> TokenCounts:
-        return cls(
-            usage.input,
-            usage.output,
-            usage.cache_read,
-            usage.cache_write,
-            usage.total_tokens,
-            usage.reasoning,
-        )
+from openprogram.providers.types import AssistantMessage, AssistantMessageEvent
+from openprogram.recordings.cost import TokenCounts, call_cost
 
 
 @dataclass(frozen=True, slots=True)
@@ -176,7 +150,7 @@ def _stats(
     priced: bool,
 ) -> CallStats:
     model = call.model  # no full request is built for its numbers
-    usage = message.usage if message is not None else None
+    usage = TokenCounts.of(message.usage) if message is not None else None
     cost = (
         call_cost(usage, model, message.timestamp)
         if priced and usage is not None and message
@@ -191,7 +165,7 @@ def _stats(
         call.call_index,
         f"{model.get('provider')}/{model.get('id')}",
         call.outcome,
-        None if usage is None else TokenCounts.of(usage),
+        usage,
         cost,
         call.start_ms,
         call.duration_ms,

@@ -8,6 +8,7 @@ know has no cost (None), never a guessed one; without the extra every cost is No
 from __future__ import annotations
 
 import functools
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from decimal import Decimal
 from importlib import metadata
@@ -25,6 +26,33 @@ bundled table holds the prices known that day. The package itself carries no dat
 never fetched, so the date of a release not listed here is not known."""
 
 
+@dataclass(frozen=True, slots=True)
+class TokenCounts:
+    """A call's tokens by kind, as its answer's `Usage` says (or a session's sums), kept compact:
+    what a call is priced on, and what the readers keep of every call (its numbers, its diffed
+    answer, its prompt-cache facts); a pydantic `Usage` costs ~1.1 KB (its fields-set alone
+    728 B), more than a call of a small file's rows take; these six ints cost ~100 B."""
+
+    input: int = 0
+    output: int = 0
+    cache_read: int = 0
+    cache_write: int = 0
+    total_tokens: int = 0
+    reasoning: int | None = None
+    """Of `output`, the tokens spent reasoning, when the vendor says."""
+
+    @classmethod
+    def of(cls, usage: Usage) -> TokenCounts:
+        return cls(
+            usage.input,
+            usage.output,
+            usage.cache_read,
+            usage.cache_write,
+            usage.total_tokens,
+            usage.reasoning,
+        )
+
+
 @functools.cache
 def price_table() -> str | None:
     """`genai-prices 0.2.3 (bundled price table of 2026-11-10)`, or None when the extra is not
@@ -38,7 +66,9 @@ def price_table() -> str | None:
     return f"{PRICES_PACKAGE} {version} (bundled price table{when})"
 
 
-def call_cost(usage: Usage, model: dict[str, Any], at_ms: int | None = None) -> Decimal | None:
+def call_cost(
+    usage: TokenCounts, model: dict[str, Any], at_ms: int | None = None
+) -> Decimal | None:
     """The price in US dollars of one call's `usage` for the recorded `model` (its `id`,
     `provider` and `base_url`), at the time `at_ms` (Unix ms) when given; None when unknown."""
     if price_table() is None:
@@ -61,7 +91,7 @@ def _in_table(model_ref: str, provider: str, base_url: str) -> bool:
     model is not searched for again at every call of a session (a search of every provider's
     models, 80 µs a call). The names alone decide it, not the date or the tokens."""
     try:
-        _calc(Usage(), model_ref, provider, base_url, None)
+        _calc(TokenCounts(), model_ref, provider, base_url, None)
     except LookupError:
         return False
     except ValueError:
@@ -70,7 +100,7 @@ def _in_table(model_ref: str, provider: str, base_url: str) -> bool:
 
 
 def _calc(
-    usage: Usage, model_ref: str, provider: str, base_url: str, when: datetime | None
+    usage: TokenCounts, model_ref: str, provider: str, base_url: str, when: datetime | None
 ) -> PriceCalculation:
     import genai_prices
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 import difflib
 import hashlib
 import json
-from collections.abc import Callable, Hashable, Sequence
+from collections.abc import Callable, Hashable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -40,8 +40,9 @@ from openprogram.providers.recording.rules import (
     RuledDifference,
     iter_ruled_differences,
 )
-from openprogram.providers.types import AssistantMessage, AssistantMessageEvent, Usage
+from openprogram.providers.types import AssistantMessage, AssistantMessageEvent
 from openprogram.recordings.call_stats import CallStats, stats_of_answer
+from openprogram.recordings.cost import TokenCounts
 from openprogram.recordings.prompt_cache import CallCache, PromptCacheReader
 from openprogram.word_diff import WordChange, word_diff
 
@@ -59,7 +60,7 @@ class Answer:
     tool_calls: tuple[tuple[str, dict[str, Any]], ...]
     stop_reason: str | None
     error: str | None
-    usage: Usage
+    usage: TokenCounts
 
     @classmethod
     def of(cls, call: RecordedCall) -> Answer:
@@ -78,7 +79,7 @@ class Answer:
         """The answer of a call whose events were folded already into `message` (None: no
         answer); `error` as for `of_events`."""
         if message is None:
-            return cls("", "", (), None, error, Usage())
+            return cls("", "", (), None, error, TokenCounts())
         text = "".join(b.text for b in message.content if b.type == "text")
         thinking = "".join(b.thinking for b in message.content if b.type == "thinking")
         tools = tuple((b.name, b.arguments) for b in message.content if b.type == "toolCall")
@@ -88,7 +89,7 @@ class Answer:
             tools,
             message.stop_reason,
             message.error_message or error,
-            message.usage,
+            TokenCounts.of(message.usage),
         )
 
 
@@ -100,7 +101,9 @@ def folded_answer(
     try:
         message = assemble_message(list(events))
     except AccumulatorError as exc:
-        return None, Answer("", "", (), None, f"the recorded events do not fold: {exc}", Usage())
+        return None, Answer(
+            "", "", (), None, f"the recorded events do not fold: {exc}", TokenCounts()
+        )
     return message, Answer.of_message(message, error)
 
 
@@ -158,8 +161,8 @@ class CallPair:
     b: DiffedCall | None
     request: tuple[RuledDifference, ...] = ()
     answer: AnswerDifference = field(default_factory=AnswerDifference)
-    usage_a: Usage | None = None
-    usage_b: Usage | None = None
+    usage_a: TokenCounts | None = None
+    usage_b: TokenCounts | None = None
 
     @property
     def status(self) -> CallStatus:
@@ -197,8 +200,8 @@ class DiffSummary:
     answer_changed: int
     only_a: int
     only_b: int
-    tokens_a: Usage
-    tokens_b: Usage
+    tokens_a: TokenCounts
+    tokens_b: TokenCounts
 
 
 @dataclass(frozen=True)
@@ -230,12 +233,9 @@ class RecordingDiff:
         )
 
 
-def _total(usages: Any) -> Usage:
+def _total(usages: Iterable[TokenCounts | None]) -> TokenCounts:
     found = [usage for usage in usages if usage is not None]
-    if not found:
-        return Usage()
-    # A sum may pass one call's bounds: built, not validated.
-    return Usage.model_construct(
+    return TokenCounts(
         input=sum(usage.input for usage in found),
         output=sum(usage.output for usage in found),
         cache_read=sum(usage.cache_read for usage in found),
@@ -409,27 +409,9 @@ class _SideReader:
         folded: list[AssistantMessage | None] = [None]
         self._folded = folded
         self._cache = PromptCacheReader(lambda _call: folded[0])
-        self._usages: dict[tuple[int | None, ...], Usage] = {}
-        """One `Usage` per value: its answer, numbers and prompt-cache facts keep a call's
-        usage, about 1 KB as a model (most of it pydantic's set of given fields), and the calls
-        of a long session often report the same counts."""
 
     def __call__(self, call: RecordedCall) -> None:
         message, answer = folded_answer(call.events, call.error)
-        if message is not None:
-            usage = message.usage
-            key = (usage.input, usage.output, usage.cache_read, usage.cache_write)
-            shared = self._usages.setdefault((*key, usage.total_tokens, usage.reasoning), usage)
-            if shared is not usage:
-                message.usage = shared  # the message is this fold's own
-                answer = Answer(
-                    answer.text,
-                    answer.thinking,
-                    answer.tool_calls,
-                    answer.stop_reason,
-                    answer.error,
-                    shared,
-                )
         self._folded[0] = message
         signature = call_signature(call).encode()
         self.signatures.append(hashlib.blake2b(signature, digest_size=16).digest())

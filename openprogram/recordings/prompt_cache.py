@@ -22,6 +22,7 @@ cache instead (written to the cache first, then plain input), with the bundled p
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from decimal import Decimal
@@ -39,10 +40,10 @@ from openprogram.providers.recording.request_references import (
     json_text,
 )
 from openprogram.providers.recording.row_models import RequestRow
-from openprogram.providers.types import AssistantMessage, Usage
+from openprogram.providers.types import AssistantMessage
 from openprogram.recently_used import RecentlyUsed
 from openprogram.recordings.call_stats import answer_of
-from openprogram.recordings.cost import call_cost
+from openprogram.recordings.cost import TokenCounts, call_cost
 
 __all__ = [
     "BREAK_TEXT",
@@ -245,7 +246,7 @@ class _Seen:
     """How many messages its full request holds (None: not a list)."""
     settings: dict[str, Any]
     """Its model, options and context fields other than the messages (shared objects)."""
-    usage: Usage | None
+    usage: TokenCounts | None
     answer: Any
     """Its answer's `content` as JSON (None: no answer)."""
     timestamp: int | None
@@ -385,7 +386,7 @@ def _answer_break(call: RecordedCall, predecessor: _Seen, at: int) -> PrefixBrea
     return PrefixBreak("answer_changed", format_field_path(tokens))
 
 
-def _prompt_tokens(usage: Usage | None) -> int | None:
+def _prompt_tokens(usage: TokenCounts | None) -> int | None:
     return None if usage is None else usage.input + usage.cache_read + usage.cache_write
 
 
@@ -397,12 +398,11 @@ def _added_cost(seen: _Seen, lost: int) -> Decimal | None:
     actual = call_cost(usage, seen.settings["model"], seen.timestamp)
     from_write = min(lost, usage.cache_write)
     from_input = min(lost - from_write, usage.input)
-    kept = usage.model_copy(
-        update={
-            "cache_read": usage.cache_read + from_write + from_input,
-            "cache_write": usage.cache_write - from_write,
-            "input": usage.input - from_input,
-        }
+    kept = dataclasses.replace(
+        usage,
+        cache_read=usage.cache_read + from_write + from_input,
+        cache_write=usage.cache_write - from_write,
+        input=usage.input - from_input,
     )
     hoped = call_cost(kept, seen.settings["model"], seen.timestamp)
     return None if actual is None or hoped is None else actual - hoped
@@ -416,7 +416,7 @@ def _seen(call: RecordedCall, base: _Seen | None, answer: AssistantMessage | Non
         None if referred else call.stored,  # a reference is built again from the chain
         _message_count(call, base),
         _settings_of_row(call, base),
-        answer.usage if answer is not None else None,
+        TokenCounts.of(answer.usage) if answer is not None else None,
         [block.model_dump(mode="json") for block in answer.content] if answer else None,
         answer.timestamp if answer is not None else None,
     )

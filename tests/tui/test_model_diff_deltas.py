@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from openprogram.recordings.call_stats import CallStats, StatsDelta, TokenCounts
+from openprogram.recordings.call_stats import CallStats, StatsDelta
+from openprogram.recordings.cost import TokenCounts
 from openprogram.recordings.diff import AnswerDifference
 from tui.model.diff import DiffRow
 from tui.model.diff_text import (

@@ -26,8 +26,8 @@ from openprogram.providers.recording.errors import RecordingFileError
 from openprogram.providers.recording.reader import RecordedCall
 from openprogram.providers.recording.row_models import RequestRow
 from openprogram.providers.recording.rules import MatchingRules, RuledDifference
-from openprogram.providers.types import Usage
 from openprogram.recordings.call_stats import CallStats, StatsDelta, stats_of_answer
+from openprogram.recordings.cost import TokenCounts
 from openprogram.recordings.diff import (
     Answer,
     AnswerDifference,
@@ -58,8 +58,8 @@ class DiffRow:
     request: tuple[RuledDifference, ...] = ()
     answer: AnswerDifference | None = None
     """None until the answers were compared (`LazyDiff.compare_answer`)."""
-    usage_a: Usage | None = None
-    usage_b: Usage | None = None
+    usage_a: TokenCounts | None = None
+    usage_b: TokenCounts | None = None
     stats_a: CallStats | None = None
     """Call A's numbers (the library's `call_stats`), with the answer."""
     stats_b: CallStats | None = None
