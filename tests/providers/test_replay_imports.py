@@ -64,3 +64,48 @@ def test_the_public_names_still_load_from_the_replay_module() -> None:
     assert replay.MismatchReport.__name__ == "MismatchReport"
     assert replay.StreamFault.__name__ == "StreamFault"
     assert "MismatchKind" in replay.__all__
+
+
+REPLAY_CONFIGURED = """
+import asyncio, sys
+from openprogram.providers import get_api_provider
+from openprogram.providers.types import Context, UserMessage
+from tests.helpers import SCRIPTED_MODEL
+
+provider = get_api_provider(SCRIPTED_MODEL.api)  # the runtime starts: replay, as configured
+
+async def run() -> list[str]:
+    answers = []
+    for text in ("hi", "there"):
+        context = Context(messages=[UserMessage(content=text)])
+        async for event in provider.stream(SCRIPTED_MODEL, context):
+            if event.type == "done":
+                answers.append(event.message.content[0].text)
+    return answers
+
+print("|".join(asyncio.run(run())))
+print(" ".join(m for m in sys.argv[1:] if m in sys.modules))
+"""
+
+
+def test_replay_mode_started_from_the_configuration_imports_none_of_them(tmp_path: Path) -> None:
+    # The runtime's start read a check's run spec through the check protocol (its rows, the
+    # mismatch report, the stream faults) whether or not a check had left one: ~35 ms of a
+    # ~100 ms open.
+    home = tmp_path / "home"
+    (home / "recordings").mkdir(parents=True, mode=0o700)
+    home.chmod(0o700)
+    write_recording(home / "recordings" / "two.jsonl", ("hi", "there"))
+    (home / "config.json").write_text('{"record_replay": {"mode": "replay", "file": "two"}}')
+    done = subprocess.run(
+        [sys.executable, "-c", REPLAY_CONFIGURED, *ONLY_WHEN_SOMETHING_GOES_WRONG],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=REPO_ROOT,
+        env=subprocess_env(home),
+    )
+    assert done.returncode == 0, done.stderr
+    answers, imported = done.stdout.splitlines()
+    assert answers == "ok: hi|ok: there"
+    assert imported == "", f"replay mode imported {imported}"

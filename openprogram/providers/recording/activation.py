@@ -9,37 +9,25 @@ from __future__ import annotations
 
 import logging
 from collections.abc import AsyncIterator
+from typing import TYPE_CHECKING
 
 from openprogram.errors import OpenProgramError
 from openprogram.providers.api_provider import ApiProvider
 from openprogram.providers.api_registry import ProviderWrapper, wrap_api_providers
-from openprogram.providers.recording.check_protocol import (
-    ChildRunSpec,
-    RerecordSpec,
-    RulesRow,
-    RunSpecError,
-    read_run_spec,
-    report_writer,
-)
 from openprogram.providers.recording.config import (
-    ConfigError,
     RecordReplayConfig,
     config_path,
     read_record_replay_config,
     state_dir,
 )
-from openprogram.providers.recording.errors import RecordingFileError
 from openprogram.providers.recording.file_policy import require_usable
 from openprogram.providers.recording.recorder import RecordingProvider
 from openprogram.providers.recording.redaction import remove_secret_text
 from openprogram.providers.recording.rerecord import RerecordingApi, RerecordState
-from openprogram.providers.recording.rules import MatchingRules, RulesConfigError, validate_rules
+from openprogram.providers.recording.rules import MatchingRules, validate_rules
 from openprogram.providers.recording.rules_sources import project_rules
-from openprogram.providers.recording.store import (
-    RecordingSelectorError,
-    ensure_recordings_dir,
-    locate_recording,
-)
+from openprogram.providers.recording.state_files import RUN_SPEC_NAME
+from openprogram.providers.recording.store import ensure_recordings_dir, locate_recording
 from openprogram.providers.recording.writer import RecordingSink
 from openprogram.providers.replay import ReplayProvider
 from openprogram.providers.types import (
@@ -48,6 +36,9 @@ from openprogram.providers.types import (
     Model,
     StreamOptions,
 )
+
+if TYPE_CHECKING:
+    from openprogram.providers.recording.check_protocol import ChildRunSpec, RerecordSpec
 
 logger = logging.getLogger("openprogram.providers")
 
@@ -109,6 +100,8 @@ def _start_replay(
     require_usable(location, tighten=True)
     if spec is None:
         return ReplayProvider(location.path, project_rules=project)
+    from openprogram.providers.recording.check_protocol import RulesRow, report_writer
+
     report = report_writer(spec.report) if spec.report else None
     replay = ReplayProvider(
         location.path,
@@ -143,6 +136,19 @@ def _wrapper_for(mode: str, selector: str | None, spec: ChildRunSpec | None) -> 
     return lambda api, provider: replay
 
 
+def _run_spec() -> ChildRunSpec | None:
+    """The run spec a check's parent left in the state directory; None when there is none,
+    without importing the check's protocol (a replay that is not a check's child does not need
+    its report rows and mismatch types: a third of the open's imports)."""
+    home = state_dir()
+    path = home / RUN_SPEC_NAME
+    if not (path.exists() or path.is_symlink()):
+        return None
+    from openprogram.providers.recording.check_protocol import read_run_spec
+
+    return read_run_spec(home)
+
+
 def activate_record_replay() -> str:
     """Apply the configured mode to the registry; returns `off`, `record`, `replay` or `blocked`.
 
@@ -152,7 +158,7 @@ def activate_record_replay() -> str:
     user's configuration.
     """
     try:
-        spec = read_run_spec(state_dir())
+        spec = _run_spec()
         config = (
             RecordReplayConfig(mode=spec.mode, file=spec.recording)
             if spec is not None
@@ -162,15 +168,7 @@ def activate_record_replay() -> str:
             return "off"
         wrap_api_providers(_wrapper_for(config.mode, config.file, spec), innermost=True)
         return config.mode
-    except (
-        ActivationError,
-        ConfigError,
-        RecordingFileError,
-        RecordingSelectorError,
-        RulesConfigError,
-        RunSpecError,
-        OSError,
-    ) as exc:
+    except (OpenProgramError, OSError) as exc:  # any failure blocks: nothing goes live
         cause = remove_secret_text(str(exc))
         if isinstance(exc, ActivationError):
             cause = f"{cause} (configuration {config_path()})"

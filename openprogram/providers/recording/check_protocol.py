@@ -27,11 +27,10 @@ from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 from openprogram.errors import OpenProgramError
 from openprogram.providers.recording.mismatch import MismatchReport
 from openprogram.providers.recording.rules import IgnoreRule, MatchingRules, NormalizeRule
+from openprogram.providers.recording.state_files import RUN_SPEC_NAME
 from openprogram.providers.recording.stream_faults import StreamFault
 
 RowT = TypeVar("RowT", bound=BaseModel)
-RUN_SPEC_NAME = "check-run.json"
-"""The spec's file name inside the child's private state directory."""
 
 
 class RunSpecError(OpenProgramError, ValueError):

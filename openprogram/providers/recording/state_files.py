@@ -47,6 +47,10 @@ def config_path() -> Path:
     return state_dir() / "config.json"
 
 
+RUN_SPEC_NAME = "check-run.json"
+"""A check's run spec (`check_protocol`), inside its child's private state directory."""
+
+
 def read_config_document(path: Path | None = None) -> dict[str, Any]:
     """The whole configuration document; `{}` when there is no file. Raises `ConfigError`."""
     target = path or config_path()
