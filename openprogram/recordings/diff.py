@@ -248,11 +248,18 @@ def call_signature(call: RecordedCall) -> str:
     """What identifies a call across two sessions: model, tool names, last message role + content.
     Found from the file's rows without building the full request (`RequestChain` follows the
     references for each part), so a session of N calls is signed in time proportional to N."""
-    chain = call.requests
-    if chain is None or call.stored.base is None:
+    if call.requests is None:
         return request_signature(call.stored)
-    last = chain.last_message(call.call_index)  # first: it raises what building the request would
-    return _signature(chain.model(call.call_index), chain.tools(call.call_index), last)
+    return row_signature(call.requests, call.stored)
+
+
+def row_signature(requests: RequestChain, row: RequestRow) -> str:
+    """`call_signature` of the call whose request row (as stored) is `row`, its references
+    followed through `requests`; raises `RequestReferenceError` as building its request would."""
+    if row.base is None:
+        return request_signature(row)
+    last = requests.last_message(row.call_index)  # first: it raises what building it would
+    return _signature(requests.model(row.call_index), requests.tools(row.call_index), last)
 
 
 def request_signature(request: RequestRow) -> str:

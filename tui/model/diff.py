@@ -24,6 +24,7 @@ from typing import Any, Literal
 from openprogram.providers.accumulator import assemble_message
 from openprogram.providers.recording.errors import RecordingFileError
 from openprogram.providers.recording.reader import RecordedCall
+from openprogram.providers.recording.request_references import RequestReferenceError
 from openprogram.providers.recording.row_models import RequestRow
 from openprogram.providers.recording.rules import MatchingRules, RuledDifference
 from openprogram.recordings.call_stats import CallStats, StatsDelta, stats_of_answer
@@ -36,7 +37,7 @@ from openprogram.recordings.diff import (
     align_signatures,
     compare_answers,
     pair_status,
-    request_signature,
+    row_signature,
 )
 from tui.model.call_detail import LoadedCall
 from tui.model.events import EventUnreadable
@@ -187,7 +188,7 @@ class LazyDiff:
 
     def _align(self) -> None:
         signatures = {
-            side: [request_signature(self._request(side, n)) for n in range(len(index.calls))]
+            side: [self._signature(side, n) for n in range(len(index.calls))]
             for side, index in self.indexes.items()
         }
         positions, how = align_signatures(signatures["a"], signatures["b"])
@@ -211,6 +212,16 @@ class LazyDiff:
         if isinstance(row, str):
             raise RecordingFileError(index.path, None, ordinal, row)
         return row
+
+    def _signature(self, side: Side, ordinal: int) -> str:
+        """The call's alignment signature, from its row and the rows its references lead to
+        (no request is built: a session of N calls is signed in time proportional to N)."""
+        index = self.indexes[side]
+        try:
+            return row_signature(reader_of(index).requests, self._stored(side, ordinal))
+        except RequestReferenceError as exc:
+            where = f"line {index.calls[ordinal].request_line + 1}"
+            raise RecordingFileError(index.path, None, ordinal, f"{where}: {exc}") from None
 
     def request_payload(self, side: Side, ordinal: int | None) -> dict[str, Any] | None:
         """The request of call `ordinal` of one side, as compared (`None`: no call there)."""
