@@ -81,8 +81,10 @@ def measure(label: str, recording: Path, folder: Path) -> None:
     print(
         f"  page {human_size(page.stat().st_size)} ({ratio:.2f}× the recording), written in {written:.2f} s"
     )
+    # Chromium may not have reported the first paint yet when the first row is there.
+    painted = "not reported" if paint is None else f"{paint:.0f} ms"
     print(
-        f"  chromium: first paint {paint:.0f} ms, first row {first_row:.0f} ms, last call opened in {open_ms:.0f} ms"
+        f"  chromium: first paint {painted}, first row {first_row:.0f} ms, last call opened in {open_ms:.0f} ms"
     )
 
 
