@@ -8,7 +8,7 @@ page grows with what the session said, not with calls × history.
 from __future__ import annotations
 
 import json
-from collections.abc import Container, Iterable, Sequence
+from collections.abc import Container, Iterable, Iterator, Sequence
 from typing import Any
 
 from openprogram.providers.recording.reader import RecordedCall
@@ -141,40 +141,37 @@ def call_rows(
     (`stats_of_calls`, when the caller has them already, saves folding every call again)."""
     calls = tuple(calls)
     stats_of_calls = calls_stats(calls) if stats_of_calls is None else stats_of_calls
-    return table_rows(describe_calls(calls), stats_of_calls, prompt_cache_report(calls).calls)
+    return list(table_rows(describe_calls(calls), stats_of_calls, prompt_cache_report(calls).calls))
 
 
 def table_rows(
     described: Sequence[CallRow], stats_of_calls: Sequence[CallStats], cache: Iterable[CallCache]
-) -> list[dict[str, Any]]:
+) -> Iterator[dict[str, Any]]:
     """`call_rows` of calls already described, counted and read for their prompt cache (each
-    sequence in call order; `cache` may miss a call whose request could not be followed)."""
+    sequence in call order; `cache` may miss a call whose request could not be followed), made
+    one at a time (a page keeps each as its text)."""
     facts = {fact.call_index: fact for fact in cache}
-    rows = []
     for row, stats in zip(described, stats_of_calls, strict=True):
         usage = stats.usage
         share, broke = cache_cell(facts.get(row.call_index))
-        rows.append(
-            {
-                "index": row.call_index,
-                "model": visible(f"{row.provider or '?'}/{row.model or '?'}"),
-                "api": visible(row.api or "?"),
-                "outcome": row.outcome,
-                "events": row.events,
-                "tokens": "–"
-                if usage is None
-                else f"{usage.input + usage.cache_read:,}/{usage.output:,}",
-                "cost": format_cost(stats.cost),
-                "cache": share,
-                "cache_break": broke,
-                "took": format_ms(stats.duration_ms),
-                "duration_ms": stats.duration_ms,
-                "gap_after_ms": stats.gap_after_ms,
-                "first_token": format_ms(stats.first_token_ms),
-                "first": visible(row.new_text or ""),
-            }
-        )
-    return rows
+        yield {
+            "index": row.call_index,
+            "model": visible(f"{row.provider or '?'}/{row.model or '?'}"),
+            "api": visible(row.api or "?"),
+            "outcome": row.outcome,
+            "events": row.events,
+            "tokens": "–"
+            if usage is None
+            else f"{usage.input + usage.cache_read:,}/{usage.output:,}",
+            "cost": format_cost(stats.cost),
+            "cache": share,
+            "cache_break": broke,
+            "took": format_ms(stats.duration_ms),
+            "duration_ms": stats.duration_ms,
+            "gap_after_ms": stats.gap_after_ms,
+            "first_token": format_ms(stats.first_token_ms),
+            "first": visible(row.new_text or ""),
+        }
 
 
 def cache_cell(fact: CallCache | None) -> tuple[str, str | None]:

@@ -2,6 +2,7 @@
 // Every string from the recording reaches the page through textContent: never markup.
 const $ = (id) => document.getElementById(id);
 const page = JSON.parse($("page-data").textContent);
+page.calls = JSON.parse($("calls-table").textContent);
 let pool = null;
 const CHUNK = 200;
 const EVENT_CHUNK = 500;

@@ -11,6 +11,7 @@ from __future__ import annotations
 import base64
 import hashlib
 from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -69,45 +70,46 @@ class CallDetails:
         return details
 
 
-def render(
-    page: dict[str, Any], calls: CallDetails, compared: Sequence[Markup] | None = None
-) -> str:
-    """The whole page: `page` is what is shown first (title, facts, calls table, mismatch, diff),
-    `calls` the details of the calls that open on demand; a diff page's `compared` calls are
-    each pair's `script_json` (the page's `diff.calls`, kept apart from `page` so that the pairs
-    are never one document in memory)."""
-    return "".join(_parts(page, calls, compared))
+@dataclass(frozen=True)
+class PageData:
+    """What one page holds: `page`, shown first (title, facts, mismatch, diff); `rows`, the
+    calls table (each row's `script_json`); `details`, the calls that open on demand; a diff
+    page's `compared` calls (each pair's `script_json`). The table and the pairs are blocks of
+    their own (the script's `page.calls` and `page.diff.calls`), written item by item: a long
+    session's are never one document in memory."""
+
+    page: dict[str, Any]
+    details: CallDetails
+    rows: Sequence[Markup]
+    compared: Sequence[Markup] | None = None
 
 
-def write_rendered(
-    path: Path,
-    page: dict[str, Any],
-    calls: CallDetails,
-    compared: Sequence[Markup] | None = None,
-) -> Path:
-    """`write_page(path, render(page, calls, compared))`, written part by part as the template
-    makes them: the page is never held whole in memory (a long recording's page is many
-    megabytes)."""
-    parts = _parts(page, calls, compared)
-    atomic_write_parts(path, (part.encode("utf-8") for part in parts))
+def render(data: PageData) -> str:
+    """The whole page."""
+    return "".join(_parts(data))
+
+
+def write_rendered(path: Path, data: PageData) -> Path:
+    """`write_page(path, render(data))`, written part by part as the template makes them: the
+    page is never held whole in memory (a long recording's page is many megabytes)."""
+    atomic_write_parts(path, (part.encode("utf-8") for part in _parts(data)))
     return path
 
 
-def _parts(
-    page: dict[str, Any], calls: CallDetails, compared: Sequence[Markup] | None
-) -> Iterator[str]:
+def _parts(data: PageData) -> Iterator[str]:
     style, script = _asset("page.css"), _asset("page.js")
     template = _ENVIRONMENT.from_string(_asset("page.html"))
     return template.generate(
-        title=page["title"],
+        title=data.page["title"],
         style=Markup(style),
         script=Markup(script),
         style_hash=_sha256(style),
         script_hash=_sha256(script),
-        page=script_json(page),
-        pool=_script_safe(f"[{','.join(calls.pool.texts)}]"),
-        details=sorted(calls.blocks.items()),
-        compared=compared,
+        page=script_json(data.page),
+        rows=data.rows,
+        pool=_script_safe(f"[{','.join(data.details.pool.texts)}]"),
+        details=sorted(data.details.blocks.items()),
+        compared=data.compared,
     )
 
 

@@ -17,7 +17,7 @@ from openprogram.html_report.data import (
     session_facts,
     table_rows,
 )
-from openprogram.html_report.page import CallDetails, render, script_json, write_rendered
+from openprogram.html_report.page import CallDetails, PageData, render, script_json, write_rendered
 from openprogram.providers.recording.reader import (
     RecordedCall,
     RecordingScan,
@@ -55,8 +55,8 @@ def _session_facts(scan: RecordingScan) -> list[list[str]]:
 def show_page(path: str | os.PathLike[str], title: str | None = None) -> tuple[str, RecordingScan]:
     """A recording: its facts, problems, and every whole call (`title`: the path by default);
     and the scan that read it (`write_show_page` writes it without holding it whole)."""
-    page, details, scan = _show(path, title)
-    return render(page, details), scan
+    data, scan = _show(path, title)
+    return render(data), scan
 
 
 def write_show_page(
@@ -64,23 +64,20 @@ def write_show_page(
 ) -> RecordingScan:
     """`show_page` written to `out` (atomically, private) as it is rendered; the scan that read
     it. Memory: the page's data, not the page (`show --html`)."""
-    page, details, scan = _show(path, title)
-    write_rendered(out, page, details)
+    data, scan = _show(path, title)
+    write_rendered(out, data)
     return scan
 
 
-def _show(
-    path: str | os.PathLike[str], title: str | None
-) -> tuple[dict[str, Any], CallDetails, RecordingScan]:
+def _show(path: str | os.PathLike[str], title: str | None) -> tuple[PageData, RecordingScan]:
     """The page data of a recording."""
     calls = _PageCalls()
     scan = scan_recording(path, calls)
-    stats, report, table = calls.table()
+    stats, report, rows = calls.table()
     page: dict[str, Any] = {
         "view": "show",
         "title": visible(title or str(scan.path)),
         "facts": _session_facts(scan) + session_facts(stats) + cache_facts(report),
-        "calls": table,
         "check": None,
         "diff": None,
     }
@@ -90,7 +87,7 @@ def _show(
             "summary": visible(f"{scan.facts.validity()}; the whole calls are shown"),
             "notes": [visible(problem.describe()) for problem in scan.facts.problems[:20]],
         }
-    return page, calls.details, scan
+    return PageData(page, calls.details, rows), scan
 
 
 class _PageCalls:
@@ -116,14 +113,16 @@ class _PageCalls:
             self._facts.append(fact)
         self._stats.append(stats_of_answer(call, self._answer))
 
-    def table(self) -> tuple[list[CallStats], PromptCacheReport, list[dict[str, Any]]]:
-        """The calls' numbers (with the gaps between them), prompt-cache report and table rows.
-        The prompt-cache reader, which remembers calls (and through them the file's request
-        rows), is let go here, before the page is built."""
+    def table(self) -> tuple[list[CallStats], PromptCacheReport, list[Markup]]:
+        """The calls' numbers (with the gaps between them), prompt-cache report and table rows
+        (each its page text, made as the row is). The prompt-cache reader, which remembers
+        calls (and through them the file's request rows), is let go here, before the page is
+        built."""
         self._cache = None
         stats = with_gaps(sorted(self._stats, key=lambda numbers: numbers.call_index))
         report = PromptCacheReport.of(self._facts)
-        return stats, report, table_rows(self._described.rows(), stats, report.calls)
+        rows = table_rows(self._described.rows(), stats, report.calls)
+        return stats, report, [script_json(row) for row in rows]
 
 
 def _commands(result: CheckResult) -> list[list[str]]:
@@ -181,7 +180,6 @@ def check_page(
         "view": "check",
         "title": visible(f"check of {result.recording}"),
         "facts": facts,
-        "calls": call_rows(calls),
         "check": {
             "status": result.status,
             "summary": visible(result.summary()),
@@ -195,7 +193,8 @@ def check_page(
         },
         "diff": None,
     }
-    return render(page, CallDetails.of(calls))
+    rows = [script_json(row) for row in call_rows(calls)]
+    return render(PageData(page, CallDetails.of(calls), rows))
 
 
 def diff_page(
@@ -204,26 +203,25 @@ def diff_page(
     """Two sessions aligned call by call, each pair's differences side by side (`head` and
     `calls`: `diff_json_parts` of the diff); the calls of B (read from its path `b` with the
     strict reader, a call at a time) open."""
-    page, details, compared = _diff(head, calls, b)
-    return render(page, details, compared)
+    return render(_diff(head, calls, b))
 
 
 def write_diff_page(
     head: dict[str, Any], calls: Iterable[dict[str, Any]], b: str | os.PathLike[str], out: Path
 ) -> None:
     """`diff_page` written to `out` (atomically, private) as it is rendered (`diff --html`)."""
-    write_rendered(out, *_diff(head, calls, b))
+    write_rendered(out, _diff(head, calls, b))
 
 
 def _diff(
     head: dict[str, Any], calls: Iterable[dict[str, Any]], b: str | os.PathLike[str]
-) -> tuple[dict[str, Any], CallDetails, list[Markup]]:
+) -> PageData:
     """The page data of a diff: each compared call's JSON is made page text first (`calls` is
     exhausted, and the diff behind it can go, before B is read for the calls that open)."""
     compared = [script_json(safe(call)) for call in calls]
     details = _PageCalls()
     verify_recording(b, InCallOrder(details))
-    _, _, table = details.table()
+    _, _, rows = details.table()
     summary = head["summary"]
     page: dict[str, Any] = {
         "view": "diff",
@@ -241,8 +239,7 @@ def _diff(
                 f"{summary['tokens_b']['input']} in / {summary['tokens_b']['output']} out",
             ],
         ],
-        "calls": table,
         "check": None,
         "diff": safe(head),
     }
-    return page, details.details, compared
+    return PageData(page, details.details, rows, compared)
