@@ -3,7 +3,8 @@ naively, rebuild far more than the file holds.
 
 Shapes (`tests/hostile_recordings.py`): fan-out (call 0 holds M short messages, calls 1..N-1 each
 keep all of them) and chain (call i keeps every message of call i-1 and adds one). For each shape
-and each surface, one fresh process: its peak RSS above the same surface's on a one-call file (the
+and each surface, one fresh process: its peak RSS (`tests/peak_memory.py`: measured from a small
+process, as a child's peak starts at its parent's) above the same surface's on a one-call file (the
 interpreter and its imports), against the file's size (target ≤ 10×), and its wall time against a
 plain `json.loads` of every line of the same file measured in this process (target ≤ 20×).
 `diff` reads two files (the file and its copy): its figures are against one file, as the target
@@ -22,7 +23,6 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import subprocess
 import sys
 import time
 from collections.abc import Callable
@@ -31,6 +31,7 @@ from pathlib import Path
 from _common import REPO_ROOT, banner, median, parse_args, scratch_dir
 
 from tests.hostile_recordings import write_chain, write_fan_out
+from tests.peak_memory import peak_rss
 
 Surface = Callable[[Path, Path, Path], list[str]]
 """(the recording, a copy of it, the state directory) -> the command line."""
@@ -87,24 +88,14 @@ SURFACES: dict[str, Surface] = {
 def run(argv: list[str], home: Path) -> tuple[float, int, int]:
     """(seconds, peak RSS in bytes, exit code) of one fresh process."""
     # Another tree given by PYTHONPATH is the one measured (before/after); this one's tests/
-    # (the shapes, tests/tui_walk.py) come after it. Not run from this tree: `-m` and `-c` put
-    # the working directory before PYTHONPATH.
+    # (the shapes, tests/tui_walk.py) come after it (a tree older than `tests/peak_memory.py`
+    # needs that file copied in). Not run from this tree: `-m` and `-c` put the working
+    # directory before PYTHONPATH.
     path = os.pathsep.join(filter(None, [os.environ.get("PYTHONPATH"), str(REPO_ROOT)]))
     env = {**os.environ, "OPENPROGRAM_HOME": str(home), "PYTHONPATH": path}
     started = time.perf_counter()
-    process = subprocess.Popen(
-        argv,
-        env=env,
-        cwd=home,
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-    )
-    _, status, usage = os.wait4(process.pid, 0)
-    seconds = time.perf_counter() - started
-    assert process.stderr is not None
-    process.stderr.close()
-    return seconds, usage.ru_maxrss * 1024, os.waitstatus_to_exitcode(status)
+    peak, code = peak_rss(argv, env=env, cwd=home)  # measured from a small process
+    return time.perf_counter() - started, peak, code
 
 
 def json_loads_seconds(path: Path, runs: int) -> float:

@@ -18,7 +18,6 @@ its time ≤ 20× `json.load`'s (every span rebuilds the whole conversation it c
 from __future__ import annotations
 
 import os
-import subprocess
 import sys
 import time
 from pathlib import Path
@@ -26,6 +25,7 @@ from pathlib import Path
 from _common import REPO_ROOT, banner, median, parse_args, scratch_dir, verdict
 
 from tests.otlp_traces import write_agent_trace
+from tests.peak_memory import peak_rss
 
 
 def run(argv: list[str], home: Path) -> tuple[float, int]:
@@ -33,12 +33,11 @@ def run(argv: list[str], home: Path) -> tuple[float, int]:
     path = os.pathsep.join(filter(None, [os.environ.get("PYTHONPATH"), str(REPO_ROOT)]))
     env = {**os.environ, "OPENPROGRAM_HOME": str(home), "PYTHONPATH": path}
     started = time.perf_counter()
-    process = subprocess.Popen(argv, env=env, cwd=REPO_ROOT, stdout=subprocess.DEVNULL)
-    _, status, usage = os.wait4(process.pid, 0)
+    peak, code = peak_rss(argv, env=env, cwd=REPO_ROOT)  # measured from a small process
     seconds = time.perf_counter() - started
-    if os.waitstatus_to_exitcode(status) != 0:
+    if code != 0:
         raise SystemExit(f"failed: {' '.join(argv)}")
-    return seconds, usage.ru_maxrss * 1024
+    return seconds, peak
 
 
 def main() -> None:

@@ -11,7 +11,6 @@ its imports leave roomy for anything proportional to the file.
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import subprocess
 import sys
@@ -21,6 +20,7 @@ from pathlib import Path
 import pytest
 
 from tests.hostile_recordings import write_chain, write_fan_out
+from tests.peak_memory import peak_rss as measured_peak
 from tests.recording_files import REPO_ROOT, subprocess_env
 from tests.recording_files import run_capped as capped_run
 
@@ -83,30 +83,23 @@ def test_show_html_writes_the_page_with_references(shape: dict, tmp_path: Path) 
 
 def peak_rss(home: Path, *args: str) -> int:
     """The peak resident memory, in bytes, of `openprogram recordings ARGS…` run alone."""
-    process = subprocess.Popen(
-        [sys.executable, "-m", "openprogram", "recordings", *args],
-        env=subprocess_env(home),
-        cwd=REPO_ROOT,
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    _, status, usage = os.wait4(process.pid, 0)
-    assert os.waitstatus_to_exitcode(status) == 0, args
-    return usage.ru_maxrss * 1024
+    argv = [sys.executable, "-m", "openprogram", "recordings", *args]
+    peak, code = measured_peak(argv, env=subprocess_env(home), cwd=REPO_ROOT)
+    assert code == 0, args
+    return peak
 
 
 def test_show_html_memory_grows_with_the_file_not_the_page(shape: dict, tmp_path: Path) -> None:
-    # Peak RSS against the same command on a one-call file (the interpreter and its imports). The
-    # page written as it is rendered, the readers that remember calls let go before: 13× (fan-out)
-    # and 18× (chain) the file; holding the page whole, 25× and 28×. (#39's target is 10×: the
-    # reader's request rows and the prompt-cache reader's memory of every call remain.)
+    # Peak RSS against the same command on a one-call file (the interpreter and its imports).
+    # The page written as it is rendered, each row of the calls table kept as its page text:
+    # 11× (fan-out) and 9× (chain) the file (these calls have no answer: ~220 bytes a call);
+    # with the table's rows as dicts, 18× and 16×; holding the page whole, 25× and 28×.
     one = write_chain(tmp_path / "one.jsonl", 1, answers=False)
     baseline = peak_rss(shape["home"], "show", "--html", str(tmp_path / "one.html"), str(one))
     peak = peak_rss(
         shape["home"], "show", "--html", str(tmp_path / "page.html"), str(shape["path"])
     )
-    assert peak - baseline < 22 * shape["path"].stat().st_size
+    assert peak - baseline < 14 * shape["path"].stat().st_size
 
 
 def test_textconv_has_a_block_per_call(shape: dict) -> None:
@@ -145,14 +138,15 @@ def test_diff_of_a_copy_is_same_everywhere(shape: dict, tmp_path: Path) -> None:
 def test_diff_html_holds_the_compared_calls_once(shape: dict, tmp_path: Path) -> None:
     # Peak RSS against the same command on one-call files. These shapes' calls have no answer
     # (about 220 bytes a call), so per-call numbers weigh more than the file: the page made of
-    # each compared call's page text (the diff let go before B is read for the calls that
-    # open) peaks at 26× (fan-out) and 29× (chain) the file; the diff's JSON held as built,
-    # as its sanitised copy and as page text beside B's page data, at 56× and 54×.
+    # each compared call's and each table row's page text (the diff let go before B is read
+    # for the calls that open) peaks at 19× (fan-out) and 15× (chain) the file; with the
+    # table's rows as dicts, 25× and 21×; the diff's JSON held as built, as its sanitised copy
+    # and as page text beside B's page data, 56× and 54×.
     one, one_copy = (write_chain(tmp_path / f"{name}.jsonl", 1, answers=False) for name in "ab")
     html = str(tmp_path / "diff.html")
     baseline = peak_rss(shape["home"], "diff", "--html", html, str(one), str(one_copy))
     peak = peak_rss(shape["home"], "diff", "--html", html, str(shape["path"]), str(shape["copy"]))
-    assert peak - baseline < 40 * shape["path"].stat().st_size
+    assert peak - baseline < 23 * shape["path"].stat().st_size
 
 
 DIFF_CAP = 220 << 20
