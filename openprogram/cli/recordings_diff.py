@@ -196,15 +196,10 @@ def _value(value: Any) -> Any:
     return None if value is MISSING else value
 
 
-def diff_json(diff: RecordingDiff) -> dict[str, Any]:
-    """The stable JSON of `diff --json` (`print_diff_json` writes it a call at a time)."""
-    head, calls = diff_json_parts(diff)
-    return {**head, "calls": list(calls)}
-
-
 def diff_json_parts(diff: RecordingDiff) -> tuple[dict[str, Any], Iterator[dict[str, Any]]]:
-    """`diff_json` in two parts: all but its calls, and each call's JSON made as it is asked
-    for (the iterator holds `diff` until it is exhausted)."""
+    """The stable JSON of `diff --json` in two parts: all but its `calls`, and each call's JSON
+    made as it is asked for (the iterator holds `diff` until it is exhausted): the document is
+    never whole in memory (`print_diff_json`, `diff --html`)."""
     return _json_head(diff), (_call_json(pair) for pair in diff.pairs)
 
 
@@ -281,8 +276,8 @@ def _call_json(pair: CallPair) -> dict[str, Any]:
 
 
 def print_diff_json(diff: RecordingDiff, out: Output) -> None:
-    """`diff_json` written a call at a time: memory holds one call's JSON, not the document
-    (which outgrows the recordings: every call's usage and numbers)."""
+    """The JSON of `diff --json` written a call at a time: memory holds one call's JSON, not the
+    document (which outgrows the recordings: every call's usage and numbers)."""
     head, calls = diff_json_parts(diff)
     out.json_listing(head, "calls", calls)
 
