@@ -85,6 +85,27 @@ def start_record(home: Path, script: Path, name: str, fifo: Path) -> subprocess.
     )
 
 
+def signal_state(pid: int) -> str:
+    """A process's blocked, ignored and caught signals, as `/proc` shows them."""
+    try:
+        status = Path(f"/proc/{pid}/status").read_text().splitlines()
+    except OSError:
+        return "gone"
+    return " ".join(line for line in status if line.startswith(("State", "Sig")))
+
+
+def ended(record: subprocess.Popen[str], script: Path) -> str:
+    """`record`'s stderr once it ends; past the deadline, a failure saying what each process was
+    doing (a run in CI once waited here for 30 s: this is what to look at if it comes back)."""
+    try:
+        return record.communicate(timeout=DEADLINE_SECONDS)[1]
+    except subprocess.TimeoutExpired:
+        states = {pid: signal_state(pid) for pid in [record.pid, *running(script)]}
+        record.kill()
+        _, stderr = record.communicate()
+        raise AssertionError(f"record did not end: {states}; its stderr: {stderr!r}") from None
+
+
 @pytest.fixture
 def script(tmp_path: Path) -> Path:
     path = tmp_path / "agent.py"
@@ -102,7 +123,7 @@ def test_a_signal_to_record_reaches_the_program_and_what_it_recorded_is_kept(
     writer = open_once_read(fifo)  # the program made its 2 calls and waits
     try:
         record.send_signal(sig)
-        _, stderr = record.communicate(timeout=DEADLINE_SECONDS)
+        stderr = ended(record, script)
     finally:
         os.close(writer)
     assert running(script) == []  # the program got the signal too, and was waited for
