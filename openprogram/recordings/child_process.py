@@ -14,6 +14,7 @@ import contextlib
 import ctypes
 import os
 import signal
+import subprocess
 import sys
 import threading
 from collections.abc import Callable, Iterator
@@ -93,3 +94,15 @@ def forwarding_signals() -> Iterator[SignalForwarder]:
     finally:
         for sig, handler in previous.items():
             signal.signal(sig, handler)
+
+
+def wait_handling_signals(child: subprocess.Popen[bytes]) -> int:
+    """`child.wait()`, with the signals caught meanwhile handled within a tenth of a second. A
+    Python signal handler runs between bytecodes: a signal whose C-level handler ran just before
+    a blocking `waitpid` began waits for the program to end on its own (seen in CI: a SIGHUP to
+    `record` never passed on, the program waiting for it). Waiting in short steps bounds that."""
+    while True:
+        try:
+            return child.wait(timeout=0.1)
+        except subprocess.TimeoutExpired:
+            continue

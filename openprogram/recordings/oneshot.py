@@ -35,7 +35,11 @@ from openprogram.providers.recording.store import (
     new_recording_id,
     validate_recording_id,
 )
-from openprogram.recordings.child_process import die_with_parent, forwarding_signals
+from openprogram.recordings.child_process import (
+    die_with_parent,
+    forwarding_signals,
+    wait_handling_signals,
+)
 from openprogram.recordings.entry import entry_scrub_rules, kept_entry
 from openprogram.recordings.running import adopt_orphans, keep_staged, new_staging_folder
 from openprogram.recordings.selection import create_recording_file
@@ -114,7 +118,7 @@ def record_command(
             except OSError as exc:
                 raise CommandNotStarted(argv[0], exc) from None
             forwarder.to(child.pid)
-            returned = child.wait()
+            returned = wait_handling_signals(child)
         received = forwarder.received
         # A program ended by a signal exits 128 + its number, as a shell reports it.
         exit_code = 128 - returned if returned < 0 else returned

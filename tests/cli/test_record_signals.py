@@ -86,12 +86,13 @@ def start_record(home: Path, script: Path, name: str, fifo: Path) -> subprocess.
 
 
 def signal_state(pid: int) -> str:
-    """A process's blocked, ignored and caught signals, as `/proc` shows them."""
+    """A process's pending (its thread's and its own), blocked, ignored and caught signals, as
+    `/proc` shows them."""
     try:
         status = Path(f"/proc/{pid}/status").read_text().splitlines()
     except OSError:
         return "gone"
-    return " ".join(line for line in status if line.startswith(("State", "Sig")))
+    return " ".join(line for line in status if line.startswith(("State", "Sig", "ShdPnd")))
 
 
 def ended(record: subprocess.Popen[str], script: Path) -> str:
