@@ -9,6 +9,7 @@ from a fixed clock, in a temporary state directory), so the pictures are the sam
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import shutil
 import sys
@@ -22,6 +23,7 @@ os.environ["TEXTUAL_ANIMATIONS"] = "none"
 
 from textual.pilot import Pilot
 from textual.widgets import Input
+from textual.worker import WorkerCancelled
 
 from tui.app import OpenProgramTUI
 from tui.model.demo import DAMAGED_DEMO_ID, prepare_demo_home
@@ -91,7 +93,9 @@ async def settle(pilot: Pilot[None], done: Callable[[], bool], timeout: float = 
     while not done():
         if time.monotonic() > deadline:
             raise TimeoutError("the app did not settle")
-        await pilot.app.workers.wait_for_complete()
+        # A worker superseded by a newer one (an exclusive reload) ends cancelled: wait again.
+        with contextlib.suppress(WorkerCancelled):
+            await pilot.app.workers.wait_for_complete()
         await pilot.pause(0.02)
 
 
