@@ -302,16 +302,7 @@ class SessionStats:
 
 def session_stats(stats: Iterable[CallStats]) -> SessionStats:
     calls = list(stats)
-    usages = [s.usage for s in calls if s.usage is not None]
-    reasoning = [u.reasoning for u in usages if u.reasoning is not None]
-    total = TokenCounts(
-        input=sum(u.input for u in usages),
-        output=sum(u.output for u in usages),
-        cache_read=sum(u.cache_read for u in usages),
-        cache_write=sum(u.cache_write for u in usages),
-        total_tokens=sum(u.total_tokens for u in usages),
-        reasoning=sum(reasoning) if reasoning else None,
-    )
+    total = TokenCounts.total(s.usage for s in calls)
     priced = [s.cost for s in calls if s.cost is not None]
     unpriced = sum(1 for s in calls if s.usage is not None and s.cost is None)
     spans = [

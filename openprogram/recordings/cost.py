@@ -8,6 +8,7 @@ know has no cost (None), never a guessed one; without the extra every cost is No
 from __future__ import annotations
 
 import functools
+from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from decimal import Decimal
@@ -40,6 +41,21 @@ class TokenCounts:
     total_tokens: int = 0
     reasoning: int | None = None
     """Of `output`, the tokens spent reasoning, when the vendor says."""
+
+    @classmethod
+    def total(cls, counts: Iterable[TokenCounts | None]) -> TokenCounts:
+        """The sums of `counts` (None: a call without an answer); reasoning when any says it.
+        A sum may pass one call's bounds: it is not a `Usage`, which validates them."""
+        found = [count for count in counts if count is not None]
+        reasoning = [count.reasoning for count in found if count.reasoning is not None]
+        return cls(
+            sum(count.input for count in found),
+            sum(count.output for count in found),
+            sum(count.cache_read for count in found),
+            sum(count.cache_write for count in found),
+            sum(count.total_tokens for count in found),
+            sum(reasoning) if reasoning else None,
+        )
 
     @classmethod
     def of(cls, usage: Usage) -> TokenCounts:

@@ -12,6 +12,7 @@ its events or its full request, which is built from the file's rows only for a p
 
 from __future__ import annotations
 
+import dataclasses
 import difflib
 import hashlib
 import json
@@ -234,14 +235,8 @@ class RecordingDiff:
 
 
 def _total(usages: Iterable[TokenCounts | None]) -> TokenCounts:
-    found = [usage for usage in usages if usage is not None]
-    return TokenCounts(
-        input=sum(usage.input for usage in found),
-        output=sum(usage.output for usage in found),
-        cache_read=sum(usage.cache_read for usage in found),
-        cache_write=sum(usage.cache_write for usage in found),
-        total_tokens=sum(usage.total_tokens for usage in found),
-    )
+    # The diff's totals have never said reasoning tokens (`diff --json` keeps its keys).
+    return dataclasses.replace(TokenCounts.total(usages), reasoning=None)
 
 
 def call_signature(call: RecordedCall) -> str:
