@@ -20,9 +20,17 @@ from tests.recordings.test_accept import AGENT
 
 DEADLINE_SECONDS = 30.0
 OPENPROGRAM = [sys.executable, "-m", "openprogram", "recordings"]
-PAUSING_AGENT = AGENT + "open(os.environ['PAUSE']).read()  # after its calls: waits to be stopped\n"
+PAUSING_AGENT = AGENT + (
+    "import select\n"
+    "with open(os.environ['PAUSE']) as pause:  # after its calls: waits for the test's end to close\n"
+    "    while not select.select([pause], [], [], 0.05)[0]:\n"
+    "        pass\n"
+)
 """The agent, waiting on a FIFO once its calls are made (outside `asyncio.run`, which takes the
-first SIGINT to cancel its task)."""
+first SIGINT to cancel its task), in short steps. A Python signal handler runs between bytecodes:
+a SIGINT whose C-level handler ran between the program's last check and a blocking `read` would
+wait for the read to end, and the test for the program (seen in CI; 14 of 250 runs under load
+with one long `read`, none of 150 in short steps)."""
 
 
 def wait_for(condition: Callable[[], bool], what: str) -> None:
