@@ -184,8 +184,6 @@ class RequestChain:
         self._models: dict[int, Any] = {}
         self._tools: dict[int, Any] = {}
         self._shapes: dict[int, _Shape] = {}
-        self._last: tuple[int, RequestRow] | None = None
-        """The row read last: a call's model, tools and last message are found from its row."""
         self._lock = threading.Lock()
 
     def full(self, call_index: int) -> RequestRow:
@@ -325,15 +323,11 @@ class RequestChain:
         return known
 
     def _row(self, call_index: int) -> RequestRow:
-        last = self._last
-        if last is not None and last[0] == call_index:
-            return last[1]
         row = self._stored(call_index)
         if row is None or row.call_index != call_index:
             raise RequestReferenceError(
                 f"request base {call_index} has no request row that was read (a dangling reference)"
             )
-        self._last = (call_index, row)
         return row
 
     @staticmethod
