@@ -26,7 +26,7 @@ from openprogram.providers.recording.redaction import remove_secret_text
 from openprogram.providers.recording.rerecord import RerecordingApi, RerecordState
 from openprogram.providers.recording.rules import MatchingRules, validate_rules
 from openprogram.providers.recording.rules_sources import project_rules
-from openprogram.providers.recording.state_files import RUN_SPEC_NAME
+from openprogram.providers.recording.state_files import run_spec_left
 from openprogram.providers.recording.store import ensure_recordings_dir, locate_recording
 from openprogram.providers.recording.writer import RecordingSink
 from openprogram.providers.replay import ReplayProvider
@@ -141,8 +141,7 @@ def _run_spec() -> ChildRunSpec | None:
     without importing the check's protocol (a replay that is not a check's child does not need
     its report rows and mismatch types: a third of the open's imports)."""
     home = state_dir()
-    path = home / RUN_SPEC_NAME
-    if not (path.exists() or path.is_symlink()):
+    if not run_spec_left(home):
         return None
     from openprogram.providers.recording.check_protocol import read_run_spec
 

@@ -27,7 +27,7 @@ from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 from openprogram.errors import OpenProgramError
 from openprogram.providers.recording.mismatch import MismatchReport
 from openprogram.providers.recording.rules import IgnoreRule, MatchingRules, NormalizeRule
-from openprogram.providers.recording.state_files import RUN_SPEC_NAME
+from openprogram.providers.recording.state_files import RUN_SPEC_NAME, run_spec_left
 from openprogram.providers.recording.stream_faults import StreamFault
 
 RowT = TypeVar("RowT", bound=BaseModel)
@@ -91,9 +91,9 @@ def write_run_spec(home: Path, spec: ChildRunSpec) -> Path:
 def read_run_spec(home: Path) -> ChildRunSpec | None:
     """The spec our parent left in `home`, None when there is none; `RunSpecError` when the file
     is there but unsafe (not a private regular file of ours in a private home) or not a spec."""
-    path = home / RUN_SPEC_NAME
-    if not (path.exists() or path.is_symlink()):
+    if not run_spec_left(home):
         return None
+    path = home / RUN_SPEC_NAME
     if not (_private(home, is_dir=True) and _private(path, is_dir=False)):
         raise RunSpecError(f"{path} is not a private file in a private state directory: ignored")
     try:

@@ -51,6 +51,13 @@ RUN_SPEC_NAME = "check-run.json"
 """A check's run spec (`check_protocol`), inside its child's private state directory."""
 
 
+def run_spec_left(home: Path) -> bool:
+    """True when a check's parent left its run spec in the state directory `home` (a link counts:
+    `read_run_spec` refuses it rather than overlooking it)."""
+    path = home / RUN_SPEC_NAME
+    return path.exists() or path.is_symlink()
+
+
 def read_config_document(path: Path | None = None) -> dict[str, Any]:
     """The whole configuration document; `{}` when there is no file. Raises `ConfigError`."""
     target = path or config_path()
