@@ -37,7 +37,7 @@ class Transcript(VerticalScroll):
         """How many turns have a box (the rest are mounted on scroll or End)."""
 
     def on_mount(self) -> None:
-        self.watch(self, "scroll_y", self._scrolled, init=False)
+        self.watch(self, "scroll_y", self._fill, init=False)
 
     def show_entries(self, entries: list[TranscriptEntry]) -> None:
         """Replace the transcript (its last `TRANSCRIPT_ENTRIES` turns); reuses the boxes
@@ -72,9 +72,6 @@ class Transcript(VerticalScroll):
         ):
             self._mount_more(MOUNT_BATCH)
             self.call_after_refresh(self._fill)
-
-    def _scrolled(self) -> None:
-        self._fill()
 
     def on_resize(self) -> None:
         self._fill()
